@@ -1,0 +1,212 @@
+/// A marker for values whose contents must never appear in a log, a diagnostic or a diff.
+///
+/// ``ValueRenderer`` prints a conforming value as `<redacted>`. Conform passwords, tokens and
+/// keys; a type that cannot depend on this module gets the same effect by making its own
+/// `description` and `customMirror` redacted, which the renderer respects.
+public protocol Secret {}
+
+/// Which values ``ValueRenderer`` hides.
+///
+/// A value is hidden when it conforms to ``Secret``, or when the label it appears under (a
+/// property name, an enum case, a tuple label) contains one of `labelFragments`, compared
+/// case-insensitively: with the defaults, `password`, `newPassword`, `passwordChanged(_:)` and
+/// `accessToken` all hide their value.
+public struct Redaction: Sendable, Hashable {
+    /// Lowercased fragments of labels whose values are hidden.
+    public var labelFragments: [String]
+
+    /// Hides values under labels containing any of `labelFragments`.
+    public init(labelFragments: [String]) {
+        self.labelFragments = labelFragments.map { $0.lowercased() }
+    }
+
+    /// Hides passwords, tokens and secrets.
+    public static let `default` = Redaction(labelFragments: ["password", "token", "secret"])
+
+    /// Hides only values that conform to ``Secret``.
+    public static let secretTypesOnly = Redaction(labelFragments: [])
+
+    /// The text shown instead of a hidden value.
+    public static let placeholder = "<redacted>"
+
+    func hides(label: String?) -> Bool {
+        guard let label, !labelFragments.isEmpty else { return false }
+        let lowered = label.lowercased()
+        return labelFragments.contains { lowered.contains($0) }
+    }
+}
+
+/// Renders any value as readable Swift-like text, with secrets redacted.
+///
+/// ```swift
+/// ValueRenderer.oneLine(LoginAction.passwordChanged("hunter22"))
+/// // "LoginAction.passwordChanged(<redacted>)"
+/// ```
+///
+/// Used by the logging middleware, diagnostics and test failure messages. It walks values with
+/// `Mirror`, so it costs microseconds: keep it off hot paths.
+public enum ValueRenderer {
+    /// The value on one line: `Counter(count: 2, label: "a")`.
+    public static func oneLine(_ value: Any, redaction: Redaction = .default) -> String {
+        var output = ""
+        render(value, label: nil, redaction: redaction, into: &output)
+        return output
+    }
+
+    static func render(_ value: Any, label: String?, redaction: Redaction, into output: inout String) {
+        if value is any Secret || redaction.hides(label: label) {
+            output += Redaction.placeholder
+            return
+        }
+        let node = Node(value)
+        switch node.kind {
+        case .leaf(let text):
+            output += text
+        case .optional(nil):
+            output += "nil"
+        case .optional(.some(let wrapped)):
+            render(wrapped, label: label, redaction: redaction, into: &output)
+        case .enumCase(let name, let payload):
+            output += "\(node.typeName).\(name)"
+            guard let payload else { return }
+            if redaction.hides(label: name) {
+                output += "(\(Redaction.placeholder))"
+            } else if Mirror(reflecting: payload).displayStyle == .tuple {
+                render(payload, label: nil, redaction: redaction, into: &output)
+            } else {
+                output += "("
+                render(payload, label: nil, redaction: redaction, into: &output)
+                output += ")"
+            }
+        case .record(let children):
+            output += node.isTuple ? "(" : "\(node.typeName)("
+            for (index, child) in children.enumerated() {
+                if index > 0 { output += ", " }
+                if let childLabel = child.label, !childLabel.hasPrefix(".") { output += "\(childLabel): " }
+                render(child.value, label: child.label, redaction: redaction, into: &output)
+            }
+            output += ")"
+        case .sequence(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += ", " }
+                render(element, label: label, redaction: redaction, into: &output)
+            }
+            output += "]"
+        case .dictionary(let pairs):
+            if pairs.isEmpty {
+                output += "[:]"
+                return
+            }
+            output += "["
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { output += ", " }
+                output += pair.key
+                output += ": "
+                render(pair.value, label: pair.key, redaction: redaction, into: &output)
+            }
+            output += "]"
+        }
+    }
+
+    /// A value classified for rendering and diffing.
+    struct Node {
+        enum Kind {
+            case leaf(String)
+            case optional(Any?)
+            case enumCase(name: String, payload: Any?)
+            case record([Mirror.Child])
+            case sequence([Any])
+            case dictionary([(key: String, value: Any)])
+        }
+
+        let kind: Kind
+        let typeName: String
+        let isTuple: Bool
+
+        init(_ value: Any) {
+            let mirror = Mirror(reflecting: value)
+            typeName = Self.shortTypeName(of: value)
+            isTuple = mirror.displayStyle == .tuple
+            if let text = Self.leafText(value) {
+                kind = .leaf(text)
+                return
+            }
+            switch mirror.displayStyle {
+            case .optional:
+                kind = .optional(mirror.children.first?.value)
+            case .enum:
+                if let child = mirror.children.first {
+                    kind = .enumCase(name: child.label ?? "\(value)", payload: child.value)
+                } else {
+                    kind = .enumCase(name: "\(value)", payload: nil)
+                }
+            case .collection, .set:
+                kind = .sequence(mirror.children.map(\.value))
+            case .dictionary:
+                let pairs: [(key: String, value: Any)] = mirror.children.map { child in
+                    let pair = Mirror(reflecting: child.value).children.map(\.value)
+                    let key = pair.first.map { ValueRenderer.oneLine($0, redaction: .secretTypesOnly) } ?? "?"
+                    return (key, pair.count > 1 ? pair[1] : ())
+                }
+                kind = .dictionary(pairs.sorted { $0.key < $1.key })
+            case .struct, .class, .tuple:
+                kind = mirror.children.isEmpty ? .leaf(mirror.displayStyle == .tuple ? "()" : "\(typeName)()")
+                    : .record(Array(mirror.children))
+            default:
+                kind = .leaf(String(describing: value))
+            }
+        }
+
+        private static func leafText(_ value: Any) -> String? {
+            switch value {
+            case let string as String:
+                return quoted(string)
+            case let substring as Substring:
+                return quoted(String(substring))
+            case let character as Character:
+                return quoted(String(character))
+            case is any Numeric, is Bool:
+                return String(describing: value)
+            default:
+                let mirror = Mirror(reflecting: value)
+                // Types that hide their structure (Date, URL, redacted wrappers) speak for themselves.
+                if mirror.children.isEmpty, mirror.displayStyle != .enum, mirror.displayStyle != .optional,
+                    mirror.displayStyle != .collection, mirror.displayStyle != .dictionary, mirror.displayStyle != .set
+                {
+                    if value is any CustomStringConvertible || value is any CustomDebugStringConvertible {
+                        return String(describing: value)
+                    }
+                }
+                return nil
+            }
+        }
+
+        static func quoted(_ string: String) -> String {
+            var result = "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\t": result += "\\t"
+                case "\r": result += "\\r"
+                default:
+                    if scalar.value < 0x20 {
+                        result += "\\u{\(String(scalar.value, radix: 16))}"
+                    } else {
+                        result.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            return result + "\""
+        }
+
+        private static func shortTypeName(of value: Any) -> String {
+            var name = String(describing: type(of: value))
+            // `Module.Outer.Inner<Argument>` reads as `Outer.Inner` in messages.
+            if let genericStart = name.firstIndex(of: "<") { name = String(name[..<genericStart]) }
+            return name
+        }
+    }
+}

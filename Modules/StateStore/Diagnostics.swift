@@ -1,0 +1,148 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A runtime warning: something a program did that the store tolerated but a developer should see.
+///
+/// Diagnostics never stop the store. They travel through one injectable ``Diagnostics`` channel,
+/// so a front end can print them and a test can assert them. Every value in a message is rendered
+/// with ``ValueRenderer``, so secrets never appear in clear.
+public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A state machine received an event its current state does not accept; nothing changed.
+        case invalidTransition
+        /// An action addressed a child (an optional child or an element of a collection) that
+        /// is not in the state; nothing changed.
+        case missingChild
+        /// An effect threw an error that no handler was given for.
+        case unhandledEffectError
+        /// `send` was called on a store while it was reducing or notifying on the same thread
+        /// (typically from an observer); the action was queued behind the current one.
+        case reentrantSend
+        /// An action was sent to a store that was already shut down; it was dropped.
+        case sendAfterShutdown
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// A one-line explanation a person can act on.
+    public let message: String
+
+    /// Creates a diagnostic with an explanation.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `"<kind>: <message>"`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+
+    /// An event the current state of a feature does not accept.
+    ///
+    /// - Parameters:
+    ///   - action: The rejected action or command.
+    ///   - state: The state that rejected it.
+    ///   - reason: Why the pair is invalid, when more can be said than the pair itself.
+    public static func invalidTransition(action: some Any, state: some Any, reason: String? = nil) -> Diagnostic {
+        var message = "\(ValueRenderer.oneLine(action)) is not valid in state \(ValueRenderer.oneLine(state))"
+        if let reason { message += ": \(reason)" }
+        return Diagnostic(.invalidTransition, message)
+    }
+
+    /// An action for a child that is not there.
+    public static func missingChild(action: some Any, child: String) -> Diagnostic {
+        Diagnostic(.missingChild, "\(ValueRenderer.oneLine(action)) was sent to \(child), which is not in the state")
+    }
+}
+
+/// The channel through which a store reports ``Diagnostic``s.
+///
+/// Inject one when building a store. The default, ``standardError``, prints each diagnostic as a
+/// warning line; tests pass ``collecting(into:)`` or a closure of their own.
+public struct Diagnostics: Sendable {
+    private let handler: @Sendable (Diagnostic) -> Void
+
+    /// A channel that hands each diagnostic to `handler`, on the thread that produced it.
+    public init(_ handler: @escaping @Sendable (Diagnostic) -> Void) {
+        self.handler = handler
+    }
+
+    /// Reports a diagnostic.
+    public func report(_ diagnostic: Diagnostic) {
+        handler(diagnostic)
+    }
+
+    /// Prints `warning: <kind>: <message>` to standard error.
+    public static let standardError = Diagnostics { diagnostic in
+        StandardStream.error.write("warning: \(diagnostic)\n")
+    }
+
+    /// Drops every diagnostic. Use only where warnings are reported some other way.
+    public static let ignore = Diagnostics { _ in }
+
+    /// Appends every diagnostic to `log`.
+    public static func collecting(into log: DiagnosticLog) -> Diagnostics {
+        Diagnostics { log.append($0) }
+    }
+}
+
+/// A thread-safe list of the diagnostics a store reported, for tests and front ends.
+public final class DiagnosticLog: Sendable {
+    private let storage = Locked<[Diagnostic]>([])
+
+    /// Creates an empty log.
+    public init() {}
+
+    /// Records a diagnostic.
+    public func append(_ diagnostic: Diagnostic) {
+        storage.withLock { $0.append(diagnostic) }
+    }
+
+    /// Everything recorded so far, oldest first.
+    public var entries: [Diagnostic] {
+        storage.withLock { $0 }
+    }
+
+    /// Returns everything recorded so far and empties the log.
+    public func drain() -> [Diagnostic] {
+        storage.withLock { entries in
+            defer { entries.removeAll() }
+            return entries
+        }
+    }
+}
+
+/// Unbuffered writes to the process's standard output or error, usable from any thread.
+public struct StandardStream: Sendable {
+    private let descriptor: Int32
+
+    /// The process's standard output.
+    public static let output = StandardStream(descriptor: 1)
+    /// The process's standard error.
+    public static let error = StandardStream(descriptor: 2)
+
+    /// Writes `text` as UTF-8; a short write is retried, a failed one is dropped.
+    public func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                #if canImport(Darwin)
+                let written = Darwin.write(descriptor, base + offset, buffer.count - offset)
+                #elseif canImport(Glibc)
+                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                #else
+                let written = Musl.write(descriptor, base + offset, buffer.count - offset)
+                #endif
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+/// Work a reducer asks the store to do after it changed the state: a value, never an action
+/// already taken.
+///
+/// A reducer returns an effect and the store runs it: ``send(_:)`` feeds an action back,
+/// ``run(priority:operation:catch:)`` performs asynchronous work that may send any number of
+/// actions, and the rest combine, cancel and pace other effects.
+///
+/// ```swift
+/// case .searchChanged(let query):
+///     state.query = query
+///     return .run { send in
+///         let results = try await notes.search(query)
+///         send(.searchResponse(.success(results)))
+///     } catch: { error, send in
+///         send(.searchResponse(.failure(NotesError(error))))
+///     }
+///     .debounce(id: SearchID(), for: .milliseconds(300), clock: clock)
+/// ```
+///
+/// Effects start in the order they are returned, and a `run` effect begins executing on the
+/// sending thread until its first suspension, so work that does not suspend finishes within
+/// the `send` that caused it. An error thrown by a `run` effect goes to its `catch` handler or,
+/// without one, to the store's ``Diagnostics``; it is never dropped silently.
+public struct Effect<Action: Sendable>: Sendable {
+    indirect enum Operation: Sendable {
+        case none
+        case send(Action)
+        case run(Run)
+        case merge([Effect])
+        case concatenate([Effect])
+        case cancellable(EffectID, cancelInFlight: Bool, Effect)
+        case cancel(EffectID)
+        case throttle(Throttle)
+        case diagnostic(Diagnostic)
+    }
+
+    struct Run: Sendable {
+        var priority: TaskPriority?
+        var body: @Sendable (Send<Action>) async throws -> Void
+        var onError: (@Sendable (any Error, Send<Action>) async -> Void)?
+    }
+
+    struct Throttle: Sendable {
+        var id: EffectID
+        var interval: Duration
+        var latest: Bool
+        var clock: ErasedClock
+        var effect: Effect
+    }
+
+    let operation: Operation
+
+    init(_ operation: Operation) {
+        self.operation = operation
+    }
+
+    /// Whether this effect does nothing.
+    var isNone: Bool {
+        if case .none = operation { return true }
+        return false
+    }
+
+    // MARK: - Building effects
+
+    /// An effect that does nothing.
+    public static var none: Effect { Effect(.none) }
+
+    /// Feeds `action` back into the store right after the current action.
+    public static func send(_ action: Action) -> Effect {
+        Effect(.send(action))
+    }
+
+    /// Runs asynchronous work that may send any number of actions.
+    ///
+    /// - Parameters:
+    ///   - priority: The priority of the task that runs the work.
+    ///   - operation: The work. Actions sent after the effect was cancelled are dropped.
+    ///   - handler: Turns an error thrown by `operation` into actions. Without one, the error is
+    ///     reported to the store's diagnostics. Cancellation is not an error.
+    public static func run(
+        priority: TaskPriority? = nil,
+        operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+        catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil
+    ) -> Effect {
+        Effect(.run(Run(priority: priority, body: operation, onError: handler)))
+    }
+
+    /// Runs every effect at once.
+    public static func merge(_ effects: Effect...) -> Effect {
+        merge(effects)
+    }
+
+    /// Runs every effect at once.
+    public static func merge(_ effects: some Sequence<Effect>) -> Effect {
+        let effects = effects.filter { !$0.isNone }
+        switch effects.count {
+        case 0: return .none
+        case 1: return effects[0]
+        default: return Effect(.merge(effects))
+        }
+    }
+
+    /// Runs this effect and `other` at once.
+    public func merge(with other: Effect) -> Effect {
+        if isNone { return other }
+        if other.isNone { return self }
+        return Effect(.merge([self, other]))
+    }
+
+    /// Runs the effects one after another, each starting when the previous one finished.
+    public static func concatenate(_ effects: Effect...) -> Effect {
+        concatenate(effects)
+    }
+
+    /// Runs the effects one after another, each starting when the previous one finished.
+    public static func concatenate(_ effects: some Sequence<Effect>) -> Effect {
+        let effects = effects.filter { !$0.isNone }
+        switch effects.count {
+        case 0: return .none
+        case 1: return effects[0]
+        default: return Effect(.concatenate(effects))
+        }
+    }
+
+    /// Runs this effect, then `other`.
+    public func concatenate(with other: Effect) -> Effect {
+        Effect.concatenate([self, other])
+    }
+
+    /// Reports a runtime warning through the store's ``Diagnostics`` — for example an event the
+    /// current state does not accept — while keeping the reducer free of side effects.
+    public static func diagnostic(_ diagnostic: Diagnostic) -> Effect {
+        Effect(.diagnostic(diagnostic))
+    }
+
+    // MARK: - Cancellation
+
+    /// Makes this effect cancellable by ``cancel(id:)``.
+    ///
+    /// - Parameters:
+    ///   - id: Any hashable value; effects of the same store with equal ids are cancelled together.
+    ///   - cancelInFlight: Whether to cancel effects already running with this id before starting.
+    public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
+        if isNone && !cancelInFlight { return self }
+        return Effect(.cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
+    }
+
+    /// Cancels every running effect made cancellable with `id`.
+    public static func cancel(id: some Hashable & Sendable) -> Effect {
+        Effect(.cancel(EffectID(id)))
+    }
+
+    // MARK: - Timing
+
+    /// Delays this effect by `duration`, restarting the delay whenever another effect with the
+    /// same `id` arrives first: only the last of a burst runs.
+    ///
+    /// Time is read from `clock`, so tests pass a test clock and move time by hand.
+    public func debounce<C: Clock>(id: some Hashable & Sendable, for duration: Duration, clock: C) -> Effect
+    where C.Duration == Duration {
+        Effect.concatenate([
+            .run { _ in try await clock.sleep(for: duration) },
+            self,
+        ])
+        .cancellable(id: id, cancelInFlight: true)
+    }
+
+    /// Lets through at most one effect with `id` per `interval`.
+    ///
+    /// The first effect of a quiet period runs at once and opens a window of `interval`.
+    /// Effects arriving inside the window are dropped, except that with `latest` the last of
+    /// them runs when the window closes (and opens the next window).
+    public func throttle<C: Clock>(
+        id: some Hashable & Sendable, for interval: Duration, clock: C, latest: Bool
+    ) -> Effect where C.Duration == Duration {
+        Effect(.throttle(Throttle(id: EffectID(id), interval: interval, latest: latest,
+            clock: ErasedClock(clock), effect: self)))
+    }
+
+    // MARK: - Transforming
+
+    /// Transforms the actions this effect sends — how a parent embeds a child feature's effects.
+    public func map<NewAction: Sendable>(_ transform: @escaping @Sendable (Action) -> NewAction) -> Effect<NewAction> {
+        switch operation {
+        case .none:
+            return .none
+        case .send(let action):
+            return .send(transform(action))
+        case .run(let run):
+            let body = run.body
+            let mappedBody: @Sendable (Send<NewAction>) async throws -> Void = { send in
+                try await body(send.map(transform))
+            }
+            var mappedOnError: (@Sendable (any Error, Send<NewAction>) async -> Void)?
+            if let onError = run.onError {
+                mappedOnError = { error, send in await onError(error, send.map(transform)) }
+            }
+            return Effect<NewAction>(.run(Effect<NewAction>.Run(
+                priority: run.priority, body: mappedBody, onError: mappedOnError)))
+        case .merge(let effects):
+            return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
+        case .concatenate(let effects):
+            return Effect<NewAction>(.concatenate(effects.map { $0.map(transform) }))
+        case .cancellable(let id, let cancelInFlight, let effect):
+            return Effect<NewAction>(.cancellable(id, cancelInFlight: cancelInFlight, effect.map(transform)))
+        case .cancel(let id):
+            return Effect<NewAction>(.cancel(id))
+        case .throttle(let throttle):
+            return Effect<NewAction>(.throttle(.init(id: throttle.id, interval: throttle.interval,
+                latest: throttle.latest, clock: throttle.clock, effect: throttle.effect.map(transform))))
+        case .diagnostic(let diagnostic):
+            return Effect<NewAction>(.diagnostic(diagnostic))
+        }
+    }
+}
+
+/// Sends actions from a running effect back into its store.
+///
+/// Call it like a function: `send(.response(value))`. Once the effect is cancelled, further
+/// actions are dropped, so a cancelled search never overwrites newer results.
+public struct Send<Action: Sendable>: Sendable {
+    private let deliver: @Sendable (Action) -> Void
+
+    /// Creates a sender that hands each action to `deliver`.
+    public init(_ deliver: @escaping @Sendable (Action) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Sends `action`, unless the current task has been cancelled.
+    public func callAsFunction(_ action: Action) {
+        guard !Task.isCancelled else { return }
+        deliver(action)
+    }
+
+    func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
+        let deliver = self.deliver
+        return Send<Child> { deliver(transform($0)) }
+    }
+}
+
+/// A type-erased, hashable, sendable identifier of cancellable effects.
+struct EffectID: Hashable, @unchecked Sendable {
+    // Built only from `some Hashable & Sendable`, so the boxed value is Sendable.
+    private let base: AnyHashable
+
+    init(_ base: some Hashable & Sendable) {
+        self.base = AnyHashable(base)
+    }
+}
+
+/// The three clock operations throttling needs, erased from the clock's instant type.
+struct ErasedClock: Sendable {
+    /// The current instant, boxed.
+    let now: @Sendable () -> any Sendable
+    /// Time from a boxed instant to now, or `nil` when the instant came from another clock type.
+    let elapsed: @Sendable (_ since: any Sendable) -> Duration?
+    /// Sleeps until `interval` after a boxed instant.
+    let sleep: @Sendable (_ after: any Sendable, _ interval: Duration) async throws -> Void
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        now = { clock.now }
+        elapsed = { since in
+            guard let since = since as? C.Instant else { return nil }
+            return since.duration(to: clock.now)
+        }
+        sleep = { after, interval in
+            guard let after = after as? C.Instant else { return }
+            try await clock.sleep(until: after.advanced(by: interval), tolerance: nil)
+        }
+    }
+}

@@ -1,0 +1,287 @@
+/// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
+/// for shutdown, and routes their actions and errors.
+final class EffectRunner<Action: Sendable>: Sendable {
+    private struct Running {
+        var task: Task<Void, Never>?
+        var ids: [EffectID]
+        var origin: Action
+        var isCancelled = false
+    }
+
+    private struct Registry {
+        var nextKey: UInt64 = 0
+        var running: [UInt64: Running] = [:]
+        var keysByID: [EffectID: Set<UInt64>] = [:]
+        var throttleWindows: [EffectID: any Sendable] = [:]
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var isShutDown = false
+    }
+
+    /// Marks the trailing run of a throttled effect, so a later one can replace it.
+    private struct ThrottleTrailing: Hashable, Sendable {
+        let id: EffectID
+    }
+
+    private let registry = Locked(Registry())
+    private let deliver: @Sendable (Action) -> Void
+    private let diagnostics: Diagnostics
+
+    /// - Parameter deliver: Sends an action produced by an effect back into the store.
+    init(deliver: @escaping @Sendable (Action) -> Void, diagnostics: Diagnostics) {
+        self.deliver = deliver
+        self.diagnostics = diagnostics
+    }
+
+    // MARK: - Starting
+
+    /// Starts `effect`, returning the tasks it started at top level. Synchronous parts (`send`,
+    /// `cancel`, diagnostics) happen before this returns.
+    func start(_ effect: Effect<Action>, origin: Action) -> [Task<Void, Never>] {
+        var tasks: [Task<Void, Never>] = []
+        start(effect, origin: origin, ids: [], into: &tasks)
+        return tasks
+    }
+
+    private func start(_ effect: Effect<Action>, origin: Action, ids: [EffectID], into tasks: inout [Task<Void, Never>]) {
+        switch effect.operation {
+        case .none:
+            return
+        case .send(let action):
+            deliver(action)
+        case .diagnostic(let diagnostic):
+            diagnostics.report(diagnostic)
+        case .cancel(let id):
+            cancel(id: id)
+        case .merge(let effects):
+            for effect in effects { start(effect, origin: origin, ids: ids, into: &tasks) }
+        case .cancellable(let id, let cancelInFlight, let inner):
+            if cancelInFlight { cancel(id: id) }
+            start(inner, origin: origin, ids: ids + [id], into: &tasks)
+        case .run(let run):
+            tasks.append(spawn(origin: origin, ids: ids, priority: run.priority) { [self] in
+                await perform(run, origin: origin)
+            })
+        case .concatenate, .throttle:
+            tasks.append(spawn(origin: origin, ids: ids, priority: nil) { [self] in
+                await execute(effect, origin: origin, ids: ids)
+            })
+        }
+    }
+
+    /// Runs `effect` to completion inside an effect's task.
+    private func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID]) async {
+        switch effect.operation {
+        case .none:
+            return
+        case .send(let action):
+            if !Task.isCancelled { deliver(action) }
+        case .diagnostic(let diagnostic):
+            diagnostics.report(diagnostic)
+        case .cancel(let id):
+            cancel(id: id)
+        case .run(let run):
+            await perform(run, origin: origin)
+        case .merge(let effects):
+            await withTaskGroup(of: Void.self) { group in
+                for effect in effects {
+                    group.addTask { await self.execute(effect, origin: origin, ids: ids) }
+                }
+            }
+        case .concatenate(let effects):
+            for effect in effects {
+                if Task.isCancelled { return }
+                await execute(effect, origin: origin, ids: ids)
+            }
+        case .cancellable(let id, let cancelInFlight, let inner):
+            if cancelInFlight { cancel(id: id) }
+            let ids = ids + [id]
+            await awaitChild(spawn(origin: origin, ids: ids, priority: nil) { [self] in
+                await execute(inner, origin: origin, ids: ids)
+            })
+        case .throttle(let throttle):
+            await execute(throttle, origin: origin, ids: ids)
+        }
+    }
+
+    private func perform(_ run: Effect<Action>.Run, origin: Action) async {
+        let send = Send(deliver)
+        do {
+            try await run.body(send)
+        } catch {
+            if error is CancellationError || Task.isCancelled { return }
+            if let onError = run.onError {
+                await onError(error, send)
+            } else {
+                diagnostics.report(Diagnostic(.unhandledEffectError,
+                    "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"))
+            }
+        }
+    }
+
+    private enum ThrottleDecision {
+        case now
+        case drop
+        case trailing(windowStart: any Sendable)
+    }
+
+    private func execute(_ throttle: Effect<Action>.Throttle, origin: Action, ids: [EffectID]) async {
+        let clock = throttle.clock
+        let decision = registry.withLock { registry -> ThrottleDecision in
+            if let windowStart = registry.throttleWindows[throttle.id],
+                let elapsed = clock.elapsed(windowStart), elapsed < throttle.interval
+            {
+                return throttle.latest ? .trailing(windowStart: windowStart) : .drop
+            }
+            registry.throttleWindows[throttle.id] = clock.now()
+            return .now
+        }
+        switch decision {
+        case .now:
+            await execute(throttle.effect, origin: origin, ids: ids)
+        case .drop:
+            return
+        case .trailing(let windowStart):
+            let trailingID = EffectID(ThrottleTrailing(id: throttle.id))
+            cancel(id: trailingID)
+            let ids = ids + [trailingID]
+            await awaitChild(spawn(origin: origin, ids: ids, priority: nil) { [self] in
+                do { try await clock.sleep(windowStart, throttle.interval) } catch { return }
+                registry.withLock { $0.throttleWindows[throttle.id] = clock.now() }
+                await execute(throttle.effect, origin: origin, ids: ids)
+            })
+        }
+    }
+
+    private func awaitChild(_ task: Task<Void, Never>) async {
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Runs `body` in a tracked task (cancelled on shutdown, counted by `waitUntilIdle`).
+    func track(origin: Action, startInline: Bool, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        spawn(origin: origin, ids: [], priority: nil, startInline: startInline, body)
+    }
+
+    /// Starts `body` in a tracked task. With `startInline` (the default for effects) the task
+    /// begins on the calling thread where the platform allows it, so effects start in order and
+    /// quick ones cost no thread hop.
+    private func spawn(
+        origin: Action, ids: [EffectID], priority: TaskPriority?, startInline: Bool = true,
+        _ body: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
+        let (key, shutDown) = registry.withLock { registry in
+            let key = registry.nextKey
+            registry.nextKey += 1
+            guard !registry.isShutDown else { return (key, true) }
+            registry.running[key] = Running(task: nil, ids: ids, origin: origin)
+            for id in ids { registry.keysByID[id, default: []].insert(key) }
+            return (key, false)
+        }
+        if shutDown {
+            let task = Task<Void, Never> {}
+            task.cancel()
+            return task
+        }
+        let operation: @Sendable () async -> Void = { [self] in
+            await body()
+            finished(key)
+        }
+        let task: Task<Void, Never>
+        if !startInline {
+            task = Task(priority: priority, operation: operation)
+        } else if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            task = Task.immediate(priority: priority, operation: operation)
+        } else {
+            task = Task(priority: priority, operation: operation)
+        }
+        let cancelNow = registry.withLock { registry -> Bool in
+            guard var entry = registry.running[key] else { return false }
+            entry.task = task
+            registry.running[key] = entry
+            return entry.isCancelled
+        }
+        if cancelNow { task.cancel() }
+        return task
+    }
+
+    private func finished(_ key: UInt64) {
+        let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
+            guard let entry = registry.running.removeValue(forKey: key) else { return [] }
+            for id in entry.ids {
+                registry.keysByID[id]?.remove(key)
+                if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
+            }
+            guard registry.running.isEmpty else { return [] }
+            defer { registry.idleWaiters.removeAll() }
+            return Array(registry.idleWaiters.values)
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    // MARK: - Cancelling
+
+    func cancel(id: EffectID) {
+        let tasks = registry.withLock { registry -> [Task<Void, Never>] in
+            guard let keys = registry.keysByID[id] else { return [] }
+            var tasks: [Task<Void, Never>] = []
+            for key in keys {
+                registry.running[key]?.isCancelled = true
+                if let task = registry.running[key]?.task { tasks.append(task) }
+            }
+            return tasks
+        }
+        tasks.forEach { $0.cancel() }
+    }
+
+    /// Cancels every running effect; effects started later are cancelled at once.
+    func shutDown() {
+        let tasks = registry.withLock { registry -> [Task<Void, Never>] in
+            registry.isShutDown = true
+            var tasks: [Task<Void, Never>] = []
+            for key in registry.running.keys {
+                registry.running[key]?.isCancelled = true
+                if let task = registry.running[key]?.task { tasks.append(task) }
+            }
+            return tasks
+        }
+        tasks.forEach { $0.cancel() }
+    }
+
+    // MARK: - Inspecting
+
+    /// The actions whose effects are still running, oldest first.
+    var runningOrigins: [Action] {
+        registry.withLock { registry in
+            registry.running.sorted { $0.key < $1.key }.map(\.value.origin)
+        }
+    }
+
+    /// How many effect tasks are running.
+    var runningCount: Int {
+        registry.withLock { $0.running.count }
+    }
+
+    /// Returns once no effect is running, or when the calling task is cancelled.
+    func waitUntilIdle() async {
+        let key = registry.withLock { registry -> UInt64 in
+            defer { registry.nextKey += 1 }
+            return registry.nextKey
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let idle = registry.withLock { registry -> Bool in
+                    if registry.running.isEmpty || Task.isCancelled { return true }
+                    registry.idleWaiters[key] = continuation
+                    return false
+                }
+                if idle { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = registry.withLock { $0.idleWaiters.removeValue(forKey: key) }
+            waiter?.resume()
+        }
+    }
+}

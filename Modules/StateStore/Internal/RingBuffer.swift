@@ -1,0 +1,58 @@
+/// A growable first-in, first-out buffer with O(1) append, removal at the front and indexed
+/// access; the runtime's action queue and the timeline's bounded history.
+struct RingBuffer<Element> {
+    private var slots: ContiguousArray<Element?> = []
+    private var head = 0
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ element: Element) {
+        if count == slots.count { grow() }
+        slots[(head + count) % slots.count] = element
+        count += 1
+    }
+
+    mutating func popFirst() -> Element? {
+        guard count > 0 else { return nil }
+        let element = slots[head]
+        slots[head] = nil
+        head = (head + 1) % slots.count
+        count -= 1
+        return element
+    }
+
+    mutating func removeLast(_ k: Int) {
+        precondition(k <= count, "RingBuffer: removing more elements than present")
+        for offset in (count - k)..<count {
+            slots[(head + offset) % slots.count] = nil
+        }
+        count -= k
+    }
+
+    mutating func removeAll() {
+        self = RingBuffer()
+    }
+
+    /// The element `offset` places after the first.
+    subscript(offset: Int) -> Element {
+        get {
+            precondition(offset >= 0 && offset < count, "RingBuffer: offset \(offset) out of 0..<\(count)")
+            guard let element = slots[(head + offset) % slots.count] else {
+                preconditionFailure("RingBuffer: empty slot inside the live range")
+            }
+            return element
+        }
+    }
+
+    private mutating func grow() {
+        var larger = ContiguousArray<Element?>(repeating: nil, count: Swift.max(8, slots.count * 2))
+        for offset in 0..<count {
+            larger[offset] = slots[(head + offset) % slots.count]
+        }
+        slots = larger
+        head = 0
+    }
+}
+
+extension RingBuffer: Sendable where Element: Sendable {}

@@ -1,0 +1,53 @@
+/// Passes every action on unchanged: the identity of middleware, and a placeholder where a
+/// pipeline needs one.
+public struct EchoMiddleware<State: Sendable, Action: Sendable>: Middleware {
+    /// Creates the middleware.
+    public init() {}
+
+    /// Passes `action` on.
+    public func handle(_ action: Action, context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action> {
+        .next(action)
+    }
+}
+
+/// Where ``LoggingMiddleware`` writes its lines.
+public struct LogSink: Sendable {
+    private let writeLine: @Sendable (String) -> Void
+
+    /// A sink that hands each line (without a trailing newline) to `write`.
+    public init(_ write: @escaping @Sendable (String) -> Void) {
+        writeLine = write
+    }
+
+    /// Writes one line.
+    public func write(_ line: String) {
+        writeLine(line)
+    }
+
+    /// Writes each line to standard error.
+    public static let standardError = LogSink { StandardStream.error.write($0 + "\n") }
+}
+
+/// Writes one line per action before passing it on, with secrets redacted.
+///
+/// A line reads `action: LoginAction.passwordChanged(<redacted>)`. Values conforming to
+/// ``Secret`` and values under labels that `redaction` matches (by default anything named like a
+/// password, token or secret) never reach the sink.
+public struct LoggingMiddleware<State: Sendable, Action: Sendable>: Middleware {
+    private let prefix: String
+    private let redaction: Redaction
+    private let sink: LogSink
+
+    /// Logs to `sink`, each line starting with `prefix`.
+    public init(prefix: String = "action", redaction: Redaction = .default, sink: LogSink = .standardError) {
+        self.prefix = prefix
+        self.redaction = redaction
+        self.sink = sink
+    }
+
+    /// Logs `action` and passes it on.
+    public func handle(_ action: Action, context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action> {
+        sink.write("\(prefix): \(ValueRenderer.oneLine(action, redaction: redaction))")
+        return .next(action)
+    }
+}

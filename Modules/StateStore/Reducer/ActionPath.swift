@@ -1,0 +1,39 @@
+/// How a parent's action embeds a child's action, and how to get it back out.
+///
+/// Without macros, a parent writes its paths by hand, once per child, next to its `Action`:
+///
+/// ```swift
+/// enum AppAction: Sendable {
+///     case counter(CounterAction)
+///     case note(id: Note.ID, action: NoteAction)
+///
+///     static let counterPath = ActionPath(embed: AppAction.counter) {
+///         if case .counter(let action) = $0 { action } else { nil }
+///     }
+///     static let notePath = ActionPath(embed: AppAction.note) {
+///         if case .note(let id, let action) = $0 { (id, action) } else { nil }
+///     }
+/// }
+/// ```
+public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
+    /// Wraps a child action into the parent's.
+    public let embed: @Sendable (Value) -> Root
+    /// Returns the child action a parent action carries, or `nil` for other actions.
+    public let extract: @Sendable (Root) -> Value?
+
+    /// Creates a path from an embedding (usually an enum case) and its inverse.
+    public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?) {
+        self.embed = embed
+        self.extract = extract
+    }
+
+    /// Creates a path to an action addressed to one element of a collection, from a case with
+    /// two associated values: the element's id and its action.
+    public init<ID: Sendable, Child: Sendable>(
+        embed: @escaping @Sendable (ID, Child) -> Root,
+        extract: @escaping @Sendable (Root) -> (ID, Child)?
+    ) where Value == (ID, Child) {
+        self.embed = { embed($0.0, $0.1) }
+        self.extract = extract
+    }
+}

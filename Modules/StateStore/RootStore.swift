@@ -1,0 +1,105 @@
+/// The store an app builds once: it owns the state, the reducer, the middleware and the effects.
+///
+/// ```swift
+/// let store = RootStore(initialState: AppState(), reducer: AppReducer(environment: .live)) {
+///     LoggingMiddleware(sink: .standardError)
+/// }
+/// ```
+///
+/// Everything a ``Store`` offers works here; besides, a root store can be shut down, report
+/// which effects are still running, and be followed action by action (``observeActions(_:)``),
+/// which is what ``Timeline`` and journals build on. Releasing the last reference to a store
+/// tree cancels its effects.
+public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Action>, @unchecked Sendable {
+    let runtime: StoreRuntime<State, Action>
+
+    /// Creates a store that reduces with `reducer`.
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before the first action.
+    ///   - reducer: The feature's rules; its clients are injected as its properties.
+    ///   - diagnostics: Where runtime warnings go; standard error unless you say otherwise.
+    ///   - middleware: The middleware actions pass through before the reducer, in order.
+    public convenience init<R: Reducer>(
+        initialState: State,
+        reducer: R,
+        diagnostics: Diagnostics = .standardError,
+        @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
+    ) where R.State == State, R.Action == Action {
+        self.init(runtime: StoreRuntime(
+            initialState: initialState,
+            reduction: .sync { reducer.reduce(into: &$0, action: $1) },
+            middleware: middleware().middleware,
+            diagnostics: diagnostics
+        ))
+    }
+
+    /// Creates a store whose reducer is asynchronous (``AsyncReducer``).
+    ///
+    /// Actions are reduced strictly one after another: each waits until the previous one's new
+    /// state is in place. Everything else — middleware, observation, scoping, time travel —
+    /// works as with a synchronous reducer.
+    public convenience init<R: AsyncReducer>(
+        initialState: State,
+        asyncReducer reducer: R,
+        diagnostics: Diagnostics = .standardError,
+        @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
+    ) where R.State == State, R.Action == Action {
+        self.init(runtime: StoreRuntime(
+            initialState: initialState,
+            reduction: .async { await reducer.reduce($0, $1) },
+            middleware: middleware().middleware,
+            diagnostics: diagnostics
+        ))
+    }
+
+    private init(runtime: StoreRuntime<State, Action>) {
+        self.runtime = runtime
+        super.init(
+            lock: runtime.lock,
+            node: runtime.rootNode,
+            readWhileLocked: { runtime.stateWhileLocked },
+            send: { runtime.send($0, checkReentrancy: true) },
+            schedule: runtime.schedule,
+            diagnostics: runtime.diagnostics,
+            detach: nil
+        )
+    }
+
+    // MARK: - Following actions
+
+    /// Calls `onReduce` after each action is reduced, with the action (as the reducer saw it,
+    /// after middleware) and the resulting state, until the subscription is cancelled.
+    ///
+    /// Restoring a state with ``Timeline`` is not an action and is not reported here.
+    public func observeActions(_ onReduce: @escaping @Sendable (_ action: Action, _ state: State) -> Void) -> StoreSubscription {
+        runtime.observeActions(onReduce)
+    }
+
+    func restore(_ state: State) {
+        runtime.restore(state)
+    }
+
+    // MARK: - Effects and lifetime
+
+    /// The actions whose effects are still running, oldest first.
+    public var runningEffects: [Action] {
+        runtime.effects.runningOrigins
+    }
+
+    /// Waits until no effect is running; returns early if the calling task is cancelled.
+    public func waitForEffects() async {
+        await runtime.effects.waitUntilIdle()
+    }
+
+    /// Cancels every running effect and stops accepting actions; later sends are dropped with a
+    /// ``Diagnostic/Kind/sendAfterShutdown`` diagnostic.
+    public func shutDown() {
+        runtime.shutDown()
+    }
+
+    /// Whether ``shutDown()`` was called.
+    public var isShutDown: Bool {
+        runtime.hasShutDown
+    }
+}

@@ -1,0 +1,277 @@
+import Observation
+
+/// Holds a feature's state, reduces the actions sent to it, and tells observers what changed.
+///
+/// A store is either the ``RootStore`` an app builds once, or a store scoped from another to part
+/// of its state (``scope(state:action:)``, ``scope(_:id:action:)``). Front ends and view models
+/// take a `Store<State, Action>` and work the same with either.
+///
+/// **Sending.** ``send(_:)`` may be called from any thread or task. Actions are reduced one at a
+/// time in arrival order; a send made while an action is in progress is queued behind it, never
+/// run re-entrantly.
+///
+/// **Observing.** Three ways, all of which see only whole actions:
+/// - Observation: `store.state` is tracked by `withObservationTracking`, SwiftUI and the
+///   `Observations` sequence.
+/// - ``observe(_:)``: a callback with every new state, starting with the current one.
+/// - ``states``: the same as an `AsyncStream`.
+///
+/// A root store publishes after every action; a scoped store only when its part of the state
+/// changed.
+///
+/// ```swift
+/// let store = RootStore(initialState: Counter.State(), reducer: Counter())
+/// let counter = store.scope(state: \.count, action: { $0 })
+/// let subscription = store.observe { print("count:", $0.count) }
+/// store.send(.incrementTapped)
+/// ```
+public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Observable {
+    // All mutable parts live in nodes guarded by `lock`, shared by every store of a tree.
+    let lock: Lock
+    let node: StateNode<State>
+    private let readWhileLocked: @Sendable () -> State
+    private let sendAction: @Sendable (Action) -> StoreTask
+    let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
+    let diagnostics: Diagnostics
+    private let detach: (@Sendable () -> Void)?
+    private let registrar = ObservationRegistrar()
+
+    init(
+        lock: Lock,
+        node: StateNode<State>,
+        readWhileLocked: @escaping @Sendable () -> State,
+        send: @escaping @Sendable (Action) -> StoreTask,
+        schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        diagnostics: Diagnostics,
+        detach: (@Sendable () -> Void)?
+    ) {
+        self.lock = lock
+        self.diagnostics = diagnostics
+        self.node = node
+        self.readWhileLocked = readWhileLocked
+        self.sendAction = send
+        self.schedule = schedule
+        self.detach = detach
+        lock.withLock {
+            node.notifyRegistrar = { [weak self] in self?.notifyRegistrar() }
+        }
+    }
+
+    deinit {
+        detach?()
+    }
+
+    // MARK: - State
+
+    /// The current state, tracked by Observation.
+    ///
+    /// Reading it inside `withObservationTracking` (or a SwiftUI body) registers for changes.
+    /// The first read switches Observation notifications on for this store; code that only needs
+    /// the value, such as a command-line front end, reads ``currentState`` instead.
+    public var state: State {
+        registrar.access(self, keyPath: \.state)
+        return lock.withLock {
+            node.isTracked = true
+            return readWhileLocked()
+        }
+    }
+
+    /// The current state, without registering for Observation.
+    public var currentState: State {
+        lock.withLock { readWhileLocked() }
+    }
+
+    private func notifyRegistrar() {
+        registrar.willSet(self, keyPath: \.state)
+        registrar.didSet(self, keyPath: \.state)
+    }
+
+    // MARK: - Sending
+
+    /// Sends an action to the store.
+    ///
+    /// - Returns: A handle to await or cancel the effects the action starts.
+    @discardableResult
+    public final func send(_ action: Action) -> StoreTask {
+        sendAction(action)
+    }
+
+    // MARK: - Observing
+
+    /// Calls `onChange` with the current state, then with every new state, until the returned
+    /// subscription is cancelled or released.
+    ///
+    /// Calls are made in order, one at a time, on whichever thread is reducing; they must be
+    /// quick and must not block. An action sent from `onChange` is queued behind the current one
+    /// and reported as a ``Diagnostic/Kind/reentrantSend`` diagnostic, since feedback loops
+    /// usually belong in the reducer.
+    public final func observe(_ onChange: @escaping @Sendable (State) -> Void) -> StoreSubscription {
+        let id = StateNode<State>.nextSubscriberID()
+        let node = node
+        let lock = lock
+        let read = readWhileLocked
+        let cancelled = CancellationFlag()
+        schedule {
+            let current: State? = lock.withLock {
+                guard !cancelled.isSet else { return nil }
+                node.subscribers.append(StateNode<State>.Subscriber(id: id, callback: onChange))
+                return read()
+            }
+            if let current { onChange(current) }
+        }
+        return StoreSubscription {
+            lock.withLock {
+                cancelled.isSet = true
+                node.removeSubscriber(id: id)
+            }
+        }
+    }
+
+    /// The current state, then every new state, as an asynchronous sequence.
+    ///
+    /// Each iteration gets its own stream that buffers every state until it is consumed; a
+    /// consumer that only wants the latest can use ``states(bufferingPolicy:)``.
+    public final var states: AsyncStream<State> {
+        states(bufferingPolicy: .unbounded)
+    }
+
+    /// The current state, then every new state, buffered as `policy` says.
+    public final func states(bufferingPolicy policy: AsyncStream<State>.Continuation.BufferingPolicy) -> AsyncStream<State> {
+        AsyncStream(bufferingPolicy: policy) { continuation in
+            let subscription = observe { continuation.yield($0) }
+            continuation.onTermination = { _ in subscription.cancel() }
+        }
+    }
+
+    // MARK: - Scoping
+
+    /// A store for part of this store's state, whose observers hear only about that part.
+    ///
+    /// ```swift
+    /// let counter = appStore.scope(state: \.counter, action: AppAction.counter)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - toChildState: Derives the child's state; it is compared with `==` after each action.
+    ///   - embed: Wraps the child's actions into this store's actions.
+    public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
+        state toChildState: KeyPath<State, ChildState> & Sendable,
+        action embed: @escaping @Sendable (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
+        let parent = node
+        let read = readWhileLocked
+        let scopeNode = lock.withLock {
+            let scopeNode = ScopeNode<State, ChildState>(project: { $0[keyPath: toChildState] }, initialParent: read())
+            parent.add(scopeNode)
+            return scopeNode
+        }
+        let lock = lock
+        return Store<ChildState, ChildAction>(
+            lock: lock,
+            node: scopeNode.node,
+            readWhileLocked: { scopeNode.current },
+            send: { [self] in send(embed($0)) },
+            schedule: schedule,
+            diagnostics: diagnostics,
+            detach: { lock.withLock { parent.remove(scopeNode) } }
+        )
+    }
+
+    /// A store for the element with `id` of an identified collection in this store's state.
+    ///
+    /// Its observers hear only about changes to that element, found without looking at the
+    /// others. If the element is later removed, the store keeps its last value, and actions sent
+    /// to it reach the reducer, which reports them as a missing child.
+    ///
+    /// - Returns: The store, or `nil` when no element has `id`.
+    public final func scope<Element: Identifiable & Sendable & Equatable, ElementAction: Sendable>(
+        _ collection: KeyPath<State, IdentifiedArray<Element>> & Sendable,
+        id: Element.ID,
+        action embed: @escaping @Sendable (Element.ID, ElementAction) -> Action
+    ) -> Store<Element, ElementAction>? {
+        let parent = node
+        let read = readWhileLocked
+        let key = CollectionKey(collection)
+        let registered = lock.withLock { () -> (CollectionNode<State, Element>, ElementNode<Element>)? in
+            let state = read()
+            guard let element = state[keyPath: collection][id: id] else { return nil }
+            let collectionNode: CollectionNode<State, Element>
+            if let existing = parent.collections[key] as? CollectionNode<State, Element> {
+                collectionNode = existing
+            } else {
+                collectionNode = CollectionNode(collection: collection, initialParent: state)
+                parent.collections[key] = collectionNode
+                parent.add(collectionNode)
+            }
+            let elementNode = ElementNode(element: element)
+            collectionNode.add(elementNode)
+            return (collectionNode, elementNode)
+        }
+        guard let (collectionNode, elementNode) = registered else { return nil }
+        let lock = lock
+        return Store<Element, ElementAction>(
+            lock: lock,
+            node: elementNode.node,
+            readWhileLocked: { elementNode.current },
+            send: { [self] in send(embed(id, $0)) },
+            schedule: schedule,
+            diagnostics: diagnostics,
+            detach: {
+                lock.withLock {
+                    collectionNode.remove(elementNode)
+                    if collectionNode.isEmpty, parent.collections[key] === collectionNode {
+                        parent.collections[key] = nil
+                        parent.remove(collectionNode)
+                    }
+                }
+            }
+        )
+    }
+}
+
+/// Keeps an observation alive; cancel it, or let it go, to stop the calls.
+public final class StoreSubscription: Sendable, Hashable {
+    private let onCancel: Locked<(@Sendable () -> Void)?>
+
+    init(_ onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Locked(onCancel)
+    }
+
+    deinit {
+        cancel()
+    }
+
+    /// Stops the observation. Calling it again does nothing.
+    public func cancel() {
+        let onCancel = onCancel.withLock { onCancel in
+            defer { onCancel = nil }
+            return onCancel
+        }
+        onCancel?()
+    }
+
+    /// Identity: each subscription equals only itself.
+    public static func == (lhs: StoreSubscription, rhs: StoreSubscription) -> Bool {
+        lhs === rhs
+    }
+
+    /// Hashes the subscription's identity, so subscriptions can be kept in a `Set`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}
+
+/// The key path of a scoped collection, as a sendable dictionary key.
+struct CollectionKey: Hashable, @unchecked Sendable {
+    // Built only from `KeyPath & Sendable` values.
+    private let keyPath: AnyKeyPath
+
+    init(_ keyPath: AnyKeyPath & Sendable) {
+        self.keyPath = keyPath
+    }
+}
+
+/// A flag guarded by the store tree's lock.
+private final class CancellationFlag: @unchecked Sendable {
+    var isSet = false
+}

@@ -1,0 +1,102 @@
+/// The handle `send` returns: await it until every effect the action started has finished, or
+/// cancel those effects.
+///
+/// ```swift
+/// await store.send(.refreshTapped).finish()   // the refresh's effects are done
+/// let search = store.send(.searchChanged("milk"))
+/// search.cancel()                             // stop the search it started
+/// ```
+///
+/// An action that started no effect returns a handle that is already finished, at no cost. If
+/// the action was queued behind others, the handle covers the effects it starts once reduced.
+public struct StoreTask: Sendable {
+    let completion: Completion?
+
+    init(_ completion: Completion? = nil) {
+        self.completion = completion
+    }
+
+    init(tasks: [Task<Void, Never>]) {
+        completion = tasks.isEmpty ? nil : Completion(resolvedWith: tasks)
+    }
+
+    /// Waits until the action has been reduced and every effect it started has finished.
+    public func finish() async {
+        await completion?.finish()
+    }
+
+    /// Cancels the effects the action started (or will start, if it is still queued).
+    public func cancel() {
+        completion?.cancel()
+    }
+}
+
+/// The effects one action started, filled in by the store once the action was reduced.
+final class Completion: Sendable {
+    private struct State {
+        var tasks: [Task<Void, Never>] = []
+        var isResolved = false
+        var isCancelled = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+
+    init() {}
+
+    init(resolvedWith tasks: [Task<Void, Never>]) {
+        state.withLock {
+            $0.tasks = tasks
+            $0.isResolved = true
+        }
+    }
+
+    /// Records the tasks the action started and releases anyone waiting for that.
+    func resolve(_ tasks: [Task<Void, Never>]) {
+        let (waiters, cancelled) = state.withLock { state in
+            state.tasks += tasks
+            state.isResolved = true
+            defer { state.waiters.removeAll() }
+            return (state.waiters, state.isCancelled)
+        }
+        if cancelled { tasks.forEach { $0.cancel() } }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Adds a task started on the action's behalf after it was resolved (deferred middleware).
+    func add(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            state.tasks.append(task)
+            return state.isCancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let tasks = state.withLock { state in
+            state.isCancelled = true
+            return state.tasks
+        }
+        tasks.forEach { $0.cancel() }
+    }
+
+    func finish() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resolved = state.withLock { state in
+                if !state.isResolved { state.waiters.append(continuation) }
+                return state.isResolved
+            }
+            if resolved { continuation.resume() }
+        }
+        // Tasks may be added while awaiting (a deferred middleware's continuation); drain them all.
+        var awaited = 0
+        while true {
+            let next: Task<Void, Never>? = state.withLock { state in
+                awaited < state.tasks.count ? state.tasks[awaited] : nil
+            }
+            guard let next else { return }
+            await next.value
+            awaited += 1
+        }
+    }
+}

@@ -1,0 +1,54 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// MARK: - Modules
+
+/// Library modules: one job each, one product each, so front ends depend on exactly what they use.
+let modules: [Target] = [
+    .target(name: "StateStore", path: "Modules/StateStore"),
+    .target(name: "StateStoreTesting", dependencies: ["StateStore"], path: "Modules/StateStoreTesting"),
+]
+
+// MARK: - Tools
+
+let tools: [Target] = [
+    .executableTarget(name: "appcore-bench", dependencies: ["StateStore"], path: "Tools/Benchmarks"),
+]
+
+// MARK: - Tests
+
+let tests: [Target] = [
+    .testTarget(
+        name: "StateStoreTests",
+        dependencies: ["StateStore", "StateStoreTesting"],
+        path: "Tests/StateStoreTests"
+    ),
+    .testTarget(
+        name: "StateStoreTestingTests",
+        dependencies: ["StateStore", "StateStoreTesting"],
+        path: "Tests/StateStoreTestingTests"
+    ),
+]
+
+// MARK: - Shared settings
+
+/// Applied to every target: Swift 6 mode (complete strict concurrency) and zero warnings.
+/// SwiftPM drops warning-control settings when AppCore is built as someone else's dependency.
+let sharedSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+]
+
+let targets = modules + tools + tests
+for target in targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}
+
+let package = Package(
+    name: "AppCore",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: modules.map { .library(name: $0.name, targets: [$0.name]) }
+        + [.executable(name: "appcore-bench", targets: ["appcore-bench"])],
+    dependencies: [],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)
