@@ -29,6 +29,12 @@ public struct StoreTask: Sendable {
     public func cancel() {
         completion?.cancel()
     }
+
+    /// Waits until the action has been reduced (it may have been queued behind others), without
+    /// waiting for its effects.
+    package func reduced() async {
+        await completion?.waitUntilResolved()
+    }
 }
 
 /// The effects one action started, filled in by the store once the action was reduced.
@@ -80,7 +86,7 @@ final class Completion: Sendable {
         tasks.forEach { $0.cancel() }
     }
 
-    func finish() async {
+    func waitUntilResolved() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resolved = state.withLock { state in
                 if !state.isResolved { state.waiters.append(continuation) }
@@ -88,6 +94,10 @@ final class Completion: Sendable {
             }
             if resolved { continuation.resume() }
         }
+    }
+
+    func finish() async {
+        await waitUntilResolved()
         // Tasks may be added while awaiting (a deferred middleware's continuation); drain them all.
         var awaited = 0
         while true {

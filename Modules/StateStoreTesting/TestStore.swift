@@ -1,1 +1,455 @@
 import StateStore
+import Testing
+
+/// A store for tests that makes you assert everything a feature does.
+///
+/// Exhaustive by default: each ``send(_:assert:sourceLocation:)`` states how the state changes;
+/// each action an effect feeds back must be ``receive(_:timeout:assert:sourceLocation:)``d, in
+/// order, with its change; each diagnostic must be expected; and the test fails if an effect is
+/// still running when it ends. Failures show only what differs.
+///
+/// ```swift
+/// @Test func search() async {
+///     let clock = TestClock()
+///     let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock, notes: .mock))
+///     await store.send(.queryChanged("mi")) { $0.query = "mi" }
+///     await clock.advance(by: .milliseconds(300))
+///     await store.receive(.results(["milk"])) { $0.results = ["milk"] }
+///     await store.finish()
+/// }
+/// ```
+///
+/// With ``exhaustivity`` set to ``Exhaustivity/off``, a test asserts only what it cares about:
+/// assertions check just the properties they set, unasserted actions and diagnostics are
+/// skipped, and effects still running at the end are cancelled.
+public final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable> {
+    /// How much a test must assert.
+    public enum Exhaustivity: Sendable, Equatable {
+        /// Every change, received action, diagnostic and running effect must be accounted for.
+        case on
+        /// Only what the test asserts is checked.
+        case off
+    }
+
+    /// How much the test must assert; can be changed between steps.
+    public var exhaustivity: Exhaustivity
+    /// How long (in real time) `receive`, `expectDiagnostic` and `finish` wait for effects.
+    public var timeout: Duration
+
+    private let store: RootStore<State, Action>
+    private let recorder: Recorder<State, Action>
+    private let reporter: FailureReporter
+    private let createdAt: SourceLocation
+    private let recording: StoreSubscription
+    private var hasFinished = false
+
+    /// Creates a test store running `reducer` from `initialState`.
+    ///
+    /// - Parameters:
+    ///   - exhaustivity: ``Exhaustivity/on`` unless the test opts out.
+    ///   - timeout: How long to wait for effects in `receive` and `finish`.
+    ///   - reporter: Where failures go; Swift Testing's issues by default.
+    public init<R: Reducer>(
+        initialState: State,
+        reducer: R,
+        exhaustivity: Exhaustivity = .on,
+        timeout: Duration = .seconds(2),
+        reporter: FailureReporter = .swiftTesting,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) where R.State == State, R.Action == Action {
+        let recorder = Recorder<State, Action>(initialState: initialState)
+        self.recorder = recorder
+        self.exhaustivity = exhaustivity
+        self.timeout = timeout
+        self.reporter = reporter
+        createdAt = sourceLocation
+        store = RootStore(initialState: initialState, reducer: reducer,
+            diagnostics: Diagnostics { recorder.append($0) })
+        recording = store.observeActions { action, state in
+            recorder.append(action, state)
+        }
+    }
+
+    deinit {
+        guard !hasFinished, exhaustivity == .on else {
+            store.shutDown()
+            return
+        }
+        var problems: [String] = []
+        let running = store.runningEffects
+        if !running.isEmpty {
+            problems.append("\(running.count) effect(s) still running, started by: "
+                + running.map { ValueRenderer.oneLine($0) }.joined(separator: ", ")
+                + ". Receive their actions, cancel them, or end the test with `await store.finish()`.")
+        }
+        problems += pendingProblems()
+        store.shutDown()
+        for problem in problems { reporter.report(problem, at: createdAt) }
+    }
+
+    /// The store's current state.
+    public var state: State {
+        store.currentState
+    }
+
+    // MARK: - Sending
+
+    /// Sends `action` and asserts the change it makes.
+    ///
+    /// - Parameters:
+    ///   - action: The action, as a user or front end would send it.
+    ///   - updateExpected: Changes a copy of the state before `action` into the expected state
+    ///     after it. Omit it when the action changes nothing.
+    /// - Returns: The handle of the action's effects, to await or cancel them.
+    @discardableResult
+    nonisolated(nonsending) public func send(
+        _ action: Action,
+        assert updateExpected: ((inout State) throws -> Void)? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> StoreTask {
+        reportPending(before: "sending \(ValueRenderer.oneLine(action))", at: sourceLocation)
+        let start = recorder.count
+        let task = store.send(action)
+        await task.reduced()
+        guard let index = recorder.firstUnconsumed(from: start, where: { $0 == action }) else {
+            reporter.report("\(ValueRenderer.oneLine(action)) was not reduced (is the store shut down?)", at: sourceLocation)
+            return task
+        }
+        let record = recorder.consume(index)
+        assertChange(by: "sending \(ValueRenderer.oneLine(action))", from: record.before, to: record.after,
+            updateExpected, at: sourceLocation)
+        return task
+    }
+
+    // MARK: - Receiving
+
+    /// Asserts that the next action an effect fed back is `expected`, and the change it made.
+    ///
+    /// Waits up to `timeout` (default ``timeout``) for it to arrive. With exhaustivity off,
+    /// actions before the first match are skipped.
+    nonisolated(nonsending) public func receive(
+        _ expected: Action,
+        timeout: Duration? = nil,
+        assert updateExpected: ((inout State) throws -> Void)? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        reportPendingDiagnostics(before: "receiving \(ValueRenderer.oneLine(expected))", at: sourceLocation)
+        let deadline = ContinuousClock.now.advanced(by: timeout ?? self.timeout)
+        while true {
+            let generation = recorder.generation
+            if let index = recorder.firstUnconsumed(from: 0, where: { _ in true }) {
+                let record = recorder.consume(index)
+                if record.action == expected {
+                    assertChange(by: "receiving \(ValueRenderer.oneLine(expected))", from: record.before,
+                        to: record.after, updateExpected, at: sourceLocation)
+                    return
+                }
+                if exhaustivity == .on {
+                    let diff = ValueDiff(old: expected, new: record.action)
+                    reporter.report("""
+                        Expected to receive \(ValueRenderer.oneLine(expected)), but received \(ValueRenderer.oneLine(record.action)) \
+                        (− expected, + received):
+                        \(diff.render(oldMarker: "−", newMarker: "+"))
+                        """, at: sourceLocation)
+                    return
+                }
+                continue
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                let running = store.runningEffects.map { ValueRenderer.oneLine($0) }
+                reporter.report("""
+                    Expected to receive \(ValueRenderer.oneLine(expected)), but no action arrived within \(timeout ?? self.timeout)\
+                    \(running.isEmpty ? " and no effect is running" : "; effects still running, started by: " + running.joined(separator: ", ")).
+                    """, at: sourceLocation)
+                return
+            }
+            await recorder.waitForChange(since: generation, timeout: remaining)
+        }
+    }
+
+    // MARK: - Diagnostics
+
+    /// Asserts that the store reported a diagnostic of `kind` (whose message contains `text`,
+    /// when given), waiting up to ``timeout`` for an effect to report it.
+    nonisolated(nonsending) public func expectDiagnostic(
+        _ kind: Diagnostic.Kind,
+        containing text: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let matches: (Diagnostic) -> Bool = { $0.kind == kind && (text.map($0.message.contains) ?? true) }
+        while true {
+            let generation = recorder.generation
+            if recorder.consumeDiagnostic(where: matches) != nil { return }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                let reported = recorder.pendingDiagnostics.map(\.description)
+                reporter.report("""
+                    Expected a \(kind.rawValue) diagnostic\(text.map { " containing \"\($0)\"" } ?? "")\
+                    \(reported.isEmpty ? ", but none was reported" : ", but only these were reported:\n" + reported.joined(separator: "\n"))
+                    """, at: sourceLocation)
+                return
+            }
+            await recorder.waitForChange(since: generation, timeout: remaining)
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Waits up to `timeout` (default ``timeout``) for every effect to finish, then asserts that
+    /// nothing is left unasserted: received actions, diagnostics, running effects.
+    nonisolated(nonsending) public func finish(timeout: Duration? = nil, sourceLocation: SourceLocation = #_sourceLocation) async {
+        hasFinished = true
+        let limit = timeout ?? self.timeout
+        let store = store
+        let settled = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await store.waitForEffects()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !settled {
+            let running = store.runningEffects
+            if exhaustivity == .on, !running.isEmpty {
+                reporter.report("""
+                    \(running.count) effect(s) still running after \(limit), started by: \
+                    \(running.map { ValueRenderer.oneLine($0) }.joined(separator: ", ")). \
+                    Advance the test clock, receive their actions, or cancel them.
+                    """, at: sourceLocation)
+            }
+            store.shutDown()
+        }
+        if exhaustivity == .on {
+            for problem in pendingProblems() { reporter.report(problem, at: sourceLocation) }
+        }
+    }
+
+    /// Marks every action received so far as asserted.
+    public func skipReceivedActions() {
+        recorder.consumeAll()
+    }
+
+    /// Marks every diagnostic reported so far as asserted.
+    public func skipDiagnostics() {
+        _ = recorder.drainDiagnostics()
+    }
+
+    /// Cancels every running effect, so the test may end without waiting for them.
+    public func cancelEffects() {
+        store.shutDown()
+    }
+
+    // MARK: - Checks
+
+    private func assertChange(
+        by step: String, from before: State, to actual: State,
+        _ updateExpected: ((inout State) throws -> Void)?, at location: SourceLocation
+    ) {
+        var expected: State
+        switch exhaustivity {
+        case .on:
+            expected = before
+        case .off:
+            // Apply the test's assertions to the actual state: only what they set is checked.
+            expected = actual
+        }
+        do {
+            try updateExpected?(&expected)
+        } catch {
+            reporter.report("The assertion after \(step) threw \(error)", at: location)
+            return
+        }
+        guard expected != actual else { return }
+        let diff = ValueDiff(old: expected, new: actual)
+        reporter.report("""
+            State after \(step) is not as expected (− expected, + actual):
+            \(diff.isEmpty ? "(the values differ but render the same)" : diff.render(oldMarker: "−", newMarker: "+"))
+            """, at: location)
+    }
+
+    private func reportPending(before step: String, at location: SourceLocation) {
+        guard exhaustivity == .on else {
+            recorder.consumeAll()
+            _ = recorder.drainDiagnostics()
+            return
+        }
+        for problem in pendingProblems(before: step) { reporter.report(problem, at: location) }
+    }
+
+    private func reportPendingDiagnostics(before step: String, at location: SourceLocation) {
+        let diagnostics = recorder.drainDiagnostics()
+        guard exhaustivity == .on, !diagnostics.isEmpty else { return }
+        reporter.report("""
+            \(diagnostics.count) diagnostic(s) must be expected before \(step):
+            \(diagnostics.map(\.description).joined(separator: "\n"))
+            """, at: location)
+    }
+
+    /// Describes (and clears) unasserted received actions and diagnostics.
+    private func pendingProblems(before step: String? = nil) -> [String] {
+        var problems: [String] = []
+        let received = recorder.consumeAll()
+        let when = step.map { " before \($0)" } ?? ""
+        if !received.isEmpty {
+            problems.append("\(received.count) received action(s) must be asserted\(when):\n"
+                + received.map { ValueRenderer.oneLine($0) }.joined(separator: "\n"))
+        }
+        let diagnostics = recorder.drainDiagnostics()
+        if !diagnostics.isEmpty {
+            problems.append("\(diagnostics.count) diagnostic(s) must be expected\(when):\n"
+                + diagnostics.map(\.description).joined(separator: "\n"))
+        }
+        return problems
+    }
+}
+
+/// Where a ``TestStore`` reports failures.
+public struct FailureReporter: Sendable {
+    private let handler: @Sendable (String, SourceLocation) -> Void
+
+    /// A reporter that hands each failure message and its source location to `handler`.
+    public init(_ handler: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void) {
+        self.handler = handler
+    }
+
+    /// Reports a failure.
+    public func report(_ message: String, at location: SourceLocation) {
+        handler(message, location)
+    }
+
+    /// Records each failure as a Swift Testing issue.
+    public static let swiftTesting = FailureReporter { message, location in
+        Issue.record(Comment(rawValue: message), sourceLocation: location)
+    }
+}
+
+/// Every action a test store reduced, with the state before and after, and every diagnostic;
+/// shared between the store's threads and the test.
+private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
+    struct Record: Sendable {
+        let action: Action
+        let before: State
+        let after: State
+        var isConsumed = false
+    }
+
+    private struct Contents {
+        var latest: State
+        var records: [Record] = []
+        var diagnostics: [Diagnostic] = []
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+        /// Counts recorded actions and diagnostics, so a waiter can tell it missed none.
+        var generation: UInt64 = 0
+    }
+
+    private let contents: Locked<Contents>
+
+    init(initialState: State) {
+        contents = Locked(Contents(latest: initialState))
+    }
+
+    var count: Int { contents.withLock { $0.records.count } }
+
+    var generation: UInt64 { contents.withLock { $0.generation } }
+
+    var pendingDiagnostics: [Diagnostic] { contents.withLock { $0.diagnostics } }
+
+    func append(_ action: Action, _ state: State) {
+        signal { contents in
+            contents.records.append(Record(action: action, before: contents.latest, after: state))
+            contents.latest = state
+        }
+    }
+
+    func append(_ diagnostic: Diagnostic) {
+        signal { $0.diagnostics.append(diagnostic) }
+    }
+
+    func firstUnconsumed(from start: Int, where matches: (Action) -> Bool) -> Int? {
+        contents.withLock { contents in
+            guard start < contents.records.count else { return nil }
+            return contents.records[start...].firstIndex { !$0.isConsumed && matches($0.action) }
+        }
+    }
+
+    func consume(_ index: Int) -> Record {
+        contents.withLock { contents in
+            contents.records[index].isConsumed = true
+            return contents.records[index]
+        }
+    }
+
+    @discardableResult
+    func consumeAll() -> [Action] {
+        contents.withLock { contents in
+            var actions: [Action] = []
+            for index in contents.records.indices where !contents.records[index].isConsumed {
+                contents.records[index].isConsumed = true
+                actions.append(contents.records[index].action)
+            }
+            return actions
+        }
+    }
+
+    func consumeDiagnostic(where matches: (Diagnostic) -> Bool) -> Diagnostic? {
+        contents.withLock { contents in
+            guard let index = contents.diagnostics.firstIndex(where: matches) else { return nil }
+            return contents.diagnostics.remove(at: index)
+        }
+    }
+
+    func drainDiagnostics() -> [Diagnostic] {
+        contents.withLock { contents in
+            defer { contents.diagnostics.removeAll() }
+            return contents.diagnostics
+        }
+    }
+
+    /// Returns once something was recorded after `generation`, or after `timeout`.
+    func waitForChange(since generation: UInt64, timeout: Duration) async {
+        let key = contents.withLock { contents in
+            defer { contents.nextWaiter += 1 }
+            return contents.nextWaiter
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let done = self.contents.withLock { contents in
+                            if Task.isCancelled || contents.generation != generation { return true }
+                            contents.waiters[key] = continuation
+                            return false
+                        }
+                        if done { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.contents.withLock { $0.waiters.removeValue(forKey: key) }?.resume()
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func signal(_ change: (inout Contents) -> Void) {
+        let waiters = contents.withLock { contents in
+            change(&contents)
+            contents.generation += 1
+            defer { contents.waiters.removeAll() }
+            return Array(contents.waiters.values)
+        }
+        waiters.forEach { $0.resume() }
+    }
+}

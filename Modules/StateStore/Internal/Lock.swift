@@ -62,17 +62,17 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// A value guarded by a `Lock`.
-final class Locked<Value>: @unchecked Sendable {
+/// A value guarded by a `Lock`; shared with the package's other modules.
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     @inline(__always)
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
