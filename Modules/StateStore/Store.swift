@@ -16,8 +16,9 @@ import Observation
 /// - ``observe(_:)``: a callback with every new state, starting with the current one.
 /// - ``states``: the same as an `AsyncStream`.
 ///
-/// A root store publishes after every action; a scoped store only when its part of the state
-/// changed.
+/// A root store publishes after every action, as Redux subscribers hear every dispatch; a
+/// scoped store only when its part of the state changed. To hear only about real changes of the
+/// whole state, observe `store.scope(state: \.self, action: { $0 })`.
 ///
 /// ```swift
 /// let store = RootStore(initialState: Counter.State(), reducer: Counter())
