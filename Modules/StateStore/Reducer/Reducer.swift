@@ -67,16 +67,17 @@ public struct Reduce<State: Sendable, Action: Sendable>: Reducer {
 ///     Reduce { state, action in ... }
 /// }
 /// ```
-public struct CombineReducers<Reducers: Reducer>: Reducer {
+public struct CombineReducers<State: Sendable, Action: Sendable, Reducers: Reducer>: Reducer
+where Reducers.State == State, Reducers.Action == Action {
     private let reducers: Reducers
 
     /// Combines the reducers listed in `build`.
-    public init(@ReducerBuilder<Reducers.State, Reducers.Action> _ build: () -> Reducers) {
+    public init(@ReducerBuilder<State, Action> _ build: () -> Reducers) {
         reducers = build()
     }
 
     /// Runs each reducer in order.
-    public func reduce(into state: inout Reducers.State, action: Reducers.Action) -> Effect<Reducers.Action> {
+    public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         reducers.reduce(into: &state, action: action)
     }
 }

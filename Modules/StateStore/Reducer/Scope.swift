@@ -12,11 +12,11 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
     private let child: Child
 
     /// Scopes `child` to the state at `state` and the actions `action` extracts.
-    public init(
-        state: WritableKeyPath<ParentState, Child.State> & Sendable,
-        action: ActionPath<ParentAction, Child.Action>,
-        @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-    ) {
+    public init<ChildState, ChildAction>(
+        state: WritableKeyPath<ParentState, ChildState> & Sendable,
+        action: ActionPath<ParentAction, ChildAction>,
+        @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+    ) where ChildState == Child.State, ChildAction == Child.Action {
         toChildState = state
         toChildAction = action
         self.child = child()
@@ -34,11 +34,11 @@ extension Reducer {
     ///
     /// A child action that arrives while the child state is `nil` changes nothing and is reported
     /// as a ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it.
-    public func ifLet<Child: Reducer>(
-        _ state: WritableKeyPath<State, Child.State?> & Sendable,
-        action: ActionPath<Action, Child.Action>,
-        @ReducerBuilder<Child.State, Child.Action> then child: () -> Child
-    ) -> IfLetReducer<Self, Child> {
+    public func ifLet<ChildState, ChildAction, Child: Reducer>(
+        _ state: WritableKeyPath<State, ChildState?> & Sendable,
+        action: ActionPath<Action, ChildAction>,
+        @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
+    ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
         IfLetReducer(parent: self, toChildState: state, toChildAction: action, child: child())
     }
 
@@ -47,11 +47,12 @@ extension Reducer {
     ///
     /// An action for an id that is not in the collection changes nothing and is reported as a
     /// ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it.
-    public func forEach<Element: Identifiable & Sendable, Child: Reducer>(
+    public func forEach<Element: Identifiable & Sendable, ElementAction, Child: Reducer>(
         _ elements: WritableKeyPath<State, IdentifiedArray<Element>> & Sendable,
-        action: ActionPath<Action, (Element.ID, Child.Action)>,
-        @ReducerBuilder<Element, Child.Action> element: () -> Child
-    ) -> ForEachReducer<Self, Element, Child> where Child.State == Element, Element.ID: Sendable {
+        action: ActionPath<Action, (Element.ID, ElementAction)>,
+        @ReducerBuilder<Element, ElementAction> element: () -> Child
+    ) -> ForEachReducer<Self, Element, Child>
+    where Child.State == Element, Child.Action == ElementAction, Element.ID: Sendable {
         ForEachReducer(parent: self, toElements: elements, toElementAction: action, element: element())
     }
 }

@@ -1,0 +1,210 @@
+import StateStore
+import StateStoreTesting
+import Testing
+
+/// A feature whose actions each return one kind of effect, to test the effect runner.
+private struct Lab: Reducer {
+    struct State: Equatable, Sendable {
+        var log: [String] = []
+    }
+
+    enum Action: Equatable, Sendable {
+        case merge
+        case concatenate
+        case mapped
+        case startLong(id: Int, cancelInFlight: Bool)
+        case cancel(id: Int)
+        case searched(String)
+        case throttled(String, latest: Bool)
+        case report(Diagnostic)
+        case failingWithoutHandler
+        case child(ChildAction)
+        case logged(String)
+    }
+
+    enum ChildAction: Equatable, Sendable { case ping }
+
+    let clock: TestClock
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .merge:
+            return .merge(
+                .run { send in
+                    try await clock.sleep(for: .seconds(2))
+                    send(.logged("slow"))
+                },
+                .run { send in
+                    try await clock.sleep(for: .seconds(1))
+                    send(.logged("fast"))
+                }
+            )
+        case .concatenate:
+            return .concatenate(
+                .run { send in
+                    try await clock.sleep(for: .seconds(2))
+                    send(.logged("first"))
+                },
+                .send(.logged("second")),
+                .run { send in
+                    try await clock.sleep(for: .seconds(1))
+                    send(.logged("third"))
+                }
+            )
+        case .mapped:
+            let child: Effect<ChildAction> = .merge(.send(.ping), .run { send in send(.ping) })
+            return child.map(Action.child)
+        case .startLong(let id, let cancelInFlight):
+            return .run { send in
+                try await clock.sleep(for: .seconds(10))
+                send(.logged("long \(id) done"))
+            }
+            .cancellable(id: id, cancelInFlight: cancelInFlight)
+        case .cancel(let id):
+            return .cancel(id: id)
+        case .searched(let query):
+            return .run { send in send(.logged("search \(query)")) }
+                .debounce(id: "search", for: .milliseconds(300), clock: clock)
+        case .throttled(let value, let latest):
+            return .run { send in send(.logged("throttled \(value)")) }
+                .throttle(id: "throttle", for: .seconds(1), clock: clock, latest: latest)
+        case .report(let diagnostic):
+            return .diagnostic(diagnostic)
+        case .failingWithoutHandler:
+            return .run { _ in throw LabError.unreachable(host: "db") }
+        case .child(.ping):
+            state.log.append("ping")
+            return .none
+        case .logged(let text):
+            state.log.append(text)
+            return .none
+        }
+    }
+
+    enum LabError: Error { case unreachable(host: String) }
+}
+
+@Suite("Effects: combination, cancellation, errors, timing")
+struct EffectTests {
+    @Test func mergeRunsEffectsAtOnce() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.merge)
+        await clock.advance(by: .seconds(1))
+        await store.receive(.logged("fast")) { $0.log = ["fast"] }
+        await clock.advance(by: .seconds(1))
+        await store.receive(.logged("slow")) { $0.log = ["fast", "slow"] }
+        await store.finish()
+    }
+
+    @Test func concatenateRunsEffectsOneAfterAnother() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.concatenate)
+        await clock.advance(by: .seconds(1))
+        #expect(store.state.log.isEmpty, "the second effect must wait for the first")
+        await clock.advance(by: .seconds(1))
+        await store.receive(.logged("first")) { $0.log = ["first"] }
+        await store.receive(.logged("second")) { $0.log = ["first", "second"] }
+        await clock.advance(by: .seconds(1))
+        await store.receive(.logged("third")) { $0.log = ["first", "second", "third"] }
+        await store.finish()
+    }
+
+    @Test func mapEmbedsEveryActionOfAChildEffect() async {
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: TestClock()))
+        await store.send(.mapped)
+        await store.receive(.child(.ping)) { $0.log = ["ping"] }
+        await store.receive(.child(.ping)) { $0.log = ["ping", "ping"] }
+        await store.finish()
+    }
+
+    @Test func cancelStopsEffectsWithTheIDAndDropsTheirLateActions() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.startLong(id: 1, cancelInFlight: false))
+        await store.send(.startLong(id: 2, cancelInFlight: false))
+        await store.send(.cancel(id: 1))
+        await clock.advance(by: .seconds(10))
+        await store.receive(.logged("long 2 done")) { $0.log = ["long 2 done"] }
+        await store.finish()
+    }
+
+    @Test func cancelInFlightReplacesTheRunningEffect() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.startLong(id: 7, cancelInFlight: true))
+        await clock.advance(by: .seconds(5))
+        await store.send(.startLong(id: 7, cancelInFlight: true))
+        await clock.advance(by: .seconds(5))
+        #expect(store.state.log.isEmpty, "the first effect was cancelled before it finished")
+        await clock.advance(by: .seconds(5))
+        await store.receive(.logged("long 7 done")) { $0.log = ["long 7 done"] }
+        await store.finish()
+    }
+
+    @Test func anErrorWithACatchHandlerBecomesAnAction() async {
+        let store = TestStore(initialState: Counter.State(), reducer: Counter())
+        await store.send(.fail)
+        await store.receive(.failed("boom")) { $0.log = ["boom"] }
+        await store.finish()
+    }
+
+    @Test func anErrorWithoutAHandlerGoesToDiagnostics() async {
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: TestClock()))
+        await store.send(.failingWithoutHandler)
+        await store.expectDiagnostic(.unhandledEffectError, containing: "unreachable(host: \"db\")")
+        await store.finish()
+    }
+
+    @Test func aDiagnosticEffectReachesTheChannel() async {
+        let log = DiagnosticLog()
+        let store = RootStore(initialState: Lab.State(), reducer: Lab(clock: TestClock()), diagnostics: .collecting(into: log))
+        store.send(.report(Diagnostic(.invalidTransition, "custom")))
+        #expect(log.entries == [Diagnostic(.invalidTransition, "custom")])
+    }
+
+    @Test func debounceRunsOnlyTheLastOfABurst() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.searched("m"))
+        await clock.advance(by: .milliseconds(200))
+        await store.send(.searched("mi"))
+        await clock.advance(by: .milliseconds(200))
+        await store.send(.searched("mil"))
+        await clock.advance(by: .milliseconds(299))
+        #expect(store.state.log.isEmpty)
+        await clock.advance(by: .milliseconds(1))
+        await store.receive(.logged("search mil")) { $0.log = ["search mil"] }
+        await store.finish()
+    }
+
+    @Test func throttleLetsTheFirstThroughAndDropsTheRestOfTheWindow() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.throttled("a", latest: false))
+        await store.receive(.logged("throttled a")) { $0.log = ["throttled a"] }
+        await clock.advance(by: .milliseconds(500))
+        await store.send(.throttled("b", latest: false))
+        await clock.advance(by: .milliseconds(600))
+        await store.send(.throttled("c", latest: false))
+        await store.receive(.logged("throttled c")) { $0.log = ["throttled a", "throttled c"] }
+        await store.finish()
+    }
+
+    @Test func throttleWithLatestRunsTheLastOfTheWindowWhenItCloses() async {
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.throttled("a", latest: true))
+        await store.receive(.logged("throttled a")) { $0.log = ["throttled a"] }
+        await clock.advance(by: .milliseconds(200))
+        await store.send(.throttled("b", latest: true))
+        await clock.advance(by: .milliseconds(200))
+        await store.send(.throttled("c", latest: true))
+        await clock.advance(by: .milliseconds(599))
+        #expect(store.state.log == ["throttled a"])
+        await clock.advance(by: .milliseconds(1))
+        await store.receive(.logged("throttled c")) { $0.log = ["throttled a", "throttled c"] }
+        await store.finish()
+    }
+}

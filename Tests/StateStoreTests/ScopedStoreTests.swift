@@ -1,0 +1,181 @@
+import Observation
+import StateStore
+import Testing
+
+/// A list of counters with a title, to scope stores into.
+private struct Board: Reducer {
+    struct Row: Identifiable, Equatable, Sendable {
+        let id: Int
+        var count = 0
+    }
+
+    struct State: Equatable, Sendable {
+        var title = ""
+        var rows: IdentifiedArray<Row> = []
+    }
+
+    enum Action: Equatable, Sendable {
+        case retitle(String)
+        case row(id: Int, RowAction)
+        case incrementAll
+        case remove(Int)
+        case sortDescending
+        case replaceRows([Row])
+    }
+
+    enum RowAction: Equatable, Sendable { case increment }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .retitle(let title):
+            state.title = title
+        case .row(let id, .increment):
+            state.rows[id: id]?.count += 1
+        case .incrementAll:
+            for row in state.rows { state.rows[id: row.id]?.count += 1 }
+        case .remove(let id):
+            state.rows.remove(id: id)
+        case .sortDescending:
+            state.rows.sort { $0.id > $1.id }
+        case .replaceRows(let rows):
+            state.rows = IdentifiedArray(uniqueElements: rows)
+        }
+        return .none
+    }
+
+    static func store(rows: Int) -> RootStore<State, Action> {
+        RootStore(initialState: State(rows: IdentifiedArray(uniqueElements: (0..<rows).map { Row(id: $0) })), reducer: Board())
+    }
+}
+
+@Suite("Scoped stores")
+struct ScopedStoreTests {
+    @Test func aScopedStoreIsNotifiedOnlyWhenItsPartChanges() {
+        let store = Board.store(rows: 2)
+        let title = store.scope(state: \.title, action: Board.Action.retitle)
+        let seen = Collected<String>()
+        let subscription = title.observe { seen.append($0) }
+        store.send(.row(id: 0, .increment))
+        store.send(.retitle("Groceries"))
+        store.send(.row(id: 1, .increment))
+        store.send(.retitle("Groceries"))
+        #expect(seen.all == ["", "Groceries"])
+        #expect(title.currentState == "Groceries")
+        subscription.cancel()
+    }
+
+    @Test func aScopedStoreSendsThroughItsParent() {
+        let store = Board.store(rows: 0)
+        let title = store.scope(state: \.title, action: Board.Action.retitle)
+        title.send("Chores")
+        #expect(store.currentState.title == "Chores")
+    }
+
+    @Test func anElementStoreHearsOnlyAboutItsElement() {
+        let store = Board.store(rows: 100)
+        let seen = (0..<100).map { _ in Collected<Int>() }
+        let rows = (0..<100).compactMap { id in
+            store.scope(\.rows, id: id, action: { (id: Int, action: Board.RowAction) in Board.Action.row(id: id, action) })
+        }
+        let subscriptions = rows.enumerated().map { index, row in row.observe { seen[index].append($0.count) } }
+        store.send(.row(id: 42, .increment))
+        store.send(.row(id: 42, .increment))
+        store.send(.retitle("x"))
+        store.send(.row(id: 7, .increment))
+        #expect(seen[42].all == [0, 1, 2])
+        #expect(seen[7].all == [0, 1])
+        #expect(seen.enumerated().allSatisfy { index, values in [7, 42].contains(index) || values.all == [0] })
+        rows[3].send(.increment)
+        #expect(store.currentState.rows[id: 3]?.count == 1)
+        #expect(seen[3].all == [0, 1])
+        _ = subscriptions
+    }
+
+    @Test func elementStoresStayCorrectWhenMoreChangesHappenThanTheLogRemembers() {
+        let store = Board.store(rows: 50)
+        let seen = (0..<50).map { _ in Collected<Int>() }
+        let rows = (0..<50).compactMap { id in store.scope(\.rows, id: id, action: Board.Action.row) }
+        let subscriptions = rows.enumerated().map { index, row in row.observe { seen[index].append($0.count) } }
+        // One action touching all 50 elements: more steps than the change log keeps.
+        store.send(.incrementAll)
+        #expect(seen.allSatisfy { $0.all == [0, 1] })
+        store.send(.sortDescending)
+        #expect(seen.allSatisfy { $0.all == [0, 1] }, "reordering changes no element")
+        store.send(.replaceRows((0..<50).map { Board.Row(id: $0, count: $0 == 9 ? 5 : 1) }))
+        #expect(seen[9].all == [0, 1, 5])
+        #expect(seen[8].all == [0, 1], "replacing with equal values notifies nobody")
+        _ = subscriptions
+    }
+
+    @Test func anElementStoreKeepsItsLastValueAfterTheElementIsRemoved() {
+        let store = Board.store(rows: 3)
+        guard let row = store.scope(\.rows, id: 1, action: Board.Action.row) else {
+            Issue.record("row 1 should exist")
+            return
+        }
+        store.send(.row(id: 1, .increment))
+        store.send(.remove(1))
+        #expect(row.currentState == Board.Row(id: 1, count: 1))
+        #expect(store.scope(\.rows, id: 1, action: Board.Action.row) == nil, "no store for an absent id")
+    }
+
+    @Test func nestedScopesNotifyOnlyWhenTheirOwnPartChanges() {
+        struct Outer: Equatable, Sendable { var inner = Inner(); var other = 0 }
+        struct Inner: Equatable, Sendable { var value = 0; var noise = 0 }
+        enum Action: Sendable { case value, noise, other }
+        let store = RootStore(initialState: Outer(), reducer: Reduce<Outer, Action> { state, action in
+            switch action {
+            case .value: state.inner.value += 1
+            case .noise: state.inner.noise += 1
+            case .other: state.other += 1
+            }
+            return .none
+        })
+        let inner = store.scope(state: \.inner, action: { $0 })
+        let value = inner.scope(state: \.value, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = value.observe { seen.append($0) }
+        store.send(.other)
+        store.send(.noise)
+        store.send(.value)
+        #expect(seen.all == [0, 1])
+        value.send(.value)
+        #expect(store.currentState.inner.value == 2)
+        subscription.cancel()
+    }
+
+    @Test func releasingAScopedStoreUnregistersIt() {
+        let store = Board.store(rows: 1)
+        let seen = Collected<String>()
+        do {
+            let title = store.scope(state: \.title, action: Board.Action.retitle)
+            let subscription = title.observe { seen.append($0) }
+            store.send(.retitle("a"))
+            subscription.cancel()
+        }
+        store.send(.retitle("b"))
+        #expect(seen.all == ["", "a"])
+    }
+
+    @Test func observationTrackingOnAScopedStoreFiresOnlyForItsPart() {
+        let store = Board.store(rows: 1)
+        let title = store.scope(state: \.title, action: Board.Action.retitle)
+        let fired = Counter.Probe()
+        _ = withObservationTracking { title.state } onChange: { fired.increment() }
+        store.send(.row(id: 0, .increment))
+        #expect(fired.count == 0)
+        store.send(.retitle("new"))
+        #expect(fired.count == 1)
+    }
+
+    @Test func deduplicatingTheRootByScopingToSelf() {
+        let store = Board.store(rows: 0)
+        let whole = store.scope(state: \.self, action: { $0 })
+        let seen = Collected<String>()
+        let subscription = whole.observe { seen.append($0.title) }
+        store.send(.retitle("a"))
+        store.send(.retitle("a"))
+        #expect(seen.all == ["", "a"])
+        subscription.cancel()
+    }
+}
