@@ -20,6 +20,13 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
         public var old: String?
         /// The new (or actual) side, or `nil` when the element is only on the old side.
         public var new: String?
+
+        /// A change at `path` from `old` to `new`.
+        public init(path: String, old: String?, new: String?) {
+            self.path = path
+            self.old = old
+            self.new = new
+        }
     }
 
     /// Every difference, in the order the values were walked.
@@ -54,9 +61,12 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
     private static func compare(
         _ old: Any, _ new: Any, path: String, label: String?, redaction: Redaction, into changes: inout [Change]
     ) {
+        // Compare everything, secrets included, but show only what the redaction allows.
+        guard ValueRenderer.oneLine(old, redaction: .revealing) != ValueRenderer.oneLine(new, redaction: .revealing) else {
+            return
+        }
         let oldLine = ValueRenderer.oneLine(old, labelled: label, redaction: redaction)
         let newLine = ValueRenderer.oneLine(new, labelled: label, redaction: redaction)
-        guard oldLine != newLine else { return }
         if oldLine == Redaction.placeholder || newLine == Redaction.placeholder {
             changes.append(Change(path: path, old: oldLine, new: newLine))
             return

@@ -14,11 +14,20 @@ public protocol Secret {}
 public struct Redaction: Sendable, Hashable {
     /// Lowercased fragments of labels whose values are hidden.
     public var labelFragments: [String]
+    /// Shows everything, ``Secret`` values included; only for comparing values, never for output.
+    var revealsEverything = false
 
     /// Hides values under labels containing any of `labelFragments`.
     public init(labelFragments: [String]) {
         self.labelFragments = labelFragments.map { $0.lowercased() }
     }
+
+    /// Shows everything: used to tell whether two values differ, never to print them.
+    static let revealing: Redaction = {
+        var redaction = Redaction(labelFragments: [])
+        redaction.revealsEverything = true
+        return redaction
+    }()
 
     /// Hides passwords, tokens and secrets.
     public static let `default` = Redaction(labelFragments: ["password", "token", "secret"])
@@ -54,7 +63,7 @@ public enum ValueRenderer {
     }
 
     static func render(_ value: Any, label: String?, redaction: Redaction, into output: inout String) {
-        if value is any Secret || redaction.hides(label: label) {
+        if !redaction.revealsEverything, value is any Secret || redaction.hides(label: label) {
             output += Redaction.placeholder
             return
         }
@@ -69,7 +78,7 @@ public enum ValueRenderer {
         case .enumCase(let name, let payload):
             output += "\(node.typeName).\(name)"
             guard let payload else { return }
-            if redaction.hides(label: name) {
+            if !redaction.revealsEverything, redaction.hides(label: name) {
                 output += "(\(Redaction.placeholder))"
             } else if Mirror(reflecting: payload).displayStyle == .tuple {
                 render(payload, label: nil, redaction: redaction, into: &output)
