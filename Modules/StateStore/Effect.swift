@@ -22,6 +22,7 @@
 /// the `send` that caused it. An error thrown by a `run` effect goes to its `catch` handler or,
 /// without one, to the store's ``Diagnostics``; it is never dropped silently.
 public struct Effect<Action: Sendable>: Sendable {
+    @usableFromInline
     indirect enum Operation: Sendable {
         case none
         case send(Action)
@@ -34,12 +35,14 @@ public struct Effect<Action: Sendable>: Sendable {
         case diagnostic(Diagnostic)
     }
 
+    @usableFromInline
     struct Run: Sendable {
         var priority: TaskPriority?
         var body: @Sendable (Send<Action>) async throws -> Void
         var onError: (@Sendable (any Error, Send<Action>) async -> Void)?
     }
 
+    @usableFromInline
     struct Throttle: Sendable {
         var id: EffectID
         var interval: Duration
@@ -48,13 +51,15 @@ public struct Effect<Action: Sendable>: Sendable {
         var effect: Effect
     }
 
-    let operation: Operation
+    @usableFromInline let operation: Operation
 
+    @inlinable
     init(_ operation: Operation) {
         self.operation = operation
     }
 
     /// Whether this effect does nothing.
+    @inlinable
     var isNone: Bool {
         if case .none = operation { return true }
         return false
@@ -63,9 +68,11 @@ public struct Effect<Action: Sendable>: Sendable {
     // MARK: - Building effects
 
     /// An effect that does nothing.
+    @inlinable
     public static var none: Effect { Effect(.none) }
 
     /// Feeds `action` back into the store right after the current action.
+    @inlinable
     public static func send(_ action: Action) -> Effect {
         Effect(.send(action))
     }
@@ -101,6 +108,7 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// Runs this effect and `other` at once.
+    @inlinable
     public func merge(with other: Effect) -> Effect {
         if isNone { return other }
         if other.isNone { return self }
@@ -239,6 +247,7 @@ public struct Send<Action: Sendable>: Sendable {
 }
 
 /// A type-erased, hashable, sendable identifier of cancellable effects.
+@usableFromInline
 struct EffectID: Hashable, @unchecked Sendable {
     // Built only from `some Hashable & Sendable`, so the boxed value is Sendable.
     private let base: AnyHashable
@@ -249,6 +258,7 @@ struct EffectID: Hashable, @unchecked Sendable {
 }
 
 /// The three clock operations throttling needs, erased from the clock's instant type.
+@usableFromInline
 struct ErasedClock: Sendable {
     /// The current instant, boxed.
     let now: @Sendable () -> any Sendable

@@ -21,11 +21,12 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// The identifier of an element.
     public typealias ID = Element.ID
 
-    private var storage: [Element]
-    private var positions: [ID: Int]
-    private var changeLog: ChangeLog<ID>
+    @usableFromInline var storage: [Element]
+    @usableFromInline var positions: [ID: Int]
+    @usableFromInline var changeLog: ChangeLog<ID>
 
     /// Creates an empty collection.
+    @inlinable
     public init() {
         storage = []
         positions = [:]
@@ -35,6 +36,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// Creates a collection from elements with distinct ids.
     ///
     /// - Precondition: No two elements share an id.
+    @inlinable
     public init(uniqueElements elements: some Sequence<Element>) {
         self.init()
         for element in elements {
@@ -48,20 +50,25 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     // MARK: - Access by id
 
     /// The ids, in order.
+    @inlinable
     public var ids: [ID] { storage.map(\.id) }
 
     /// The elements, in order, as an array.
+    @inlinable
     public var elements: [Element] { storage }
 
     /// Whether an element with `id` is present.
+    @inlinable
     public func contains(id: ID) -> Bool { positions[id] != nil }
 
     /// The position of the element with `id`, if present.
+    @inlinable
     public func index(id: ID) -> Int? { positions[id] }
 
     /// The element with `id`; setting `nil` removes it, setting a value for a new id appends it.
     ///
     /// - Precondition: A value set for `id` has that id.
+    @inlinable
     public subscript(id id: ID) -> Element? {
         get {
             positions[id].map { storage[$0] }
@@ -95,6 +102,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// Mutates the element with `id` in place, without copying it.
     ///
     /// - Returns: What `body` returned, or `nil` (and `body` is not called) when no element has `id`.
+    @inlinable
     @discardableResult
     public mutating func modify<Result>(id: ID, _ body: (inout Element) throws -> Result) rethrows -> Result? {
         guard let position = positions[id] else { return nil }
@@ -110,6 +118,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// Appends an element, or replaces the element with the same id in place.
     ///
     /// - Returns: Whether the element was new.
+    @inlinable
     @discardableResult
     public mutating func append(_ element: Element) -> Bool {
         if let position = positions[element.id] {
@@ -126,6 +135,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// Inserts a new element at `index`.
     ///
     /// - Precondition: No element has the same id, and `index` is in `0...count`.
+    @inlinable
     public mutating func insert(_ element: Element, at index: Int) {
         precondition(positions[element.id] == nil, "IdentifiedArray: duplicate id \(element.id)")
         storage.insert(element, at: index)
@@ -134,6 +144,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Removes and returns the element with `id`, if present.
+    @inlinable
     @discardableResult
     public mutating func remove(id: ID) -> Element? {
         guard let position = positions[id] else { return nil }
@@ -141,6 +152,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Removes and returns the element at `index`.
+    @inlinable
     @discardableResult
     public mutating func remove(at index: Int) -> Element {
         let element = storage.remove(at: index)
@@ -151,6 +163,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Removes every element.
+    @inlinable
     public mutating func removeAll() {
         guard !storage.isEmpty else { return }
         storage.removeAll()
@@ -159,6 +172,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Removes the elements that satisfy `shouldBeRemoved`.
+    @inlinable
     public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
         let removed = try storage.filter(shouldBeRemoved).map(\.id)
         guard !removed.isEmpty else { return }
@@ -173,6 +187,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Moves the element at `source` to `destination`.
+    @inlinable
     public mutating func move(from source: Int, to destination: Int) {
         guard source != destination else { return }
         let element = storage.remove(at: source)
@@ -182,13 +197,15 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Sorts the elements in place.
+    @inlinable
     public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
         try storage.sort(by: areInIncreasingOrder)
         reindex(from: 0)
         changeLog.recordReorder()
     }
 
-    private mutating func reindex(from start: Int) {
+    @inlinable
+    mutating func reindex(from start: Int) {
         for position in start..<storage.count {
             positions[storage[position].id] = position
         }
@@ -197,11 +214,13 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     // MARK: - Change tracking
 
     /// An opaque stamp that changes with every mutation; equal stamps mean equal contents.
+    @inlinable
     package var version: UInt64 { changeLog.version }
 
     /// The ids of the elements added, removed or changed since the value whose stamp was
     /// `version`, or `nil` when that cannot be told cheaply (the log no longer reaches back that
     /// far, or the whole collection was replaced); compare every element then.
+    @inlinable
     package func changedIDs(since version: UInt64) -> [ID]? {
         changeLog.ids(since: version)
     }
@@ -211,11 +230,14 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
 
 extension IdentifiedArray: RandomAccessCollection {
     /// The position of the first element.
+    @inlinable
     public var startIndex: Int { storage.startIndex }
     /// The position past the last element.
+    @inlinable
     public var endIndex: Int { storage.endIndex }
 
     /// The element at `position`.
+    @inlinable
     public subscript(position: Int) -> Element {
         get { storage[position] }
         set {
@@ -228,6 +250,7 @@ extension IdentifiedArray: RandomAccessCollection {
 
 extension IdentifiedArray: ExpressibleByArrayLiteral {
     /// Creates a collection from a literal of elements with distinct ids.
+    @inlinable
     public init(arrayLiteral elements: Element...) {
         self.init(uniqueElements: elements)
     }
@@ -235,6 +258,7 @@ extension IdentifiedArray: ExpressibleByArrayLiteral {
 
 extension IdentifiedArray: Equatable where Element: Equatable {
     /// Whether both hold the same elements in the same order.
+    @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.changeLog.version == rhs.changeLog.version || lhs.storage == rhs.storage
     }
@@ -242,6 +266,7 @@ extension IdentifiedArray: Equatable where Element: Equatable {
 
 extension IdentifiedArray: Hashable where Element: Hashable {
     /// Hashes the elements in order.
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage)
     }
@@ -249,6 +274,7 @@ extension IdentifiedArray: Hashable where Element: Hashable {
 
 extension IdentifiedArray: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
+    @inlinable
     public func encode(to encoder: any Encoder) throws {
         try storage.encode(to: encoder)
     }
@@ -258,6 +284,7 @@ extension IdentifiedArray: Decodable where Element: Decodable {
     /// Decodes an array of elements.
     ///
     /// - Throws: `DecodingError.dataCorrupted` when two elements share an id.
+    @inlinable
     public init(from decoder: any Decoder) throws {
         let elements = try [Element](from: decoder)
         self.init()
@@ -275,11 +302,13 @@ extension IdentifiedArray: Decodable where Element: Decodable {
 
 extension IdentifiedArray: CustomStringConvertible {
     /// The elements, rendered like an array.
+    @inlinable
     public var description: String { storage.description }
 }
 
 extension IdentifiedArray: CustomReflectable {
     /// Reflects as the collection of its elements.
+    @inlinable
     public var customMirror: Mirror { Mirror(self, unlabeledChildren: storage, displayStyle: .collection) }
 }
 
@@ -287,35 +316,53 @@ extension IdentifiedArray: CustomReflectable {
 
 /// Source of version stamps that are unique in the process, so two values can only share a stamp
 /// if one is an unmodified copy of the other.
-private let versionCounter = Atomic<UInt64>(0)
+@usableFromInline
+let versionCounter = Atomic<UInt64>(0)
 
 /// The version stamp of an identified array and the ids of its last few mutations.
-private struct ChangeLog<ID: Hashable & Sendable>: Sendable {
-    private struct Entry: Sendable {
-        var from: UInt64
-        var to: UInt64
+@usableFromInline
+struct ChangeLog<ID: Hashable & Sendable>: Sendable {
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline var from: UInt64
+        @usableFromInline var to: UInt64
         /// `nil` for a step that changed no element's value (a reorder).
-        var id: ID?
+        @usableFromInline var id: ID?
+
+        @inlinable
+        init(from: UInt64, to: UInt64, id: ID?) {
+            self.from = from
+            self.to = to
+            self.id = id
+        }
     }
 
     /// How many steps back a diff can reach before falling back to comparing everything.
-    private static var capacity: Int { 32 }
+    @inlinable
+    static var capacity: Int { 32 }
 
-    private(set) var version: UInt64 = 0
-    private var entries: ContiguousArray<Entry> = []
-    private var start = 0
+    @usableFromInline var version: UInt64 = 0
+    @usableFromInline var entries: ContiguousArray<Entry> = []
+    @usableFromInline var start = 0
 
+    @inlinable
+    init() {}
+
+    @inlinable
     mutating func record(_ id: ID) { append(id) }
 
+    @inlinable
     mutating func recordReorder() { append(nil) }
 
+    @inlinable
     mutating func recordReplacement() {
         entries.removeAll()
         start = 0
         version = Self.nextVersion()
     }
 
-    private mutating func append(_ id: ID?) {
+    @inlinable
+    mutating func append(_ id: ID?) {
         let next = Self.nextVersion()
         let entry = Entry(from: version, to: next, id: id)
         if entries.count < Self.capacity {
@@ -327,6 +374,7 @@ private struct ChangeLog<ID: Hashable & Sendable>: Sendable {
         version = next
     }
 
+    @inlinable
     func ids(since past: UInt64) -> [ID]? {
         if past == version { return [] }
         var ids: [ID] = []
@@ -345,7 +393,8 @@ private struct ChangeLog<ID: Hashable & Sendable>: Sendable {
         return nil
     }
 
-    private static func nextVersion() -> UInt64 {
+    @inlinable
+    static func nextVersion() -> UInt64 {
         versionCounter.wrappingAdd(1, ordering: .relaxed).newValue
     }
 }

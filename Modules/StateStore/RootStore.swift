@@ -11,7 +11,6 @@
 /// which is what ``Timeline`` and journals build on. Releasing the last reference to a store
 /// tree cancels its effects.
 public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Action>, @unchecked Sendable {
-    let runtime: StoreRuntime<State, Action>
 
     /// Creates a store that reduces with `reducer`.
     ///
@@ -20,6 +19,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ///   - reducer: The feature's rules; its clients are injected as its properties.
     ///   - diagnostics: Where runtime warnings go; standard error unless you say otherwise.
     ///   - middleware: The middleware actions pass through before the reducer, in order.
+    @inlinable
     public convenience init<R: Reducer>(
         initialState: State,
         reducer: R,
@@ -28,7 +28,8 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ) where R.State == State, R.Action == Action {
         self.init(runtime: StoreRuntime(
             initialState: initialState,
-            reduction: .sync { reducer.reduce(into: &$0, action: $1) },
+            syncReduce: { reducer.reduce(into: &$0, action: $1) },
+            asyncReduce: nil,
             middleware: middleware().middleware,
             diagnostics: diagnostics
         ))
@@ -47,23 +48,36 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ) where R.State == State, R.Action == Action {
         self.init(runtime: StoreRuntime(
             initialState: initialState,
-            reduction: .async { await reducer.reduce($0, $1) },
+            syncReduce: nil,
+            asyncReduce: { await reducer.reduce($0, $1) },
             middleware: middleware().middleware,
             diagnostics: diagnostics
         ))
     }
 
-    private init(runtime: StoreRuntime<State, Action>) {
-        self.runtime = runtime
+    private let root: StoreRuntime<State, Action>
+
+    @usableFromInline
+    init(runtime: StoreRuntime<State, Action>) {
+        root = runtime
         super.init(
             lock: runtime.lock,
             node: runtime.rootNode,
-            readWhileLocked: { runtime.stateWhileLocked },
+            runtime: runtime,
+            readWhileLocked: { runtime.core.pointee.state },
             send: { runtime.send($0, checkReentrancy: true) },
             schedule: runtime.schedule,
             diagnostics: runtime.diagnostics,
             detach: nil
         )
+    }
+
+
+    deinit {
+        // Effects and subscriptions reach the runtime through its handle; cutting it ends the
+        // cycle, and shutting down cancels what is still running.
+        root.shutDown()
+        root.handle.disconnect()
     }
 
     // MARK: - Following actions
@@ -73,33 +87,33 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ///
     /// Restoring a state with ``Timeline`` is not an action and is not reported here.
     public func observeActions(_ onReduce: @escaping @Sendable (_ action: Action, _ state: State) -> Void) -> StoreSubscription {
-        runtime.observeActions(onReduce)
+        root.observeActions(onReduce)
     }
 
     func restore(_ state: State) {
-        runtime.restore(state)
+        root.restore(state)
     }
 
     // MARK: - Effects and lifetime
 
     /// The actions whose effects are still running, oldest first.
     public var runningEffects: [Action] {
-        runtime.effects.runningOrigins
+        root.effects.runningOrigins
     }
 
     /// Waits until no effect is running; returns early if the calling task is cancelled.
     public func waitForEffects() async {
-        await runtime.effects.waitUntilIdle()
+        await root.effects.waitUntilIdle()
     }
 
     /// Cancels every running effect and stops accepting actions; later sends are dropped with a
     /// ``Diagnostic/Kind/sendAfterShutdown`` diagnostic.
     public func shutDown() {
-        runtime.shutDown()
+        root.shutDown()
     }
 
     /// Whether ``shutDown()`` was called.
     public var isShutDown: Bool {
-        runtime.hasShutDown
+        root.hasShutDown
     }
 }

@@ -28,18 +28,21 @@ import Observation
 /// ```
 public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Observable {
     // All mutable parts live in nodes guarded by `lock`, shared by every store of a tree.
-    let lock: Lock
-    let node: StateNode<State>
-    private let readWhileLocked: @Sendable () -> State
-    private let sendAction: @Sendable (Action) -> StoreTask
-    let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
-    let diagnostics: Diagnostics
+    @usableFromInline let lock: Lock
+    @usableFromInline let node: StateNode<State>
+    /// The runtime, for a root store; scoped stores send through `sendAction`.
+    @usableFromInline let runtime: StoreRuntime<State, Action>?
+    @usableFromInline let readWhileLocked: @Sendable () -> State
+    @usableFromInline let sendAction: @Sendable (Action) -> StoreTask
+    @usableFromInline let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
+    @usableFromInline let diagnostics: Diagnostics
     private let detach: (@Sendable () -> Void)?
-    private let registrar = ObservationRegistrar()
 
+    @usableFromInline
     init(
         lock: Lock,
         node: StateNode<State>,
+        runtime: StoreRuntime<State, Action>?,
         readWhileLocked: @escaping @Sendable () -> State,
         send: @escaping @Sendable (Action) -> StoreTask,
         schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
@@ -47,15 +50,13 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         detach: (@Sendable () -> Void)?
     ) {
         self.lock = lock
-        self.diagnostics = diagnostics
         self.node = node
+        self.runtime = runtime
         self.readWhileLocked = readWhileLocked
         self.sendAction = send
         self.schedule = schedule
+        self.diagnostics = diagnostics
         self.detach = detach
-        lock.withLock {
-            node.notifyRegistrar = { [weak self] in self?.notifyRegistrar() }
-        }
     }
 
     deinit {
@@ -70,9 +71,9 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     /// The first read switches Observation notifications on for this store; code that only needs
     /// the value, such as a command-line front end, reads ``currentState`` instead.
     public var state: State {
-        registrar.access(self, keyPath: \.state)
+        node.accessObservedState()
         return lock.withLock {
-            node.isTracked = true
+            node.markTracked()
             return readWhileLocked()
         }
     }
@@ -82,19 +83,18 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         lock.withLock { readWhileLocked() }
     }
 
-    private func notifyRegistrar() {
-        registrar.willSet(self, keyPath: \.state)
-        registrar.didSet(self, keyPath: \.state)
-    }
-
     // MARK: - Sending
 
     /// Sends an action to the store.
     ///
     /// - Returns: A handle to await or cancel the effects the action starts.
+    @inlinable
     @discardableResult
     public final func send(_ action: Action) -> StoreTask {
-        sendAction(action)
+        if let runtime {
+            return runtime.send(action, checkReentrancy: true)
+        }
+        return sendAction(action)
     }
 
     // MARK: - Observing
@@ -115,7 +115,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         schedule {
             let current: State? = lock.withLock {
                 guard !cancelled.isSet else { return nil }
-                node.subscribers.append(StateNode<State>.Subscriber(id: id, callback: onChange))
+                node.addSubscriber(StateNode<State>.Subscriber(id: id, callback: onChange))
                 return read()
             }
             if let current { onChange(current) }
@@ -155,26 +155,27 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     /// - Parameters:
     ///   - toChildState: Derives the child's state; it is compared with `==` after each action.
     ///   - embed: Wraps the child's actions into this store's actions.
+    @inlinable
     public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         state toChildState: KeyPath<State, ChildState> & Sendable,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
         let parent = node
         let read = readWhileLocked
-        let scopeNode = lock.withLock {
-            let scopeNode = ScopeNode<State, ChildState>(project: { $0[keyPath: toChildState] }, initialParent: read())
-            parent.add(scopeNode)
-            return scopeNode
-        }
         let lock = lock
+        lock.lock()
+        let scopeNode = ScopeNode<State, ChildState>(project: { $0[keyPath: toChildState] }, initialParent: read())
+        parent.addChild(scopeNode) { value, deliveries in scopeNode.update(from: value, deliveries: &deliveries) }
+        lock.unlock()
         return Store<ChildState, ChildAction>(
             lock: lock,
-            node: scopeNode.node,
+            node: scopeNode,
+            runtime: nil,
             readWhileLocked: { scopeNode.current },
             send: { [self] in send(embed($0)) },
             schedule: schedule,
             diagnostics: diagnostics,
-            detach: { lock.withLock { parent.remove(scopeNode) } }
+            detach: { lock.withLock { parent.removeChild(scopeNode) } }
         )
     }
 
@@ -185,6 +186,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     /// to it reach the reducer, which reports them as a missing child.
     ///
     /// - Returns: The store, or `nil` when no element has `id`.
+    @inlinable
     public final func scope<Element: Identifiable & Sendable & Equatable, ElementAction: Sendable>(
         _ collection: KeyPath<State, IdentifiedArray<Element>> & Sendable,
         id: Element.ID,
@@ -192,27 +194,29 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     ) -> Store<Element, ElementAction>? {
         let parent = node
         let read = readWhileLocked
-        let key = CollectionKey(collection)
-        let registered = lock.withLock { () -> (CollectionNode<State, Element>, ElementNode<Element>)? in
-            let state = read()
-            guard let element = state[keyPath: collection][id: id] else { return nil }
-            let collectionNode: CollectionNode<State, Element>
-            if let existing = parent.collections[key] as? CollectionNode<State, Element> {
-                collectionNode = existing
-            } else {
-                collectionNode = CollectionNode(collection: collection, initialParent: state)
-                parent.collections[key] = collectionNode
-                parent.add(collectionNode)
-            }
-            let elementNode = ElementNode(element: element)
-            collectionNode.add(elementNode)
-            return (collectionNode, elementNode)
-        }
-        guard let (collectionNode, elementNode) = registered else { return nil }
         let lock = lock
+        let key = CollectionKey(collection)
+        lock.lock()
+        let state = read()
+        guard let element = state[keyPath: collection][id: id] else {
+            lock.unlock()
+            return nil
+        }
+        let collectionNode: CollectionNode<State, Element>
+        if let existing = parent.collections[key] as? CollectionNode<State, Element> {
+            collectionNode = existing
+        } else {
+            collectionNode = CollectionNode(collection: collection, initialParent: state)
+            parent.collections[key] = collectionNode
+            parent.addChild(collectionNode) { value, deliveries in collectionNode.update(from: value, deliveries: &deliveries) }
+        }
+        let elementNode = ElementNode(element: element)
+        collectionNode.add(elementNode)
+        lock.unlock()
         return Store<Element, ElementAction>(
             lock: lock,
-            node: elementNode.node,
+            node: elementNode,
+            runtime: nil,
             readWhileLocked: { elementNode.current },
             send: { [self] in send(embed(id, $0)) },
             schedule: schedule,
@@ -222,7 +226,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
                     collectionNode.remove(elementNode)
                     if collectionNode.isEmpty, parent.collections[key] === collectionNode {
                         parent.collections[key] = nil
-                        parent.remove(collectionNode)
+                        parent.removeChild(collectionNode)
                     }
                 }
             }
@@ -262,17 +266,7 @@ public final class StoreSubscription: Sendable, Hashable {
     }
 }
 
-/// The key path of a scoped collection, as a sendable dictionary key.
-struct CollectionKey: Hashable, @unchecked Sendable {
-    // Built only from `KeyPath & Sendable` values.
-    private let keyPath: AnyKeyPath
-
-    init(_ keyPath: AnyKeyPath & Sendable) {
-        self.keyPath = keyPath
-    }
-}
-
 /// A flag guarded by the store tree's lock.
-private final class CancellationFlag: @unchecked Sendable {
+final class CancellationFlag: @unchecked Sendable {
     var isSet = false
 }

@@ -10,12 +10,14 @@
 /// An action that started no effect returns a handle that is already finished, at no cost. If
 /// the action was queued behind others, the handle covers the effects it starts once reduced.
 public struct StoreTask: Sendable {
-    let completion: Completion?
+    @usableFromInline let completion: Completion?
 
+    @inlinable
     init(_ completion: Completion? = nil) {
         self.completion = completion
     }
 
+    @usableFromInline
     init(tasks: [Task<Void, Never>]) {
         completion = tasks.isEmpty ? nil : Completion(resolvedWith: tasks)
     }
@@ -38,6 +40,7 @@ public struct StoreTask: Sendable {
 }
 
 /// The effects one action started, filled in by the store once the action was reduced.
+@usableFromInline
 final class Completion: Sendable {
     private struct State {
         var tasks: [Task<Void, Never>] = []
@@ -48,6 +51,7 @@ final class Completion: Sendable {
 
     private let state = Locked(State())
 
+    @usableFromInline
     init() {}
 
     init(resolvedWith tasks: [Task<Void, Never>]) {
@@ -58,6 +62,7 @@ final class Completion: Sendable {
     }
 
     /// Records the tasks the action started and releases anyone waiting for that.
+    @usableFromInline
     func resolve(_ tasks: [Task<Void, Never>]) {
         let (waiters, cancelled) = state.withLock { state in
             state.tasks += tasks

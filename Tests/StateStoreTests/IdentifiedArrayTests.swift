@@ -50,7 +50,9 @@ struct IdentifiedArrayTests {
 
     @Test func codableAsAPlainArrayAndRejectsDuplicateIDs() throws {
         let items: IdentifiedArray<Item> = [Item(id: 1, name: "a"), Item(id: 2, name: "b")]
-        let data = try JSONEncoder().encode(items)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(items)
         #expect(String(decoding: data, as: UTF8.self) == #"[{"id":1,"name":"a"},{"id":2,"name":"b"}]"#)
         #expect(try JSONDecoder().decode(IdentifiedArray<Item>.self, from: data) == items)
         let duplicate = Data(#"[{"id":1,"name":"a"},{"id":1,"name":"b"}]"#.utf8)

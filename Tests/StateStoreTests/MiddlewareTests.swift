@@ -114,18 +114,40 @@ struct MiddlewareTests {
         #expect(seen.all.filter { $0.hasPrefix("slow saw note") }.count == 1, "it does not pass the same middleware twice")
     }
 
-    @Test func contextGivesStateAndQueuesSends() {
-        let observed = Collected<Int>()
+    @Test func contextGivesStateAndDispatchesThroughThePipelineLikeRedux() {
+        let observed = Collected<String>()
         let store = store {
             AnyMiddleware { action, context in
-                observed.append(context.state?.count ?? -1)
-                if action == .increment { context.send(.note("after increment")) }
+                observed.append("\(action) at count \(context.state?.count ?? -1)")
+                if action == .increment { context.send(.note("sent by middleware")) }
                 return .next(action)
             }
         }
         store.send(.increment)
-        #expect(store.currentState == Counter.State(count: 1, log: ["after increment"]))
-        #expect(observed.all == [0, 1])
+        store.send(.increment)
+        #expect(observed.all == [
+            "increment at count 0",
+            "note(\"sent by middleware\") at count 0",
+            "increment at count 1",
+            "note(\"sent by middleware\") at count 1",
+        ])
+        #expect(store.currentState == Counter.State(count: 2, log: ["sent by middleware", "sent by middleware"]))
+    }
+
+    @Test func aSendFromMiddlewareWhileTheStoreIsBusyIsQueued() {
+        let store = store {
+            AnyMiddleware { action, context in
+                if action == .note("from observer") { context.send(.note("follow-up")) }
+                return .next(action)
+            }
+        }
+        let subscription = store.observe { state in
+            if state.count == 1, state.log.isEmpty { store.send(.note("from observer")) }
+        }
+        store.send(.increment)
+        // The observer runs while the store delivers `increment`: both sends queue, in order.
+        #expect(store.currentState.log == ["follow-up", "from observer"])
+        subscription.cancel()
     }
 
     @Test func loggingWritesEachActionWithSecretsRedacted() {

@@ -1,1 +1,65 @@
-print("bench")
+import StateStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// appcore-bench: medians of repeated runs of AppCore's performance cases.
+//
+//   swift run -c release appcore-bench                 table
+//   swift run -c release appcore-bench --json          one JSON object
+//   swift run -c release appcore-bench --filter fan    only cases whose name contains "fan"
+//   swift run -c release appcore-bench --quick         fewer, shorter runs (a smoke test)
+
+var plan = RunPlan()
+var json = false
+var filters: [String] = []
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--json":
+        json = true
+    case "--quick":
+        plan = RunPlan(warmUps: 1, runs: 3, scale: 0.05)
+    case "--runs":
+        guard let value = arguments.next(), let runs = Int(value), runs > 0 else {
+            StandardStream.error.write("appcore-bench: --runs needs a positive number\n")
+            exit(2)
+        }
+        plan.runs = runs
+    case "--filter":
+        guard let value = arguments.next() else {
+            StandardStream.error.write("appcore-bench: --filter needs a case name (or part of one)\n")
+            exit(2)
+        }
+        filters.append(value)
+    case "--help", "-h":
+        print("""
+            usage: appcore-bench [--json] [--quick] [--runs N] [--filter NAME]...
+            Prints the median, min and max of N runs (default 7, after a warm-up) of each case.
+            """)
+        exit(0)
+    default:
+        StandardStream.error.write("appcore-bench: unknown argument '\(argument)' (try --help)\n")
+        exit(2)
+    }
+}
+
+let chosen = filters
+let selected: @Sendable (String) -> Bool = { name in chosen.isEmpty || chosen.contains { name.contains($0) } }
+
+#if DEBUG
+StandardStream.error.write("appcore-bench: this is a debug build; measure with `swift run -c release appcore-bench`\n")
+#endif
+
+var measurements = await storeBenchmarks(plan, selected: selected)
+if selected("memory") {
+    measurements.append(Measurement(name: "memory", unit: .bytes, samples: [peakResidentBytes()], target: nil))
+}
+
+if json {
+    printJSON(measurements)
+} else {
+    printTable(measurements)
+}

@@ -1,5 +1,6 @@
 /// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
 /// for shutdown, and routes their actions and errors.
+@usableFromInline
 final class EffectRunner<Action: Sendable>: Sendable {
     private struct Running {
         var task: Task<Void, Never>?
@@ -36,6 +37,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     /// Starts `effect`, returning the tasks it started at top level. Synchronous parts (`send`,
     /// `cancel`, diagnostics) happen before this returns.
+    @usableFromInline
     func start(_ effect: Effect<Action>, origin: Action) -> [Task<Void, Never>] {
         var tasks: [Task<Void, Never>] = []
         start(effect, origin: origin, ids: [], into: &tasks)
@@ -161,6 +163,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
     }
 
     /// Runs `body` in a tracked task (cancelled on shutdown, counted by `waitUntilIdle`).
+    @usableFromInline
     func track(origin: Action, startInline: Bool, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         spawn(origin: origin, ids: [], priority: nil, startInline: startInline, body)
     }

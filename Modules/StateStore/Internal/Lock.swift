@@ -11,13 +11,15 @@ import Musl
 /// `Synchronization.Mutex` costs about 30 ns per uncontended acquisition on Linux (measured with
 /// Swift 6.3), five times a plain `pthread_mutex_t`; a store takes this lock on every `send`, so
 /// it uses the platform's cheapest primitive directly.
+@usableFromInline
 final class Lock: @unchecked Sendable {
     #if canImport(Darwin)
-    private let primitive: UnsafeMutablePointer<os_unfair_lock>
+    @usableFromInline let primitive: UnsafeMutablePointer<os_unfair_lock>
     #else
-    private let primitive: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let primitive: UnsafeMutablePointer<pthread_mutex_t>
     #endif
 
+    @usableFromInline
     init() {
         primitive = .allocate(capacity: 1)
         #if canImport(Darwin)
@@ -36,7 +38,7 @@ final class Lock: @unchecked Sendable {
         primitive.deallocate()
     }
 
-    @inline(__always)
+    @inlinable
     func lock() {
         #if canImport(Darwin)
         os_unfair_lock_lock(primitive)
@@ -45,7 +47,7 @@ final class Lock: @unchecked Sendable {
         #endif
     }
 
-    @inline(__always)
+    @inlinable
     func unlock() {
         #if canImport(Darwin)
         os_unfair_lock_unlock(primitive)
@@ -54,7 +56,7 @@ final class Lock: @unchecked Sendable {
         #endif
     }
 
-    @inline(__always)
+    @inlinable
     func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
         defer { unlock() }
@@ -80,9 +82,16 @@ package final class Locked<Value>: @unchecked Sendable {
 }
 
 /// Identity of the calling thread, used to tell a re-entrant send from a concurrent one.
+@usableFromInline
 struct ThreadIdentity: Equatable {
-    private let raw: UInt
+    @usableFromInline let raw: UInt
 
+    @inlinable
+    init(raw: UInt) {
+        self.raw = raw
+    }
+
+    @inlinable
     static var current: ThreadIdentity {
         #if canImport(Darwin)
         ThreadIdentity(raw: UInt(bitPattern: pthread_self()))

@@ -1,3 +1,4 @@
+import Observation
 import Synchronization
 
 /// Who is interested in one store's state: its subscribers, whether Observation tracks it, and
@@ -8,49 +9,119 @@ import Synchronization
 /// value it last published and only when that changed notifies its own subscribers and looks
 /// at its children. Element scopes of an ``IdentifiedArray`` are found through the collection's
 /// change log, so an action that changes one element of ten thousand visits one node.
-final class StateNode<Value: Sendable>: @unchecked Sendable {
+///
+/// Children are stored as closures made where the child store is created (`Store.scope`,
+/// which is inlinable), so the comparison code is specialised for the concrete types.
+///
+/// The node is also the Observation subject of its store: `Store.state` reports access on the
+/// node and a change notifies the node's registrar. Nothing refers to a store weakly, which
+/// keeps retains of stores on the fast path. Every `var` is guarded by the tree's lock, so the
+/// runtime's exclusivity checks are switched off for them.
+@usableFromInline
+class StateNode<Value: Sendable>: @unchecked Sendable, Observable {
+    @usableFromInline
     struct Subscriber {
-        let id: UInt64
-        let callback: @Sendable (Value) -> Void
+        @usableFromInline let id: UInt64
+        @usableFromInline let callback: @Sendable (Value) -> Void
+
+        @inlinable
+        init(id: UInt64, callback: @escaping @Sendable (Value) -> Void) {
+            self.id = id
+            self.callback = callback
+        }
     }
 
-    var subscribers: ContiguousArray<Subscriber> = []
+    /// Updates one child from this node's new value, recording what it owes to its observers.
+    @usableFromInline
+    typealias ChildUpdate = (Value, inout [Delivery]) -> Void
+
+    /// The first subscriber, kept inline: most scoped stores have exactly one.
+    @exclusivity(unchecked) @usableFromInline private(set) var firstSubscriber: Subscriber?
+    @exclusivity(unchecked) @usableFromInline private(set) var otherSubscribers: ContiguousArray<Subscriber> = []
     /// Set once a tracked read of `state` happened; from then on Observation is notified.
-    var isTracked = false
-    /// Notifies the store's Observation registrar; set by the store that owns this node.
-    var notifyRegistrar: (@Sendable () -> Void)?
-    /// Stores scoped from this one.
-    var children: [ObjectIdentifier: any ChildNode<Value>] = [:]
+    @exclusivity(unchecked) @usableFromInline private(set) var isTracked = false
+    /// Stores scoped from this one, by the identity of their node.
+    @exclusivity(unchecked) @usableFromInline private(set) var children: [ObjectIdentifier: ChildUpdate] = [:]
     /// The collection nodes among `children`, by the key path of their collection, so element
     /// stores of one collection share a node.
-    var collections: [CollectionKey: AnyObject] = [:]
+    @exclusivity(unchecked) @usableFromInline var collections: [CollectionKey: AnyObject] = [:]
+    /// Whether a change of the value has anything to do; kept current by the mutators below.
+    @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
+    /// Observation's bookkeeping for the store's `state`.
+    @usableFromInline let registrar = ObservationRegistrar()
 
-    /// Whether a change of the value has anything to do.
-    var isObserved: Bool {
-        !subscribers.isEmpty || isTracked || !children.isEmpty
+    @usableFromInline
+    init() {}
+
+    /// The key path Observation tracks for the store's `state`; it carries no value itself.
+    @usableFromInline
+    var observedState: Void { () }
+
+    /// Reports a tracked read of the store's state.
+    @usableFromInline
+    final func accessObservedState() {
+        registrar.access(self, keyPath: \.observedState)
+    }
+
+    /// Tells Observation the store's state changed.
+    @usableFromInline
+    final func notifyRegistrar() {
+        registrar.willSet(self, keyPath: \.observedState)
+        registrar.didSet(self, keyPath: \.observedState)
     }
 
     /// Records what a change to `value` must notify, and propagates it to the children.
-    func changed(to value: Value, deliveries: inout [Delivery]) {
-        if !subscribers.isEmpty || isTracked {
-            deliveries.append(Delivery(value: value, subscribers: subscribers,
-                notifyRegistrar: isTracked ? notifyRegistrar : nil))
+    @inlinable
+    final func changed(to value: Value, deliveries: inout [Delivery]) {
+        if firstSubscriber != nil || isTracked {
+            deliveries.append(Delivery(value: value, first: firstSubscriber, others: otherSubscribers,
+                notifyRegistrar: isTracked ? self : nil))
         }
-        for child in children.values {
-            child.update(from: value, deliveries: &deliveries)
+        if !children.isEmpty {
+            for child in children.values { child(value, &deliveries) }
         }
     }
 
-    func add(_ child: any ChildNode<Value>) {
-        children[ObjectIdentifier(child)] = child
+    @usableFromInline
+    final func addSubscriber(_ subscriber: Subscriber) {
+        if firstSubscriber == nil {
+            firstSubscriber = subscriber
+        } else {
+            otherSubscribers.append(subscriber)
+        }
+        isObserved = true
     }
 
-    func remove(_ child: AnyObject) {
-        children[ObjectIdentifier(child)] = nil
+    @usableFromInline
+    final func removeSubscriber(id: UInt64) {
+        if firstSubscriber?.id == id {
+            firstSubscriber = otherSubscribers.isEmpty ? nil : otherSubscribers.removeFirst()
+        } else {
+            otherSubscribers.removeAll { $0.id == id }
+        }
+        refreshObserved()
     }
 
-    func removeSubscriber(id: UInt64) {
-        subscribers.removeAll { $0.id == id }
+    @usableFromInline
+    final func markTracked() {
+        isTracked = true
+        isObserved = true
+    }
+
+    @usableFromInline
+    final func addChild(_ identity: AnyObject, update: @escaping ChildUpdate) {
+        children[ObjectIdentifier(identity)] = update
+        isObserved = true
+    }
+
+    @usableFromInline
+    final func removeChild(_ identity: AnyObject) {
+        children[ObjectIdentifier(identity)] = nil
+        refreshObserved()
+    }
+
+    private func refreshObserved() {
+        isObserved = firstSubscriber != nil || isTracked || !children.isEmpty
     }
 
     static func nextSubscriberID() -> UInt64 {
@@ -61,67 +132,95 @@ final class StateNode<Value: Sendable>: @unchecked Sendable {
 private let subscriberIDs = Atomic<UInt64>(0)
 
 /// A notification owed to one node's subscribers, delivered after the lock is released.
+@usableFromInline
 struct Delivery {
-    private let deliver: () -> Void
+    @usableFromInline let deliver: () -> Void
 
-    init<Value>(value: Value, subscribers: ContiguousArray<StateNode<Value>.Subscriber>, notifyRegistrar: (@Sendable () -> Void)?) {
+    @inlinable
+    init<Value>(
+        value: Value, first: StateNode<Value>.Subscriber?, others: ContiguousArray<StateNode<Value>.Subscriber>,
+        notifyRegistrar node: StateNode<Value>?
+    ) {
         deliver = {
-            notifyRegistrar?()
-            for subscriber in subscribers { subscriber.callback(value) }
+            node?.notifyRegistrar()
+            first?.callback(value)
+            for subscriber in others { subscriber.callback(value) }
         }
     }
 
+    @inlinable
     func callAsFunction() { deliver() }
 }
 
-/// A store scoped from a parent whose state is `Parent`.
-protocol ChildNode<Parent>: AnyObject {
-    associatedtype Parent
-    func update(from parent: Parent, deliveries: inout [Delivery])
-}
-
 /// A store scoped to a value derived from its parent's state (`\.counter`).
-final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: ChildNode, @unchecked Sendable {
-    let node = StateNode<Child>()
-    private let project: @Sendable (Parent) -> Child
-    private(set) var current: Child
+@usableFromInline
+final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<Child>, @unchecked Sendable {
+    @usableFromInline let project: @Sendable (Parent) -> Child
+    @exclusivity(unchecked) @usableFromInline var current: Child
 
+    @inlinable
     init(project: @escaping @Sendable (Parent) -> Child, initialParent: Parent) {
         self.project = project
         current = project(initialParent)
+        super.init()
     }
 
+    @inlinable
     func update(from parent: Parent, deliveries: inout [Delivery]) {
         let value = project(parent)
         guard value != current else { return }
         current = value
-        node.changed(to: value, deliveries: &deliveries)
+        changed(to: value, deliveries: &deliveries)
     }
 }
 
 /// All the element stores scoped from one identified collection of a parent's state.
-final class CollectionNode<Parent: Sendable, Element: Identifiable & Sendable & Equatable>: ChildNode, @unchecked Sendable
+@usableFromInline
+final class CollectionNode<Parent: Sendable, Element: Identifiable & Sendable & Equatable>: @unchecked Sendable
 where Element.ID: Sendable {
-    private let collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable
-    private var lastVersion: UInt64
-    private var elements: [Element.ID: [ObjectIdentifier: ElementNode<Element>]] = [:]
+    @usableFromInline let collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable
+    @exclusivity(unchecked) @usableFromInline var lastVersion: UInt64
+    /// The element stores by id; a second store for the same id hangs off the first's `next`.
+    @exclusivity(unchecked) @usableFromInline var elements: [Element.ID: ElementNode<Element>] = [:]
 
+    @inlinable
     init(collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable, initialParent: Parent) {
         self.collection = collection
         lastVersion = initialParent[keyPath: collection].version
     }
 
+    @inlinable
     var isEmpty: Bool { elements.isEmpty }
 
+    @usableFromInline
     func add(_ element: ElementNode<Element>) {
-        elements[element.id, default: [:]][ObjectIdentifier(element)] = element
+        element.next = elements[element.id]
+        elements[element.id] = element
     }
 
+    @usableFromInline
     func remove(_ element: ElementNode<Element>) {
-        elements[element.id]?[ObjectIdentifier(element)] = nil
-        if elements[element.id]?.isEmpty == true { elements[element.id] = nil }
+        guard let head = elements[element.id] else { return }
+        if head === element {
+            elements[element.id] = element.next
+        } else {
+            var node = head
+            while let next = node.next, next !== element { node = next }
+            node.next = element.next
+        }
+        element.next = nil
     }
 
+    @inlinable
+    func update(_ head: ElementNode<Element>, to value: Element?, deliveries: inout [Delivery]) {
+        var node: ElementNode<Element>? = head
+        while let current = node {
+            current.update(to: value, deliveries: &deliveries)
+            node = current.next
+        }
+    }
+
+    @inlinable
     func update(from parent: Parent, deliveries: inout [Delivery]) {
         let values = parent[keyPath: collection]
         let version = values.version
@@ -130,14 +229,12 @@ where Element.ID: Sendable {
         lastVersion = version
         if let changed {
             for id in changed {
-                guard let nodes = elements[id] else { continue }
-                let value = values[id: id]
-                for node in nodes.values { node.update(to: value, deliveries: &deliveries) }
+                guard let head = elements[id] else { continue }
+                update(head, to: values[id: id], deliveries: &deliveries)
             }
         } else {
-            for (id, nodes) in elements {
-                let value = values[id: id]
-                for node in nodes.values { node.update(to: value, deliveries: &deliveries) }
+            for (id, head) in elements {
+                update(head, to: values[id: id], deliveries: &deliveries)
             }
         }
     }
@@ -146,19 +243,36 @@ where Element.ID: Sendable {
 /// A store scoped to one element of an identified collection.
 ///
 /// When the element is removed, the store keeps showing its last value.
-final class ElementNode<Element: Identifiable & Sendable & Equatable>: @unchecked Sendable {
-    let node = StateNode<Element>()
-    let id: Element.ID
-    private(set) var current: Element
+@usableFromInline
+final class ElementNode<Element: Identifiable & Sendable & Equatable>: StateNode<Element>, @unchecked Sendable {
+    @usableFromInline let id: Element.ID
+    @exclusivity(unchecked) @usableFromInline var current: Element
+    /// Another store scoped to the same element, if any.
+    @exclusivity(unchecked) @usableFromInline var next: ElementNode?
 
+    @inlinable
     init(element: Element) {
         id = element.id
         current = element
+        super.init()
     }
 
+    @inlinable
     func update(to value: Element?, deliveries: inout [Delivery]) {
         guard let value, value != current else { return }
         current = value
-        node.changed(to: value, deliveries: &deliveries)
+        changed(to: value, deliveries: &deliveries)
+    }
+}
+
+/// The key path of a scoped collection, as a sendable dictionary key.
+@usableFromInline
+struct CollectionKey: Hashable, @unchecked Sendable {
+    // Built only from `KeyPath & Sendable` values.
+    @usableFromInline let keyPath: AnyKeyPath
+
+    @inlinable
+    init(_ keyPath: AnyKeyPath & Sendable) {
+        self.keyPath = keyPath
     }
 }

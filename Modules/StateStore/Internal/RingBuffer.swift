@@ -1,18 +1,25 @@
 /// A growable first-in, first-out buffer with O(1) append, removal at the front and indexed
 /// access; the runtime's action queue and the timeline's bounded history.
+@usableFromInline
 struct RingBuffer<Element> {
-    private var slots: ContiguousArray<Element?> = []
-    private var head = 0
-    private(set) var count = 0
+    @usableFromInline var slots: ContiguousArray<Element?> = []
+    @usableFromInline var head = 0
+    @usableFromInline var count = 0
 
+    @inlinable
+    init() {}
+
+    @inlinable
     var isEmpty: Bool { count == 0 }
 
+    @inlinable
     mutating func append(_ element: Element) {
         if count == slots.count { grow() }
         slots[(head + count) % slots.count] = element
         count += 1
     }
 
+    @inlinable
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = slots[head]
@@ -45,7 +52,8 @@ struct RingBuffer<Element> {
         }
     }
 
-    private mutating func grow() {
+    @usableFromInline
+    mutating func grow() {
         var larger = ContiguousArray<Element?>(repeating: nil, count: Swift.max(8, slots.count * 2))
         for offset in 0..<count {
             larger[offset] = slots[(head + offset) % slots.count]

@@ -1,47 +1,69 @@
 /// The machinery behind a ``RootStore``: the state, the serial queue of actions, middleware,
 /// the reducer, notification of the store tree, and the effects.
 ///
-/// **Serial path.** There is no dedicated thread. The first `send` that finds the store idle
-/// claims it and becomes the *drainer*: it reduces its action, notifies observers, starts the
-/// effects, then keeps reducing whatever was queued meanwhile until the queue is empty. A send
-/// that finds the store busy (from another thread, or re-entrantly from an observer, a
-/// middleware or an effect that started inline) appends to the FIFO queue and returns. So
-/// actions are reduced one at a time in arrival order, each sender's order is kept, and
-/// nothing is re-entrant.
+/// **Middleware** runs in the `send` call, on the sender's thread, before the action enters the
+/// store — as Redux middleware wraps `dispatch`. Each sender's actions pass it in order.
+///
+/// **Serial path.** There is no dedicated thread. A send that finds the store idle claims it
+/// and becomes the *drainer*: it reduces its action, notifies observers, starts the effects,
+/// then keeps reducing whatever was queued meanwhile until the queue is empty. A send that
+/// finds the store busy (from another thread, or re-entrantly from an observer or an effect
+/// that started inline) appends to the FIFO queue and returns. So actions are reduced one at a
+/// time in arrival order, each sender's order is kept, and nothing is re-entrant.
 ///
 /// **Locking.** One lock guards the state, the queue and the whole observation tree. It is held
 /// while reducing (so readers never see half an action) and never while running user code that
 /// could call back into the store: middleware, observers and effects run outside it.
 ///
-/// **Cost.** An idle store with no observers and an action without effects takes the lock once.
+/// **Cost.** An idle store with no observers, given an action without effects, takes the lock
+/// once. The hot path is `@inlinable` so that it is specialised for the app's state and action
+/// types: unspecialised generic code would spend most of its time looking up type metadata.
+@usableFromInline
 final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable {
-    enum Reduction: Sendable {
-        case sync(@Sendable (inout State, Action) -> Effect<Action>)
-        case async(@Sendable (State, Action) async -> State)
-    }
-
-    private enum QueueItem {
-        case action(Action, middlewareIndex: Int, completion: Completion?)
+    @usableFromInline
+    enum QueueItem {
+        case action(Action, completion: Completion?)
         case job(@Sendable () -> Void)
     }
 
-    private struct ActionSubscriber {
-        let id: UInt64
-        let callback: @Sendable (Action, State) -> Void
+    @usableFromInline
+    struct ActionSubscriber {
+        @usableFromInline let id: UInt64
+        @usableFromInline let callback: @Sendable (Action, State) -> Void
     }
 
     /// What one change owes to whom; gathered under the lock, delivered after it.
-    private struct Notification {
-        let state: State
-        let action: Action?
-        let subscribers: ContiguousArray<StateNode<State>.Subscriber>
-        let notifyRegistrar: (@Sendable () -> Void)?
-        let actionSubscribers: ContiguousArray<ActionSubscriber>
-        let deliveries: [Delivery]
+    @usableFromInline
+    struct Notification {
+        @usableFromInline let state: State
+        @usableFromInline let action: Action?
+        @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
+        @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
+        @usableFromInline let registrarNode: StateNode<State>?
+        @usableFromInline let actionSubscribers: ContiguousArray<ActionSubscriber>
+        @usableFromInline let deliveries: [Delivery]
 
+        @inlinable
+        init(
+            state: State, action: Action?,
+            firstSubscriber: StateNode<State>.Subscriber?, otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>,
+            registrarNode: StateNode<State>?, actionSubscribers: ContiguousArray<ActionSubscriber>,
+            deliveries: [Delivery]
+        ) {
+            self.state = state
+            self.action = action
+            self.firstSubscriber = firstSubscriber
+            self.otherSubscribers = otherSubscribers
+            self.registrarNode = registrarNode
+            self.actionSubscribers = actionSubscribers
+            self.deliveries = deliveries
+        }
+
+        @inlinable
         func deliver() {
-            notifyRegistrar?()
-            for subscriber in subscribers { subscriber.callback(state) }
+            registrarNode?.notifyRegistrar()
+            firstSubscriber?.callback(state)
+            for subscriber in otherSubscribers { subscriber.callback(state) }
             if let action {
                 for subscriber in actionSubscribers { subscriber.callback(action, state) }
             }
@@ -49,99 +71,163 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
     }
 
-    let lock = Lock()
-    let rootNode = StateNode<State>()
-    let effects: EffectRunner<Action>
-    let diagnostics: Diagnostics
+    /// The mutable part, guarded by `lock`. It lives behind a pointer so that the hot path pays
+    /// no dynamic exclusivity checks: the lock already guarantees exclusive access.
+    @usableFromInline
+    struct Core {
+        @usableFromInline var state: State
+        @usableFromInline var queue = RingBuffer<QueueItem>()
+        @usableFromInline var isDraining = false
+        @usableFromInline var drainer: ThreadIdentity?
+        @usableFromInline var isShutDown = false
+        @usableFromInline var actionSubscribers: ContiguousArray<ActionSubscriber> = []
 
-    // Guarded by `lock`.
-    private var state: State
-    private var queue = RingBuffer<QueueItem>()
-    private var isDraining = false
-    private var drainer: ThreadIdentity?
-    private var isShutDown = false
-    private var actionSubscribers: ContiguousArray<ActionSubscriber> = []
+        @inlinable
+        init(state: State) {
+            self.state = state
+        }
+    }
 
-    private let reduction: Reduction
-    private let middleware: [AnyMiddleware<State, Action>]
-    private let middlewareContext: MiddlewareContext<State, Action>
-    private let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
+    @usableFromInline let lock = Lock()
+    @usableFromInline let core: UnsafeMutablePointer<Core>
+    @usableFromInline let rootNode = StateNode<State>()
+    @usableFromInline let effects: EffectRunner<Action>
+    @usableFromInline let diagnostics: Diagnostics
+    /// How effects, middleware and subscriptions reach this runtime without a weak reference
+    /// (which would make every retain of the runtime take the slow path).
+    @usableFromInline let handle: RuntimeHandle<State, Action>
 
+    /// The synchronous reducer, or `nil` when an async reducer reduces through `asyncMailbox`.
+    @usableFromInline let syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?
+    @usableFromInline let middleware: ContiguousArray<AnyMiddleware<State, Action>>
+    @usableFromInline let middlewareContext: MiddlewareContext<State, Action>
+    @usableFromInline let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
+
+    @usableFromInline
     init(
         initialState: State,
-        reduction: Reduction,
+        syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?,
+        asyncReduce: (@Sendable (State, Action) async -> State)?,
         middleware: [AnyMiddleware<State, Action>],
         diagnostics: Diagnostics
     ) {
-        let reference = WeakReference<StoreRuntime>()
-        state = initialState
-        self.reduction = reduction
-        self.middleware = middleware
+        let handle = RuntimeHandle<State, Action>()
+        self.handle = handle
+        core = .allocate(capacity: 1)
+        core.initialize(to: Core(state: initialState))
+        self.syncReduce = syncReduce
+        self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
         effects = EffectRunner(
-            deliver: { reference.value?.send($0, checkReentrancy: false) },
+            deliver: { handle.runtime?.send($0, checkReentrancy: false) },
             diagnostics: diagnostics
         )
         middlewareContext = MiddlewareContext(
-            readState: { reference.value?.currentState },
-            send: { reference.value?.send($0, checkReentrancy: false) }
+            readState: { handle.runtime?.currentState },
+            send: { handle.runtime?.send($0, checkReentrancy: false) }
         )
-        if case .async(let reduce) = reduction {
+        if let asyncReduce {
             let (mailbox, continuation) = AsyncStream.makeStream(of: (Action, Completion).self)
             asyncMailbox = continuation
             // One task reduces strictly in order: the next action waits for the previous state.
             Task {
                 for await (action, completion) in mailbox {
-                    guard let runtime = reference.value else {
+                    guard let runtime = handle.runtime else {
                         completion.resolve([])
                         continue
                     }
-                    let next = await reduce(runtime.currentState, action)
+                    let next = await asyncReduce(runtime.currentState, action)
                     runtime.commit(next, after: action, completion: completion)
                 }
             }
         } else {
             asyncMailbox = nil
         }
-        reference.value = self
+        handle.connect(self)
     }
 
     deinit {
         effects.shutDown()
         asyncMailbox?.finish()
+        core.deinitialize(count: 1)
+        core.deallocate()
     }
 
     // MARK: - Reading
 
-    /// The state; call only while holding `lock`.
-    var stateWhileLocked: State { state }
-
     /// The state, read under the lock.
+    @inlinable
     var currentState: State {
-        lock.withLock { state }
+        lock.lock()
+        defer { lock.unlock() }
+        return core.pointee.state
     }
 
     // MARK: - Sending
 
-    /// Reduces `action` now if the store is idle, or queues it behind the action in progress.
+    /// Runs `action` through the middleware from `middlewareIndex` on, then reduces it now if
+    /// the store is idle or queues it behind the action in progress.
     ///
-    /// - Parameters:
-    ///   - middlewareIndex: The first middleware to run; a deferred middleware resumes after itself.
-    ///   - checkReentrancy: Whether a send from the draining thread is worth a diagnostic (it is
-    ///     not for effects and middleware, which are expected to send while the store works).
+    /// - Parameter checkReentrancy: Whether a send from the draining thread is worth a
+    ///   diagnostic (it is not for effects and middleware, which are expected to send while the
+    ///   store works).
+    @inlinable
     @discardableResult
     func send(_ action: Action, startingAt middlewareIndex: Int = 0, checkReentrancy: Bool) -> StoreTask {
+        var action = action
+        var index = middlewareIndex
+        while index < middleware.count {
+            switch middleware[index].handle(action, context: middlewareContext) {
+            case .next(let next):
+                action = next
+                index += 1
+            case .stop:
+                return StoreTask()
+            case .deferred(let operation):
+                return resumeLater(operation, origin: action, atMiddleware: index + 1)
+            }
+        }
+        return reduceOrEnqueue(action, checkReentrancy: checkReentrancy)
+    }
+
+    /// Reduces `action` at once if the store is idle, otherwise queues it.
+    @inlinable
+    func reduceOrEnqueue(_ action: Action, checkReentrancy: Bool) -> StoreTask {
         lock.lock()
-        if isShutDown {
+        guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
+            lock.unlock()
+            return enqueue(action, checkReentrancy: checkReentrancy)
+        }
+        let effect = reduce(&core.pointee.state, action)
+        let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
+        if !isObserved && effect.isNone {
+            lock.unlock()
+            return StoreTask()
+        }
+        core.pointee.isDraining = true
+        core.pointee.drainer = ThreadIdentity.current
+        let notification = isObserved ? collectNotification(after: action) : nil
+        lock.unlock()
+        notification?.deliver()
+        let task = effect.isNone ? StoreTask() : StoreTask(tasks: effects.start(effect, origin: action))
+        drain()
+        return task
+    }
+
+    /// The contended path: the store is busy, shut down, or reduces asynchronously.
+    @usableFromInline
+    func enqueue(_ action: Action, checkReentrancy: Bool) -> StoreTask {
+        lock.lock()
+        if core.pointee.isShutDown {
             lock.unlock()
             diagnostics.report(Diagnostic(.sendAfterShutdown,
                 "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
             return StoreTask()
         }
-        if isDraining {
-            let completion = Completion()
-            queue.append(.action(action, middlewareIndex: middlewareIndex, completion: completion))
-            let reentrant = checkReentrancy && drainer == ThreadIdentity.current
+        let completion = Completion()
+        if core.pointee.isDraining {
+            core.pointee.queue.append(.action(action, completion: completion))
+            let reentrant = checkReentrancy && core.pointee.drainer == ThreadIdentity.current
             lock.unlock()
             if reentrant {
                 diagnostics.report(Diagnostic(.reentrantSend,
@@ -149,42 +235,37 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             }
             return StoreTask(completion)
         }
-        isDraining = true
-        drainer = ThreadIdentity.current
-
-        if middlewareIndex >= middleware.count, case .sync(let reduce) = reduction {
-            // Fast path: reduce inside this critical section.
-            let effect = reduce(&state, action)
-            let notification = collectNotification(after: action)
-            if notification == nil && effect.isNone {
-                isDraining = false
-                drainer = nil
-                lock.unlock()
-                return StoreTask()
-            }
-            lock.unlock()
-            notification?.deliver()
-            let tasks = effect.isNone ? [] : effects.start(effect, origin: action)
-            drain()
-            return StoreTask(tasks: tasks)
-        }
-
+        core.pointee.isDraining = true
+        core.pointee.drainer = ThreadIdentity.current
         lock.unlock()
-        let task = process(action, startingAt: middlewareIndex, completion: nil)
+        reduce(action, completion: completion)
         drain()
-        return task
+        return StoreTask(completion)
+    }
+
+    /// Runs a deferred middleware's operation off the store; its action continues with the next
+    /// middleware.
+    @usableFromInline
+    func resumeLater(_ operation: @escaping @Sendable () async -> Action?, origin: Action, atMiddleware index: Int) -> StoreTask {
+        let handle = handle
+        let task = effects.track(origin: origin, startInline: false) {
+            guard let next = await operation(), let runtime = handle.runtime else { return }
+            await runtime.send(next, startingAt: index, checkReentrancy: false).finish()
+        }
+        return StoreTask(tasks: [task])
     }
 
     /// Runs `job` on the serial path: now if the store is idle, otherwise after what is queued.
+    @usableFromInline
     func schedule(_ job: @escaping @Sendable () -> Void) {
         lock.lock()
-        if isDraining {
-            queue.append(.job(job))
+        if core.pointee.isDraining {
+            core.pointee.queue.append(.job(job))
             lock.unlock()
             return
         }
-        isDraining = true
-        drainer = ThreadIdentity.current
+        core.pointee.isDraining = true
+        core.pointee.drainer = ThreadIdentity.current
         lock.unlock()
         job()
         drain()
@@ -195,136 +276,132 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     func restore(_ newState: State) {
         schedule { [self] in
             lock.lock()
-            state = newState
+            core.pointee.state = newState
             let notification = collectNotification(after: nil)
             lock.unlock()
-            notification?.deliver()
+            notification.deliver()
         }
     }
 
     /// Shuts the store down: running effects are cancelled, later sends are dropped.
     func shutDown() {
-        lock.withLock { isShutDown = true }
+        lock.withLock { core.pointee.isShutDown = true }
         effects.shutDown()
     }
 
     var hasShutDown: Bool {
-        lock.withLock { isShutDown }
+        lock.withLock { core.pointee.isShutDown }
     }
 
     // MARK: - Action observers
 
     func observeActions(_ callback: @escaping @Sendable (Action, State) -> Void) -> StoreSubscription {
         let id = StateNode<State>.nextSubscriberID()
-        lock.withLock { actionSubscribers.append(ActionSubscriber(id: id, callback: callback)) }
-        return StoreSubscription { [weak self] in
-            guard let self else { return }
-            lock.withLock { actionSubscribers.removeAll { $0.id == id } }
+        lock.withLock { core.pointee.actionSubscribers.append(ActionSubscriber(id: id, callback: callback)) }
+        let handle = handle
+        return StoreSubscription {
+            guard let runtime = handle.runtime else { return }
+            runtime.lock.withLock { runtime.core.pointee.actionSubscribers.removeAll { $0.id == id } }
         }
     }
 
     // MARK: - The serial path
 
-    /// Runs middleware from `index`, then the reducer, then the effects. Called by the drainer.
-    private func process(_ action: Action, startingAt index: Int, completion: Completion?) -> StoreTask {
-        var action = action
-        var index = index
-        while index < middleware.count {
-            switch middleware[index].handle(action, context: middlewareContext) {
-            case .next(let next):
-                action = next
-                index += 1
-            case .stop:
-                completion?.resolve([])
-                return StoreTask(completion)
-            case .deferred(let operation):
-                let resumeAt = index + 1
-                let task = effects.track(origin: action, startInline: false) { [weak self] in
-                    guard let next = await operation(), let self else { return }
-                    await send(next, startingAt: resumeAt, checkReentrancy: false).finish()
-                }
-                let completion = completion ?? Completion()
-                completion.resolve([task])
-                return StoreTask(completion)
-            }
-        }
-
-        switch reduction {
-        case .sync(let reduce):
-            lock.lock()
-            let effect = reduce(&state, action)
-            let notification = collectNotification(after: action)
-            lock.unlock()
-            notification?.deliver()
-            let tasks = effect.isNone ? [] : effects.start(effect, origin: action)
-            if let completion {
-                completion.resolve(tasks)
-                return StoreTask(completion)
-            }
-            return StoreTask(tasks: tasks)
-        case .async:
-            let completion = completion ?? Completion()
+    /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
+    @usableFromInline
+    func reduce(_ action: Action, completion: Completion) {
+        guard let reduce = syncReduce else {
             asyncMailbox?.yield((action, completion))
-            return StoreTask(completion)
+            return
         }
+        lock.lock()
+        let effect = reduce(&core.pointee.state, action)
+        let notification = collectNotification(after: action)
+        lock.unlock()
+        notification.deliver()
+        completion.resolve(effect.isNone ? [] : effects.start(effect, origin: action))
     }
 
     /// Applies the state an async reducer computed for `action`, on the serial path.
     private func commit(_ newState: State, after action: Action, completion: Completion) {
         schedule { [self] in
             lock.lock()
-            state = newState
+            core.pointee.state = newState
             let notification = collectNotification(after: action)
             lock.unlock()
-            notification?.deliver()
+            notification.deliver()
             completion.resolve([])
         }
     }
 
     /// Reduces what was queued while this thread was working, until the queue is empty.
-    private func drain() {
+    @inlinable
+    func drain() {
         while true {
             lock.lock()
-            guard let item = queue.popFirst() else {
-                isDraining = false
-                drainer = nil
+            guard let item = core.pointee.queue.popFirst() else {
+                core.pointee.isDraining = false
+                core.pointee.drainer = nil
                 lock.unlock()
                 return
             }
             lock.unlock()
             switch item {
-            case .action(let action, let middlewareIndex, let completion):
-                _ = process(action, startingAt: middlewareIndex, completion: completion)
+            case .action(let action, let completion):
+                if let completion {
+                    reduce(action, completion: completion)
+                } else {
+                    reduce(action, completion: Completion())
+                }
             case .job(let job):
                 job()
             }
         }
     }
 
-    /// What the change just made owes to observers; `nil` when nobody listens. Lock held.
-    private func collectNotification(after action: Action?) -> Notification? {
+    /// What the change just made owes to observers. Lock held.
+    @inlinable
+    func collectNotification(after action: Action?) -> Notification {
         let node = rootNode
-        let hasActionSubscribers = action != nil && !actionSubscribers.isEmpty
-        guard node.isObserved || hasActionSubscribers else { return nil }
         var deliveries: [Delivery] = []
-        for child in node.children.values {
-            child.update(from: state, deliveries: &deliveries)
+        let state = core.pointee.state
+        if !node.children.isEmpty {
+            for child in node.children.values {
+                child(state, &deliveries)
+            }
         }
         return Notification(
             state: state,
             action: action,
-            subscribers: node.subscribers,
-            notifyRegistrar: node.isTracked ? node.notifyRegistrar : nil,
-            actionSubscribers: hasActionSubscribers ? actionSubscribers : [],
+            firstSubscriber: node.firstSubscriber,
+            otherSubscribers: node.otherSubscribers,
+            registrarNode: node.isTracked ? node : nil,
+            actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers,
             deliveries: deliveries
         )
     }
 }
 
-/// A weak reference that closures created during `init` can hold before `self` exists.
-final class WeakReference<Value: AnyObject>: @unchecked Sendable {
-    // Written once, at the end of the owner's init, before the owner is shared.
-    weak var value: Value?
+/// How closures that may outlive a store (effects, deferred middleware, subscriptions) reach
+/// its runtime: a strong reference that the ``RootStore`` cuts when it goes away.
+@usableFromInline
+final class RuntimeHandle<State: Sendable, Action: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var target: StoreRuntime<State, Action>?
 
+    @usableFromInline
     init() {}
+
+    /// The runtime, or `nil` once its store is gone.
+    var runtime: StoreRuntime<State, Action>? {
+        lock.withLock { target }
+    }
+
+    func connect(_ runtime: StoreRuntime<State, Action>) {
+        lock.withLock { target = runtime }
+    }
+
+    func disconnect() {
+        lock.withLock { target = nil }
+    }
 }

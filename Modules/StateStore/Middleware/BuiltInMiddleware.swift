@@ -2,9 +2,11 @@
 /// pipeline needs one.
 public struct EchoMiddleware<State: Sendable, Action: Sendable>: Middleware {
     /// Creates the middleware.
+    @inlinable
     public init() {}
 
     /// Passes `action` on.
+    @inlinable
     public func handle(_ action: Action, context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action> {
         .next(action)
     }

@@ -1,9 +1,11 @@
 /// A step between `send` and the reducer that may pass, transform, replace or stop each action.
 ///
-/// Middleware runs on the store's serial path, in the order the pipeline lists it, before the
-/// reducer sees the action. Synchronous work happens in line; work that must wait (a network
-/// call, say) returns ``MiddlewareStep/deferred(_:)``, which runs off the store so other actions
-/// keep flowing, and hands its result to the rest of the pipeline when it is ready.
+/// Middleware wraps `send`, as in Redux: it runs in the `send` call, on the sender's thread, in
+/// the order the pipeline lists it, before the action enters the store's queue. Each sender's
+/// actions pass it in the order they were sent; a middleware that keeps state of its own must be
+/// thread-safe, since two threads may send at once. Work that must wait (a network call, say)
+/// returns ``MiddlewareStep/deferred(_:)``, which runs off the store so other actions keep
+/// flowing, and hands its result to the rest of the pipeline when it is ready.
 ///
 /// ```swift
 /// struct LoginMiddleware: Middleware {
@@ -42,19 +44,26 @@ public enum MiddlewareStep<Action: Sendable>: Sendable {
 
 /// What a middleware may use besides the action: the store's state and a way to send more actions.
 public struct MiddlewareContext<State: Sendable, Action: Sendable>: Sendable {
-    private let readState: @Sendable () -> State?
-    private let sendAction: @Sendable (Action) -> Void
+    @usableFromInline let readState: @Sendable () -> State?
+    @usableFromInline let sendAction: @Sendable (Action) -> Void
 
+    @usableFromInline
     init(readState: @escaping @Sendable () -> State?, send: @escaping @Sendable (Action) -> Void) {
         self.readState = readState
         self.sendAction = send
     }
 
     /// The store's current state, or `nil` once the store is gone.
+    @inlinable
     public var state: State? { readState() }
 
-    /// Sends a further action into the store; it is queued behind the current one and passes
-    /// through the whole pipeline.
+    /// Dispatches a further action through the whole pipeline now, as `dispatch` does inside
+    /// Redux middleware.
+    ///
+    /// The action being handled has not reached the store yet, so on an idle store the new
+    /// action is reduced first; on a busy store it is queued like any other send. To act after
+    /// the current action, pass it on and let its reducer return the follow-up as an effect.
+    @inlinable
     public func send(_ action: Action) {
         sendAction(action)
     }
@@ -62,9 +71,10 @@ public struct MiddlewareContext<State: Sendable, Action: Sendable>: Sendable {
 
 /// A type-erased middleware, for storing middleware of different types together.
 public struct AnyMiddleware<State: Sendable, Action: Sendable>: Middleware {
-    private let body: @Sendable (Action, MiddlewareContext<State, Action>) -> MiddlewareStep<Action>
+    @usableFromInline let body: @Sendable (Action, MiddlewareContext<State, Action>) -> MiddlewareStep<Action>
 
     /// Erases the type of `middleware`.
+    @inlinable
     public init<M: Middleware>(_ middleware: M) where M.State == State, M.Action == Action {
         if let erased = middleware as? AnyMiddleware<State, Action> {
             self = erased
@@ -74,11 +84,13 @@ public struct AnyMiddleware<State: Sendable, Action: Sendable>: Middleware {
     }
 
     /// A middleware written as a closure.
+    @inlinable
     public init(_ handle: @escaping @Sendable (_ action: Action, _ context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action>) {
         body = handle
     }
 
     /// Calls the wrapped middleware.
+    @inlinable
     public func handle(_ action: Action, context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action> {
         body(action, context)
     }
@@ -122,12 +134,14 @@ public enum MiddlewareBuilder<State: Sendable, Action: Sendable> {
     public typealias Component = [AnyMiddleware<State, Action>]
 
     /// A single middleware.
+    @inlinable
     public static func buildExpression<M: Middleware>(_ middleware: M) -> Component
     where M.State == State, M.Action == Action {
         [AnyMiddleware(middleware)]
     }
 
     /// A middleware that may be absent: `nil` contributes nothing.
+    @inlinable
     public static func buildExpression<M: Middleware>(_ middleware: M?) -> Component
     where M.State == State, M.Action == Action {
         middleware.map { [AnyMiddleware($0)] } ?? []

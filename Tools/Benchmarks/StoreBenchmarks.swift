@@ -1,0 +1,244 @@
+import StateStore
+
+// MARK: - Fixtures
+
+/// The counter every dispatch case sends `increment` to.
+struct BenchCounter: Reducer {
+    struct State: Equatable, Sendable {
+        var count = 0
+    }
+
+    enum Action: Equatable, Sendable {
+        case increment
+        case start
+        case startSuspending
+        case response
+    }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .increment, .response:
+            state.count &+= 1
+            return .none
+        case .start:
+            return .run { send in send(.response) }
+        case .startSuspending:
+            return .run { send in
+                await Task.yield()
+                send(.response)
+            }
+        }
+    }
+}
+
+/// A state carrying 100,000 notes that the benchmark's action never touches.
+struct BigState: Reducer {
+    struct Note: Identifiable, Equatable, Sendable {
+        let id: Int
+        var text: String
+        var updatedAt: Double
+    }
+
+    struct State: Equatable, Sendable {
+        var count = 0
+        var notes: IdentifiedArray<Note> = []
+    }
+
+    func reduce(into state: inout State, action: BenchCounter.Action) -> Effect<BenchCounter.Action> {
+        state.count &+= 1
+        return .none
+    }
+
+    static func state(notes: Int) -> State {
+        State(notes: IdentifiedArray(uniqueElements: (0..<notes).map {
+            Note(id: $0, text: "note number \($0), with a body of a realistic length", updatedAt: Double($0))
+        }))
+    }
+}
+
+/// Rows of counters, for the scoped-store fan-out cases.
+struct Rows: Reducer {
+    struct Row: Identifiable, Equatable, Sendable {
+        let id: Int
+        var count = 0
+    }
+
+    struct State: Equatable, Sendable {
+        var rows: IdentifiedArray<Row> = []
+    }
+
+    enum Action: Equatable, Sendable {
+        case row(id: Int, RowAction)
+    }
+
+    enum RowAction: Equatable, Sendable {
+        case increment
+    }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .row(let id, .increment):
+            state.rows.modify(id: id) { $0.count &+= 1 }
+            return .none
+        }
+    }
+}
+
+/// Counts calls from observers on any thread.
+final class CallCounter: @unchecked Sendable {
+    // Written only by the store's serial path; read after it is idle.
+    var calls = 0
+}
+
+// MARK: - Cases
+
+/// One reducer call the optimiser cannot fold into the surrounding loop.
+@inline(never)
+func directReduce(_ reducer: BenchCounter, _ state: inout BenchCounter.State) -> Effect<BenchCounter.Action> {
+    reducer.reduce(into: &state, action: .increment)
+}
+
+func dispatchSample(_ operations: Int) -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
+    let result = nanosecondsPerOperation(operations) {
+        for _ in 0..<operations { store.send(.increment) }
+    }
+    precondition(store.currentState.count == operations, "dispatch lost actions")
+    return result
+}
+
+func floorSample(_ operations: Int) -> Double {
+    let reducer = BenchCounter()
+    var state = BenchCounter.State()
+    let result = nanosecondsPerOperation(operations) {
+        for _ in 0..<operations { blackHole(directReduce(reducer, &state)) }
+    }
+    precondition(state.count == operations)
+    return result
+}
+
+func bigStateSample(_ operations: Int, store: RootStore<BigState.State, BenchCounter.Action>) -> Double {
+    let before = store.currentState.count
+    let result = nanosecondsPerOperation(operations) {
+        for _ in 0..<operations { store.send(.increment) }
+    }
+    precondition(store.currentState.count == before + operations)
+    return result
+}
+
+func middlewareSample(_ operations: Int) -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter()) {
+        EchoMiddleware()
+        EchoMiddleware()
+        EchoMiddleware()
+    }
+    let result = nanosecondsPerOperation(operations) {
+        for _ in 0..<operations { store.send(.increment) }
+    }
+    precondition(store.currentState.count == operations, "middleware lost actions")
+    return result
+}
+
+/// A root store with `children` observed element stores; sends go through the child stores.
+final class FanOut {
+    let store: RootStore<Rows.State, Rows.Action>
+    let children: [Store<Rows.Row, Rows.RowAction>]
+    let calls = CallCounter()
+    private var subscriptions: [StoreSubscription] = []
+
+    init(children count: Int) {
+        let store = RootStore(initialState: Rows.State(rows: IdentifiedArray(uniqueElements: (0..<count).map { Rows.Row(id: $0) })),
+            reducer: Rows())
+        self.store = store
+        children = (0..<count).compactMap { id in store.scope(\.rows, id: id, action: Rows.Action.row) }
+        let calls = calls
+        subscriptions = children.map { child in child.observe { blackHole($0); calls.calls += 1 } }
+    }
+
+    func sample(_ operations: Int) -> Double {
+        let before = calls.calls
+        let count = children.count
+        let result = nanosecondsPerOperation(operations) {
+            for index in 0..<operations { children[index % count].send(.increment) }
+        }
+        precondition(calls.calls - before == operations, "each action must notify exactly one child")
+        return result
+    }
+}
+
+func observersSample(_ operations: Int, observers: Int) -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
+    let calls = CallCounter()
+    let subscriptions = (0..<observers).map { _ in store.observe { state in calls.calls &+= state.count & 1 } }
+    let result = nanosecondsPerOperation(operations) {
+        for _ in 0..<operations { store.send(.increment) }
+    }
+    blackHole(calls.calls)
+    withExtendedLifetime(subscriptions) {}
+    return result
+}
+
+func effectRoundTripSample(_ operations: Int, suspending: Bool) async -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
+    let start = monotonicNanoseconds()
+    for _ in 0..<operations { store.send(suspending ? .startSuspending : .start) }
+    await store.waitForEffects()
+    let elapsed = monotonicNanoseconds() - start
+    precondition(store.currentState.count == operations, "round trips lost responses")
+    return Double(operations) / (Double(elapsed) / 1e9)
+}
+
+/// Every case of issue 2, in the order of its table.
+func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
+    var results: [Measurement] = []
+    let operations = plan.iterations(2_000_000)
+
+    var dispatch: [Double] = []
+    if selected("dispatch") || selected("floor") || selected("dispatch/floor") {
+        dispatch = repeated(plan) { dispatchSample(operations) }
+        if selected("dispatch") {
+            results.append(Measurement(name: "dispatch", unit: .nanoseconds, samples: dispatch, target: .atMost(100)))
+        }
+    }
+    if selected("floor") || selected("dispatch/floor") {
+        let floor = repeated(plan) { floorSample(operations * 10) }
+        results.append(Measurement(name: "floor", unit: .nanoseconds, samples: floor, target: nil))
+        let ratios = zip(dispatch, floor).map { $0 / $1 }
+        results.append(Measurement(name: "dispatch/floor", unit: .ratio, samples: ratios, target: nil))
+    }
+    if selected("big-state") {
+        let big = RootStore(initialState: BigState.state(notes: 100_000), reducer: BigState())
+        let (ratios, _) = pairedRatios(plan, base: { dispatchSample(operations) },
+            variant: { bigStateSample(operations, store: big) })
+        results.append(Measurement(name: "big-state", unit: .ratio, samples: ratios, target: .atMost(1.3)))
+    }
+    if selected("fan-out") {
+        let fanOut = FanOut(children: 1_000)
+        let samples = repeated(plan) { fanOut.sample(plan.iterations(200_000)) }
+        results.append(Measurement(name: "fan-out", unit: .nanoseconds, samples: samples, target: .atMost(5_000)))
+    }
+    if selected("fan-out-growth") {
+        let small = FanOut(children: 100)
+        let large = FanOut(children: 10_000)
+        let (ratios, _) = pairedRatios(plan, base: { small.sample(plan.iterations(200_000)) },
+            variant: { large.sample(plan.iterations(200_000)) })
+        results.append(Measurement(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.5)))
+    }
+    if selected("observers") {
+        let samples = repeated(plan) { observersSample(plan.iterations(200_000), observers: 100) }
+        results.append(Measurement(name: "observers", unit: .nanoseconds, samples: samples, target: .atMost(3_000)))
+    }
+    if selected("effect-round-trip") {
+        let samples = await repeated(plan) { await effectRoundTripSample(plan.iterations(200_000), suspending: false) }
+        results.append(Measurement(name: "effect-round-trip", unit: .perSecond, samples: samples, target: .atLeast(100_000)))
+    }
+    if selected("effect-round-trip-suspending") {
+        let samples = await repeated(plan) { await effectRoundTripSample(plan.iterations(100_000), suspending: true) }
+        results.append(Measurement(name: "effect-round-trip-suspending", unit: .perSecond, samples: samples, target: nil))
+    }
+    if selected("middleware") {
+        let (ratios, _) = pairedRatios(plan, base: { dispatchSample(operations) }, variant: { middlewareSample(operations) })
+        results.append(Measurement(name: "middleware", unit: .ratio, samples: ratios, target: .atMost(1.5)))
+    }
+    return results
+}
