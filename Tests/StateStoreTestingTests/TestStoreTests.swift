@@ -201,4 +201,21 @@ struct TestStoreTests {
         await store.finish()
         #expect(failures.all.isEmpty)
     }
+
+    @Test @MainActor func aTestStoreWorksFromTheMainActor() async {
+        let clock = TestClock()
+        let failures = Failures()
+        let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock), reporter: failures.reporter)
+        await store.send(.queryChanged("x")) {
+            $0.query = "x"
+            $0.isLoading = true
+        }
+        await clock.advance(by: .milliseconds(300))
+        await store.receive(.response(["x 1", "x 2"])) {
+            $0.results = ["x 1", "x 2"]
+            $0.isLoading = false
+        }
+        await store.finish()
+        #expect(failures.all.isEmpty)
+    }
 }

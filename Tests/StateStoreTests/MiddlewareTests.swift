@@ -135,7 +135,8 @@ struct MiddlewareTests {
     }
 
     @Test func aSendFromMiddlewareWhileTheStoreIsBusyIsQueued() {
-        let store = store {
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Counter.State(), reducer: Counter(), diagnostics: .collecting(into: diagnostics)) {
             AnyMiddleware { action, context in
                 if action == .note("from observer") { context.send(.note("follow-up")) }
                 return .next(action)
@@ -147,6 +148,7 @@ struct MiddlewareTests {
         store.send(.increment)
         // The observer runs while the store delivers `increment`: both sends queue, in order.
         #expect(store.currentState.log == ["follow-up", "from observer"])
+        #expect(diagnostics.entries.map(\.kind) == [.reentrantSend], "only the observer's own send is re-entrant")
         subscription.cancel()
     }
 

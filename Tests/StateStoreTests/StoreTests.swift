@@ -147,7 +147,8 @@ struct StoreTests {
     }
 
     @Test func aQueuedSendReturnsAHandleForTheEffectsItStartsLater() async {
-        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Counter.State(), reducer: Counter(), diagnostics: .collecting(into: diagnostics))
         let handle = Mutex<StoreTask?>(nil)
         let subscription = store.observe { state in
             guard state.log == ["go"], handle.withLock({ $0 == nil }) else { return }
@@ -157,6 +158,7 @@ struct StoreTests {
         let queued = handle.withLock { $0 }
         await queued?.finish()
         #expect(store.currentState.count == 42)
+        #expect(diagnostics.entries.map(\.kind) == [.reentrantSend])
         subscription.cancel()
     }
 
