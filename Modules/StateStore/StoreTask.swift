@@ -74,15 +74,6 @@ final class Completion: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Adds a task started on the action's behalf after it was resolved (deferred middleware).
-    func add(_ task: Task<Void, Never>) {
-        let cancelled = state.withLock { state in
-            state.tasks.append(task)
-            return state.isCancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
     func cancel() {
         let tasks = state.withLock { state in
             state.isCancelled = true
@@ -103,15 +94,7 @@ final class Completion: Sendable {
 
     func finish() async {
         await waitUntilResolved()
-        // Tasks may be added while awaiting (a deferred middleware's continuation); drain them all.
-        var awaited = 0
-        while true {
-            let next: Task<Void, Never>? = state.withLock { state in
-                awaited < state.tasks.count ? state.tasks[awaited] : nil
-            }
-            guard let next else { return }
-            await next.value
-            awaited += 1
-        }
+        let tasks = state.withLock { $0.tasks }
+        for task in tasks { await task.value }
     }
 }

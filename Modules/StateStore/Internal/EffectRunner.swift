@@ -262,11 +262,6 @@ final class EffectRunner<Action: Sendable>: Sendable {
         }
     }
 
-    /// How many effect tasks are running.
-    var runningCount: Int {
-        registry.withLock { $0.running.count }
-    }
-
     /// Returns once no effect is running, or when the calling task is cancelled.
     func waitUntilIdle() async {
         let key = registry.withLock { registry -> UInt64 in

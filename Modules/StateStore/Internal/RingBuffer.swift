@@ -37,10 +37,6 @@ struct RingBuffer<Element> {
         count -= k
     }
 
-    mutating func removeAll() {
-        self = RingBuffer()
-    }
-
     /// The element `offset` places after the first.
     subscript(offset: Int) -> Element {
         get {
