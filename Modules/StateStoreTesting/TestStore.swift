@@ -285,12 +285,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     }
 
     private func reportPendingDiagnostics(before step: String, at location: SourceLocation) {
-        let diagnostics = recorder.drainDiagnostics()
-        guard exhaustivity == .on, !diagnostics.isEmpty else { return }
-        reporter.report("""
-            \(diagnostics.count) diagnostic(s) must be expected before \(step):
-            \(diagnostics.map(\.description).joined(separator: "\n"))
-            """, at: location)
+        let problem = unexpectedDiagnostics(when: " before \(step)")
+        guard exhaustivity == .on, let problem else { return }
+        reporter.report(problem, at: location)
     }
 
     /// Describes (and clears) unasserted received actions and diagnostics.
@@ -302,12 +299,16 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             problems.append("\(received.count) received action(s) must be asserted\(when):\n"
                 + received.map { ValueRenderer.oneLine($0) }.joined(separator: "\n"))
         }
-        let diagnostics = recorder.drainDiagnostics()
-        if !diagnostics.isEmpty {
-            problems.append("\(diagnostics.count) diagnostic(s) must be expected\(when):\n"
-                + diagnostics.map(\.description).joined(separator: "\n"))
-        }
+        if let diagnostics = unexpectedDiagnostics(when: when) { problems.append(diagnostics) }
         return problems
+    }
+
+    /// Describes (and clears) the diagnostics no test expected, if any.
+    private func unexpectedDiagnostics(when: String) -> String? {
+        let diagnostics = recorder.drainDiagnostics()
+        guard !diagnostics.isEmpty else { return nil }
+        return "\(diagnostics.count) diagnostic(s) must be expected\(when):\n"
+            + diagnostics.map(\.description).joined(separator: "\n")
     }
 }
 

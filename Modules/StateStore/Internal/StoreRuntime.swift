@@ -22,7 +22,7 @@
 final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable {
     @usableFromInline
     enum QueueItem {
-        case action(Action, completion: Completion?)
+        case action(Action, completion: Completion)
         case job(@Sendable () -> Void)
     }
 
@@ -274,13 +274,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Replaces the state without reducing an action or running effects (time travel); observers
     /// are notified, action observers are not.
     func restore(_ newState: State) {
-        schedule { [self] in
-            lock.lock()
-            core.pointee.state = newState
-            let notification = collectNotification(after: nil)
-            lock.unlock()
-            notification.deliver()
-        }
+        schedule { [self] in replaceState(newState, after: nil) }
     }
 
     /// Shuts the store down: running effects are cancelled, later sends are dropped.
@@ -325,13 +319,19 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Applies the state an async reducer computed for `action`, on the serial path.
     private func commit(_ newState: State, after action: Action, completion: Completion) {
         schedule { [self] in
-            lock.lock()
-            core.pointee.state = newState
-            let notification = collectNotification(after: action)
-            lock.unlock()
-            notification.deliver()
+            replaceState(newState, after: action)
             completion.resolve([])
         }
+    }
+
+    /// Puts `newState` in place and notifies; action observers hear about it only when an
+    /// action produced it. Called on the serial path.
+    private func replaceState(_ newState: State, after action: Action?) {
+        lock.lock()
+        core.pointee.state = newState
+        let notification = collectNotification(after: action)
+        lock.unlock()
+        notification.deliver()
     }
 
     /// Reduces what was queued while this thread was working, until the queue is empty.
@@ -348,11 +348,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             lock.unlock()
             switch item {
             case .action(let action, let completion):
-                if let completion {
-                    reduce(action, completion: completion)
-                } else {
-                    reduce(action, completion: Completion())
-                }
+                reduce(action, completion: completion)
             case .job(let job):
                 job()
             }
