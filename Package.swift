@@ -7,6 +7,9 @@ import PackageDescription
 let modules: [Target] = [
     .target(name: "StateStore", path: "Modules/StateStore"),
     .target(name: "StateStoreTesting", dependencies: ["StateStore"], path: "Modules/StateStoreTesting"),
+    .target(name: "Models", path: "Modules/Models"),
+    .target(name: "AppEnvironment", dependencies: ["Models", "StateStore"], path: "Modules/AppEnvironment"),
+    .target(name: "Reducers", dependencies: ["Models", "StateStore", "AppEnvironment"], path: "Modules/Reducers"),
 ]
 
 // MARK: - Tools
@@ -27,6 +30,17 @@ let tests: [Target] = [
         name: "StateStoreTestingTests",
         dependencies: ["StateStore", "StateStoreTesting"],
         path: "Tests/StateStoreTestingTests"
+    ),
+    .testTarget(name: "ModelsTests", dependencies: ["Models"], path: "Tests/ModelsTests"),
+    .testTarget(
+        name: "AppEnvironmentTests",
+        dependencies: ["Models", "AppEnvironment", "StateStoreTesting"],
+        path: "Tests/AppEnvironmentTests"
+    ),
+    .testTarget(
+        name: "ReducersTests",
+        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting"],
+        path: "Tests/ReducersTests"
     ),
 ]
 

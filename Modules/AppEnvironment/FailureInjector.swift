@@ -1,0 +1,48 @@
+import Models
+import Synchronization
+
+/// Makes the next calls of chosen endpoints fail, so every error path can be walked on purpose.
+///
+/// Install it on an environment with ``AppEnvironment/injectingFailures(_:)``; it works on any
+/// clients, live or in memory.
+///
+/// ```swift
+/// let failures = FailureInjector()
+/// let environment = AppEnvironment.inMemory().injectingFailures(failures)
+/// failures.failNext(.notesCreate)          // the next create fails with a network error
+/// ```
+public final class FailureInjector: Sendable {
+    private let armed = Mutex<[Endpoint: [AppError]]>([:])
+
+    /// An injector with nothing armed.
+    public init() {}
+
+    /// Makes the next `count` calls of `endpoint` fail with `error` (a simulated network failure
+    /// unless given), after any failures already armed for it.
+    public func failNext(_ endpoint: Endpoint, count: Int = 1, with error: AppError? = nil) {
+        guard count > 0 else { return }
+        let error = error ?? .network(reason: "simulated failure of \(endpoint)")
+        armed.withLock { $0[endpoint, default: []] += Array(repeating: error, count: count) }
+    }
+
+    /// How many failures are still armed for `endpoint`.
+    public func pendingFailures(of endpoint: Endpoint) -> Int {
+        armed.withLock { $0[endpoint]?.count ?? 0 }
+    }
+
+    /// Disarms every endpoint.
+    public func reset() {
+        armed.withLock { $0.removeAll() }
+    }
+
+    /// Throws the next armed failure of `endpoint`, if any.
+    public func check(_ endpoint: Endpoint) throws(AppError) {
+        let failure = armed.withLock { armed -> AppError? in
+            guard var errors = armed[endpoint], !errors.isEmpty else { return nil }
+            let first = errors.removeFirst()
+            armed[endpoint] = errors.isEmpty ? nil : errors
+            return first
+        }
+        if let failure { throw failure }
+    }
+}

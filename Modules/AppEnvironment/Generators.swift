@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+/// Where new identifiers come from: injected, so tests and scripts get predictable ids.
+public struct UUIDGenerator: Sendable {
+    private let generate: @Sendable () -> UUID
+
+    /// A generator that calls `generate` for each id.
+    public init(_ generate: @escaping @Sendable () -> UUID) {
+        self.generate = generate
+    }
+
+    /// A new identifier.
+    public func callAsFunction() -> UUID {
+        generate()
+    }
+
+    /// Random version-4 UUIDs from the system.
+    public static let live = UUIDGenerator { UUID() }
+
+    /// `00000000-0000-0000-0000-000000000001`, then `…0002`, and so on: a fresh sequence per
+    /// call of this function, safe to use from many tasks.
+    public static func incrementing() -> UUIDGenerator {
+        let counter = Mutex<UInt64>(0)
+        return UUIDGenerator {
+            let next = counter.withLock { value -> UInt64 in
+                value += 1
+                return value
+            }
+            return UUID(sequence: next)
+        }
+    }
+
+    /// Always `uuid`.
+    public static func constant(_ uuid: UUID) -> UUIDGenerator {
+        UUIDGenerator { uuid }
+    }
+}
+
+extension UUID {
+    /// The UUID whose last 64 bits are `sequence` and whose other bits are zero.
+    public init(sequence: UInt64) {
+        let b = withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+        self.init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]))
+    }
+}
+
+/// Where "now" comes from: injected, so dates in tests and scripts are predictable.
+public struct DateGenerator: Sendable {
+    private let generate: @Sendable () -> Date
+
+    /// A generator that calls `generate` for the current date.
+    public init(_ generate: @escaping @Sendable () -> Date) {
+        self.generate = generate
+    }
+
+    /// The current date.
+    public func callAsFunction() -> Date {
+        generate()
+    }
+
+    /// The system's wall clock.
+    public static let live = DateGenerator { Date() }
+
+    /// Always `date`.
+    public static func constant(_ date: Date) -> DateGenerator {
+        DateGenerator { date }
+    }
+
+    /// `start`, moved forward as `clock` moves: with a test clock, dates advance exactly when the
+    /// test advances time.
+    public static func following<C: Clock<Duration>>(_ clock: C, from start: Date) -> DateGenerator {
+        let origin = clock.now
+        return DateGenerator {
+            let elapsed = origin.duration(to: clock.now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return start.addingTimeInterval(seconds)
+        }
+    }
+}

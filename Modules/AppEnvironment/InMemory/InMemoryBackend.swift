@@ -1,0 +1,191 @@
+import Foundation
+import Models
+import Synchronization
+
+/// The data behind the in-memory clients: accounts, sessions, profiles, posts and notes, held in
+/// a process, with the same rules as the live clients.
+///
+/// Deterministic: ids and dates come from the injected generators, and tokens are derived from
+/// ids. Safe to call from many tasks. Share one backend between environments to let them see the
+/// same accounts.
+public final class InMemoryBackend: Sendable {
+    private struct Account {
+        var user: User
+        var password: Password
+    }
+
+    private struct Storage {
+        var accounts: [User.ID: Account] = [:]
+        var idsByUsername: [String: User.ID] = [:]
+        var sessions: [String: User.ID] = [:]
+        var posts: [Post] = []
+        var notes: [User.ID: [Note.ID: Note]] = [:]
+    }
+
+    private let storage = Mutex(Storage())
+    private let uuid: UUIDGenerator
+    private let now: DateGenerator
+
+    /// A backend with no accounts that takes ids from `uuid` and dates from `now`.
+    public init(uuid: UUIDGenerator = .incrementing(), now: DateGenerator = .live) {
+        self.uuid = uuid
+        self.now = now
+    }
+
+    // MARK: - Auth
+
+    /// Creates an account.
+    public func signUp(_ credentials: Credentials) throws(AppError) -> User {
+        if let problem = credentials.problem { throw .invalidInput(reason: problem) }
+        let user = User(id: User.ID(uuid()), username: credentials.username)
+        try storage.withLock { storage throws(AppError) in
+            let key = credentials.username.normalized
+            guard storage.idsByUsername[key] == nil else { throw .usernameTaken(credentials.username) }
+            storage.idsByUsername[key] = user.id
+            storage.accounts[user.id] = Account(user: user, password: credentials.password)
+        }
+        return user
+    }
+
+    /// Opens a session for matching credentials.
+    public func authenticate(_ credentials: Credentials) throws(AppError) -> AuthSession {
+        let token = AccessToken("memory-" + uuid().uuidString.lowercased())
+        return try storage.withLock { storage throws(AppError) in
+            guard let id = storage.idsByUsername[credentials.username.normalized],
+                  let account = storage.accounts[id],
+                  account.password == credentials.password
+            else { throw .invalidCredentials }
+            storage.sessions[token.revealed] = id
+            return AuthSession(user: account.user, token: token)
+        }
+    }
+
+    /// Ends a session; unknown tokens are ignored.
+    public func signOut(_ token: AccessToken) {
+        _ = storage.withLock { $0.sessions.removeValue(forKey: token.revealed) }
+    }
+
+    // MARK: - Profile and posts
+
+    /// The profile of the token's owner.
+    public func profile(_ token: AccessToken) throws(AppError) -> User {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            guard let account = storage.accounts[id] else { throw .notFound(.user, id: id.description) }
+            return account.user
+        }
+    }
+
+    /// The token owner's posts, newest first.
+    public func posts(_ token: AccessToken) throws(AppError) -> [Post] {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            return storage.posts.filter { $0.authorID == id }.reversed()
+        }
+    }
+
+    /// Publishes a post for the token's owner.
+    public func addPost(_ token: AccessToken, text: String) throws(AppError) -> Post {
+        if let problem = Post.problem(with: text) { throw .invalidInput(reason: problem) }
+        let postID = Post.ID(uuid())
+        let createdAt = now()
+        return try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            let post = Post(id: postID, authorID: id, text: text, createdAt: createdAt)
+            storage.posts.append(post)
+            return post
+        }
+    }
+
+    // MARK: - Notes
+
+    /// The token owner's notes, most recently updated first.
+    public func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            return (storage.notes[id] ?? [:]).values
+                .filter { $0.matches(query) }
+                .sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+        }
+    }
+
+    /// Stores `note` for the token's owner, replacing one with the same id.
+    public func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            try Self.checkOwnership(of: note.id, by: id, in: storage)
+            storage.notes[id, default: [:]][note.id] = note
+            return note
+        }
+    }
+
+    /// Replaces an existing note of the token's owner.
+    public func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            guard let existing = storage.notes[id]?[note.id] else { throw .notFound(.note, id: note.id.description) }
+            var updated = note
+            updated.createdAt = existing.createdAt
+            storage.notes[id]?[note.id] = updated
+            return updated
+        }
+    }
+
+    /// Deletes a note of the token's owner.
+    public func delete(_ token: AccessToken, _ noteID: Note.ID) throws(AppError) {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            guard storage.notes[id]?.removeValue(forKey: noteID) != nil else {
+                throw .notFound(.note, id: noteID.description)
+            }
+        }
+    }
+
+    // MARK: - Rules
+
+    private static func owner(of token: AccessToken, in storage: Storage) throws(AppError) -> User.ID {
+        guard let id = storage.sessions[token.revealed] else { throw .sessionExpired }
+        return id
+    }
+
+    private static func checkOwnership(of noteID: Note.ID, by owner: User.ID, in storage: Storage) throws(AppError) {
+        for (user, notes) in storage.notes where user != owner && notes[noteID] != nil {
+            throw .notFound(.note, id: noteID.description)
+        }
+    }
+}
+
+extension AuthClient {
+    /// Auth backed by `backend`.
+    public static func inMemory(_ backend: InMemoryBackend) -> AuthClient {
+        AuthClient(
+            signUp: { credentials throws(AppError) in try backend.signUp(credentials) },
+            authenticate: { credentials throws(AppError) in try backend.authenticate(credentials) },
+            signOut: { token in backend.signOut(token) }
+        )
+    }
+}
+
+extension ProfileClient {
+    /// Profiles and posts backed by `backend`.
+    public static func inMemory(_ backend: InMemoryBackend) -> ProfileClient {
+        ProfileClient(
+            load: { token throws(AppError) in try backend.profile(token) },
+            loadPosts: { token throws(AppError) in try backend.posts(token) },
+            addPost: { token, text throws(AppError) in try backend.addPost(token, text: text) }
+        )
+    }
+}
+
+extension NotesClient {
+    /// Notes backed by `backend`.
+    public static func inMemory(_ backend: InMemoryBackend) -> NotesClient {
+        NotesClient(
+            list: { token throws(AppError) in try backend.notes(token) },
+            create: { token, note throws(AppError) in try backend.create(token, note) },
+            update: { token, note throws(AppError) in try backend.update(token, note) },
+            delete: { token, id throws(AppError) in try backend.delete(token, id) },
+            search: { token, query throws(AppError) in try backend.notes(token, matching: query) }
+        )
+    }
+}

@@ -1,0 +1,81 @@
+import Models
+
+/// The signed-in user's notes. Every endpoint acts for the owner of the token and fails with
+/// ``AppError/sessionExpired`` when the token is no longer valid.
+public struct NotesClient: Sendable {
+    /// All the user's notes, most recently updated first.
+    public var list: @Sendable (_ token: AccessToken) async throws(AppError) -> [Note]
+    /// Stores a new note under the id the app chose; storing the same id again replaces it, so a
+    /// retried create is safe.
+    public var create: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
+    /// Replaces a note's text and update time; fails with ``AppError/notFound(_:id:)`` if the
+    /// note is not the user's.
+    public var update: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
+    /// Deletes a note; fails with ``AppError/notFound(_:id:)`` if the note is not the user's.
+    public var delete: @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void
+    /// The notes whose text contains every word of `query`, most recently updated first.
+    public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+
+    /// Creates a client from its endpoints.
+    public init(
+        list: @escaping @Sendable (_ token: AccessToken) async throws(AppError) -> [Note],
+        create: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note,
+        update: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note,
+        delete: @escaping @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void,
+        search: @escaping @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+    ) {
+        self.list = list
+        self.create = create
+        self.update = update
+        self.delete = delete
+        self.search = search
+    }
+
+    /// A client whose every endpoint reports the call as unexpected and fails.
+    public static func failing(_ reporter: UnexpectedCallReporter = .standardError) -> NotesClient {
+        NotesClient(
+            list: { _ throws(AppError) in throw unexpected(.notesList, reporter) },
+            create: { _, _ throws(AppError) in throw unexpected(.notesCreate, reporter) },
+            update: { _, _ throws(AppError) in throw unexpected(.notesUpdate, reporter) },
+            delete: { _, _ throws(AppError) in throw unexpected(.notesDelete, reporter) },
+            search: { _, _ throws(AppError) in throw unexpected(.notesSearch, reporter) }
+        )
+    }
+
+    /// A client that stores nothing: lists and searches are empty, and writes succeed and
+    /// return what they were given.
+    public static let noop = NotesClient(
+        list: { _ in [] },
+        create: { _, note in note },
+        update: { _, note in note },
+        delete: { _, _ in },
+        search: { _, _ in [] }
+    )
+
+    /// This client with `hook` run before each call.
+    public func intercepting(_ hook: @escaping EndpointHook) -> NotesClient {
+        let base = self
+        return NotesClient(
+            list: { token throws(AppError) in
+                try await hook(.notesList)
+                return try await base.list(token)
+            },
+            create: { token, note throws(AppError) in
+                try await hook(.notesCreate)
+                return try await base.create(token, note)
+            },
+            update: { token, note throws(AppError) in
+                try await hook(.notesUpdate)
+                return try await base.update(token, note)
+            },
+            delete: { token, id throws(AppError) in
+                try await hook(.notesDelete)
+                try await base.delete(token, id)
+            },
+            search: { token, query throws(AppError) in
+                try await hook(.notesSearch)
+                return try await base.search(token, query)
+            }
+        )
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A memo a user keeps: free text with the times it was created and last changed.
+public struct Note: Hashable, Sendable, Codable, Identifiable {
+    /// A note's identifier.
+    public typealias ID = Identifier<Note>
+
+    /// The note's identifier, chosen by the app when the note is created.
+    public var id: ID
+    /// The text, possibly several lines; may be empty while being written.
+    public var text: String
+    /// When the note was created.
+    public var createdAt: Date
+    /// When the text last changed.
+    public var updatedAt: Date
+
+    /// Creates a note.
+    public init(id: ID, text: String, createdAt: Date, updatedAt: Date? = nil) {
+        self.id = id
+        self.text = text
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+    }
+
+    /// The first line that has text, trimmed; empty for a blank note.
+    public var title: String {
+        text.split(whereSeparator: \.isNewline)
+            .lazy
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty } ?? ""
+    }
+
+    /// Whether the note matches a search `query`: every word of it appears in the text,
+    /// ignoring case and diacritics. An empty query matches every note.
+    public func matches(_ query: String) -> Bool {
+        query.split(whereSeparator: \.isWhitespace).allSatisfy { word in
+            text.range(of: word, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// The result of a client call as an action carries it: a value or an ``AppError``.
+///
+/// It is `Result<Value, AppError>` made `Codable`, so effect responses can be journaled and
+/// replayed; convert with ``result`` and ``init(_:)``.
+///
+/// ```swift
+/// return .run { send in
+///     await send(.notesResponse(Outcome { try await notes.list(token) }))
+/// }
+/// ```
+public enum Outcome<Value: Sendable>: Sendable {
+    /// The call returned `Value`.
+    case success(Value)
+    /// The call failed.
+    case failure(AppError)
+
+    /// Runs `operation` and captures its value or error.
+    public init(catching operation: () async throws(AppError) -> Value) async {
+        do {
+            self = .success(try await operation())
+        } catch {
+            self = .failure(error)
+        }
+    }
+
+    /// Wraps a `Result`.
+    public init(_ result: Result<Value, AppError>) {
+        switch result {
+        case .success(let value): self = .success(value)
+        case .failure(let error): self = .failure(error)
+        }
+    }
+
+    /// The same outcome as a `Result`.
+    public var result: Result<Value, AppError> {
+        switch self {
+        case .success(let value): .success(value)
+        case .failure(let error): .failure(error)
+        }
+    }
+
+    /// The error, if the call failed.
+    public var error: AppError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+extension Outcome: Equatable where Value: Equatable {}
+extension Outcome: Hashable where Value: Hashable {}
+extension Outcome: Codable where Value: Codable {}
+
+/// The value of a call that returns nothing but may fail, so it can travel in an ``Outcome``.
+public struct Done: Hashable, Sendable, Codable {
+    /// The one value.
+    public init() {}
+}

@@ -1,0 +1,67 @@
+/// A password as typed: its text is reachable only through ``revealed``.
+///
+/// Printing, interpolating, `dump`, `debugPrint`, mirrors and encoding all show
+/// `<redacted>` (or, when encoded, `null`), so a password cannot reach a log, a transcript or a
+/// journal by accident. Decoding `null` gives an empty password; decoding a string gives that
+/// password, so a front end can still read one from a request.
+public struct Password: Hashable, Sendable, Codable, ExpressibleByStringLiteral {
+    /// The fewest characters a valid password has.
+    public static let minimumLength = 8
+
+    private let clearText: String
+
+    /// Holds `clearText`.
+    public init(_ clearText: String) {
+        self.clearText = clearText
+    }
+
+    /// Holds a literal password (tests and examples).
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// The password's text, for the one place that must check it (the auth client).
+    public var revealed: String { clearText }
+
+    /// How many characters were typed, for a masked field.
+    public var count: Int { clearText.count }
+
+    /// Whether nothing was typed.
+    public var isEmpty: Bool { clearText.isEmpty }
+
+    /// Whether the password has at least ``minimumLength`` characters.
+    public var isValid: Bool { problem == nil }
+
+    /// Why the password cannot be used, or `nil` when it is valid. Never contains the password.
+    public var problem: String? {
+        clearText.count < Self.minimumLength
+            ? "A password needs at least \(Self.minimumLength) characters."
+            : nil
+    }
+
+    /// Decodes `null` as an empty password and a string as that password.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        clearText = container.decodeNil() ? "" : try container.decode(String.self)
+    }
+
+    /// Encodes `null`: a password is never written out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
+    }
+}
+
+extension Password: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `<redacted>`.
+    public var description: String { Redacted.text }
+    /// `Password(<redacted>)`.
+    public var debugDescription: String { "Password(\(Redacted.text))" }
+    /// A mirror with no children, so `dump` shows nothing of the text.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
+
+/// The text shown in place of a secret.
+enum Redacted {
+    static let text = "<redacted>"
+}

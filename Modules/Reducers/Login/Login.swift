@@ -1,0 +1,196 @@
+import AppEnvironment
+import Models
+import StateStore
+
+/// The sign-in screen, in whichever of three interchangeable styles the app picks.
+///
+/// The three styles — ``LoginMachine`` (finite states), ``AdHocLogin`` (properties) and
+/// ``MiddlewareLogin`` (a ``LoginMiddleware`` performs the sign in) — take the same
+/// ``LoginAction``s and show the same ``LoginStatus`` for the same inputs, so front ends and view
+/// models never need to know which one runs.
+///
+/// The rules, whatever the style:
+/// - signing in is accepted only with valid credentials, with no error showing, and while no
+///   sign in is in progress; a second sign in while one is in progress does nothing;
+/// - typing while an error is shown keeps the error until it is acknowledged;
+/// - acknowledging an error returns to what the credentials typed warrant;
+/// - a successful sign in forgets the password typed.
+///
+/// Actions a state does not accept change nothing and are reported as
+/// ``Diagnostic/Kind/invalidTransition`` diagnostics saying why.
+public struct Login: Reducer {
+    /// The state of the style in use.
+    public enum State: Hashable, Sendable, Codable {
+        /// The finite-state style.
+        case finiteStates(LoginMachine.State)
+        /// The ad hoc properties style.
+        case adHoc(AdHocLogin.State)
+        /// The middleware style.
+        case middleware(MiddlewareLogin.State)
+
+        /// The initial state of `style`.
+        public init(style: LoginStyle) {
+            switch style {
+            case .finiteStates: self = .finiteStates(LoginMachine.State())
+            case .adHoc: self = .adHoc(AdHocLogin.State())
+            case .middleware: self = .middleware(MiddlewareLogin.State())
+            }
+        }
+
+        /// Which style this state belongs to.
+        public var style: LoginStyle {
+            switch self {
+            case .finiteStates: .finiteStates
+            case .adHoc: .adHoc
+            case .middleware: .middleware
+            }
+        }
+
+        /// What the screen shows, the same for every style.
+        public var status: LoginStatus {
+            switch self {
+            case .finiteStates(let state): state.status
+            case .adHoc(let state): state.status
+            case .middleware(let state): state.status
+            }
+        }
+    }
+
+    /// The actions every style accepts.
+    public typealias Action = LoginAction
+
+    /// Signs people in.
+    public let auth: AuthClient
+
+    /// A login feature that authenticates with `auth`.
+    public init(auth: AuthClient) {
+        self.auth = auth
+    }
+
+    /// Runs the reducer of the style in use.
+    public func reduce(into state: inout State, action: LoginAction) -> Effect<LoginAction> {
+        switch state {
+        case .finiteStates(var machine):
+            let effect = LoginMachine.reducer(auth: auth).reduce(into: &machine, action: action)
+            state = .finiteStates(machine)
+            return effect
+        case .adHoc(var adHoc):
+            let effect = AdHocLogin(auth: auth).reduce(into: &adHoc, action: action)
+            state = .adHoc(adHoc)
+            return effect
+        case .middleware(var middleware):
+            let effect = MiddlewareLogin().reduce(into: &middleware, action: action)
+            state = .middleware(middleware)
+            return effect
+        }
+    }
+}
+
+/// The three ways the login feature can be written; front ends pick one with `--login-style`.
+public enum LoginStyle: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Finite states (``LoginMachine``).
+    case finiteStates = "fsm"
+    /// Ad hoc properties (``AdHocLogin``).
+    case adHoc = "adhoc"
+    /// A middleware performs the sign in (``MiddlewareLogin`` with ``LoginMiddleware``).
+    case middleware = "middleware"
+
+    /// The name front ends accept: `fsm`, `adhoc` or `middleware`.
+    public var description: String { rawValue }
+}
+
+/// What happens on the sign-in screen, whichever style handles it.
+public enum LoginAction: Hashable, Sendable, Codable {
+    /// The username field now holds this text.
+    case usernameChanged(Username)
+    /// The password field now holds this text.
+    case passwordChanged(Password)
+    /// The user asked to sign in.
+    case signInTapped
+    /// The user dismissed the error shown.
+    case errorAcknowledged
+    /// The auth client answered a sign in (finite-state and ad hoc styles).
+    case authenticationResponse(Outcome<AuthSession>)
+    /// Middleware style: a request to sign in with these credentials, which ``LoginMiddleware``
+    /// intercepts before the reducer.
+    case login(Credentials)
+    /// Middleware style: the middleware signed the user in (seed 002's `setAccessToken`).
+    case setAccessToken(AuthSession)
+    /// Middleware style: the middleware's sign in failed.
+    case loginFailed(AppError)
+
+    /// The session this action reports as signed in, if it is a successful sign in.
+    public var signedInSession: AuthSession? {
+        switch self {
+        case .authenticationResponse(.success(let session)), .setAccessToken(let session): session
+        default: nil
+        }
+    }
+}
+
+/// What a sign-in screen shows: the same for every login style.
+public struct LoginStatus: Hashable, Sendable, Codable {
+    /// The username typed.
+    public var username: Username
+    /// The password typed (empty after a successful sign in).
+    public var password: Password
+    /// Whether both fields are valid and no error is showing.
+    public var hasValidCredentials: Bool
+    /// Whether a sign in is in progress.
+    public var isBusy: Bool
+    /// Whether the user is signed in.
+    public var isAuthenticated: Bool
+    /// The error to show until it is acknowledged; never set while signed in.
+    public var error: AppError?
+
+    /// Creates a status.
+    public init(
+        username: Username = "",
+        password: Password = "",
+        hasValidCredentials: Bool = false,
+        isBusy: Bool = false,
+        isAuthenticated: Bool = false,
+        error: AppError? = nil
+    ) {
+        self.username = username
+        self.password = password
+        self.hasValidCredentials = hasValidCredentials
+        self.isBusy = isBusy
+        self.isAuthenticated = isAuthenticated
+        self.error = error
+    }
+
+    /// Whether the sign-in button works now.
+    public var isSignInEnabled: Bool { hasValidCredentials && !isBusy && !isAuthenticated }
+}
+
+/// Why a sign in cannot start, shared by the three styles so they explain themselves alike.
+enum LoginRules {
+    static let inProgress = "a sign in is already in progress"
+    static let alreadySignedIn = "you are already signed in; sign out first"
+    static let acknowledgeFirst = "acknowledge the error shown first"
+    static let noSignInInProgress = "no sign in is in progress"
+    static let noError = "there is no error to acknowledge"
+    static let waitForSignIn = "wait until the sign in in progress finishes"
+
+    static func invalid(_ credentials: Credentials) -> String {
+        credentials.problem ?? "the credentials are not valid"
+    }
+
+    static func belongsToMiddlewareStyle(_ action: LoginAction) -> String {
+        "\(caseName(action)) belongs to the middleware login style, which this store does not use"
+    }
+
+    static func caseName(_ action: LoginAction) -> String {
+        switch action {
+        case .usernameChanged: "usernameChanged"
+        case .passwordChanged: "passwordChanged"
+        case .signInTapped: "signInTapped"
+        case .errorAcknowledged: "errorAcknowledged"
+        case .authenticationResponse: "authenticationResponse"
+        case .login: "login"
+        case .setAccessToken: "setAccessToken"
+        case .loginFailed: "loginFailed"
+        }
+    }
+}
