@@ -164,8 +164,7 @@ public struct Effect<Action: Sendable>: Sendable {
     /// same `id` arrives first: only the last of a burst runs.
     ///
     /// Time is read from `clock`, so tests pass a test clock and move time by hand.
-    public func debounce<C: Clock>(id: some Hashable & Sendable, for duration: Duration, clock: C) -> Effect
-    where C.Duration == Duration {
+    public func debounce(id: some Hashable & Sendable, for duration: Duration, clock: any Clock<Duration>) -> Effect {
         Effect.concatenate([
             .run { _ in try await clock.sleep(for: duration) },
             self,

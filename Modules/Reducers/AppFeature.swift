@@ -1,0 +1,154 @@
+import AppEnvironment
+import Models
+import StateStore
+
+/// The whole app: login (in the chosen style), session, profile, posts, notes and counter.
+///
+/// - Signing in (whichever login style reports it) opens the session and loads the profile, the
+///   posts and the notes at once.
+/// - Profile, posts and notes act for the signed-in user: while signed out their actions change
+///   nothing and are reported as "sign in first" diagnostics.
+/// - Signing out cancels the user's requests in flight and resets login, profile, posts and
+///   notes; the counter belongs to no one and stays.
+///
+/// ```swift
+/// let environment = AppEnvironment.inMemory()
+/// let store = RootStore(initialState: AppFeature.State(loginStyle: .middleware),
+///                       reducer: AppFeature(environment: environment)) {
+///     AppFeature.loginMiddleware(environment)
+/// }
+/// ```
+public struct AppFeature: Reducer {
+    /// Every feature's state.
+    public struct State: Hashable, Sendable, Codable {
+        /// The sign-in screen.
+        public var login: Login.State
+        /// Who is signed in.
+        public var session: Session.State
+        /// The user's profile.
+        public var profile: Profile.State
+        /// The user's posts.
+        public var posts: Posts.State
+        /// The user's notes.
+        public var notes: Notes.State
+        /// The counter.
+        public var counter: Counter.State
+
+        /// A fresh app, signed out, whose login uses `loginStyle`.
+        public init(loginStyle: LoginStyle = .finiteStates) {
+            login = Login.State(style: loginStyle)
+            session = Session.State()
+            profile = .initialized
+            posts = Posts.State()
+            notes = Notes.State()
+            counter = Counter.State()
+        }
+    }
+
+    /// Every feature's actions.
+    public enum Action: Hashable, Sendable, Codable {
+        /// A sign-in screen action.
+        case login(LoginAction)
+        /// An account action.
+        case session(Session.Action)
+        /// A profile command.
+        case profile(Profile.Command)
+        /// A posts command.
+        case posts(Posts.Command)
+        /// A notes action.
+        case notes(Notes.Action)
+        /// A counter action.
+        case counter(Counter.Action)
+
+        /// Where login actions sit among the app's actions (for ``LoginMiddleware``).
+        public static let loginPath = ActionPath<Action, LoginAction>(
+            embed: Action.login,
+            extract: { action in
+                if case .login(let login) = action { return login }
+                return nil
+            }
+        )
+    }
+
+    /// The outside world the features use.
+    public let environment: AppEnvironment
+
+    /// The app, using `environment`.
+    public init(environment: AppEnvironment) {
+        self.environment = environment
+    }
+
+    /// The middleware the ``LoginStyle/middleware`` style needs; harmless with the other styles,
+    /// which never send the request it intercepts.
+    public static func loginMiddleware(_ environment: AppEnvironment) -> LoginMiddleware<State, Action> {
+        LoginMiddleware(auth: environment.auth, action: Action.loginPath)
+    }
+
+    /// Identifies the requests made for the signed-in user, cancelled when they sign out.
+    struct UserRequestsID: Hashable, Sendable {}
+
+    /// Applies one action.
+    public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .login(let loginAction):
+            let wasAuthenticated = state.login.status.isAuthenticated
+            let effect = Login(auth: environment.auth).reduce(into: &state.login, action: loginAction).map(Action.login)
+            guard !wasAuthenticated, state.login.status.isAuthenticated, let session = loginAction.signedInSession else {
+                return effect
+            }
+            return .merge(effect, signIn(session, state: &state))
+
+        case .session(.signOutTapped):
+            let wasSignedIn = state.session.isSignedIn
+            let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .signOutTapped).map(Action.session)
+            guard wasSignedIn else { return effect }
+            state.login = Login.State(style: state.login.style)
+            state.profile = .initialized
+            state.posts = Posts.State()
+            state.notes = Notes.State()
+            return .merge(.cancel(id: UserRequestsID()), effect)
+
+        case .session(let sessionAction):
+            return Session(auth: environment.auth).reduce(into: &state.session, action: sessionAction).map(Action.session)
+
+        case .profile(let command):
+            guard let session = state.session.current else { return Self.signInFirst(action) }
+            return Profile.reducer(client: environment.profile, token: session.token)
+                .reduce(into: &state.profile, action: command)
+                .map(Action.profile)
+                .cancellable(id: UserRequestsID())
+
+        case .posts(let command):
+            guard let session = state.session.current else { return Self.signInFirst(action) }
+            return Posts.reducer(client: environment.profile, token: session.token)
+                .reduce(into: &state.posts, action: command)
+                .map(Action.posts)
+                .cancellable(id: UserRequestsID())
+
+        case .notes(let notesAction):
+            guard let session = state.session.current else { return Self.signInFirst(action) }
+            return Notes(environment: environment, token: session.token)
+                .reduce(into: &state.notes, action: notesAction)
+                .map(Action.notes)
+                .cancellable(id: UserRequestsID())
+
+        case .counter(let counterAction):
+            return Counter().reduce(into: &state.counter, action: counterAction).map(Action.counter)
+        }
+    }
+
+    /// Opens `session` and loads what belongs to the user.
+    private func signIn(_ session: AuthSession, state: inout State) -> Effect<Action> {
+        let opened = Session(auth: environment.auth).reduce(into: &state.session, action: .signedIn(session)).map(Action.session)
+        return .merge(
+            opened,
+            reduce(into: &state, action: .profile(.load)),
+            reduce(into: &state, action: .posts(.load)),
+            reduce(into: &state, action: .notes(.listRequested))
+        )
+    }
+
+    private static func signInFirst(_ action: Action) -> Effect<Action> {
+        .diagnostic(.invalidTransition(action: action, state: "signed out", reason: AppError.notSignedIn.message))
+    }
+}

@@ -1,0 +1,361 @@
+import AppEnvironment
+import Foundation
+import Models
+import StateStore
+
+/// The user's notes (seed 004): list, add, edit, delete, select and search, saved through the
+/// notes client.
+///
+/// Nothing the user types is lost. Every change is applied to the state at once and then saved;
+/// while a save is in flight the note is pending; a failed save keeps the text, marks the note
+/// unsaved and can be retried. Each local change bumps the note's revision, and a save's
+/// response only settles the note if no newer change was made meanwhile. Reloading the list
+/// never overwrites a note with changes that are not saved yet.
+///
+/// Searching is debounced on the environment's clock: each change of the query cancels the
+/// search before it, and only the last query, after a quiet ``searchDebounce``, reaches the client.
+public struct Notes: Reducer {
+    /// How long the query must stay unchanged before it is searched.
+    public static let searchDebounce: Duration = .milliseconds(300)
+
+    /// A note and how far it is from being stored.
+    public struct Item: Hashable, Sendable, Codable, Identifiable {
+        /// The note as the user sees it (local changes included).
+        public var note: Note
+        /// Whether the latest text is stored.
+        public var save: SaveStatus
+        /// Whether the note was ever stored (a retry then updates instead of creating).
+        public var isStored: Bool
+        /// Bumped by every local change; a save's response names the revision it stored.
+        public var revision: Int
+        /// Whether a delete is in flight.
+        public var isDeleting: Bool
+
+        /// A note in the list.
+        public init(note: Note, save: SaveStatus = .saved, isStored: Bool = true, revision: Int = 0, isDeleting: Bool = false) {
+            self.note = note
+            self.save = save
+            self.isStored = isStored
+            self.revision = revision
+            self.isDeleting = isDeleting
+        }
+
+        /// The note's id.
+        public var id: Note.ID { note.id }
+        /// Whether a save or a delete is in flight.
+        public var isPending: Bool { save == .saving || isDeleting }
+        /// Whether the latest text failed to save.
+        public var isUnsaved: Bool {
+            if case .failed = save { return true }
+            return false
+        }
+    }
+
+    /// Where a note's latest text stands.
+    public enum SaveStatus: Hashable, Sendable, Codable {
+        /// Stored.
+        case saved
+        /// Being stored.
+        case saving
+        /// Storing failed; the text is kept and can be saved again.
+        case failed(AppError)
+    }
+
+    /// Where the list stands.
+    public enum ListStatus: Hashable, Sendable, Codable {
+        /// Never asked for.
+        case notLoaded
+        /// Being fetched.
+        case loading
+        /// Fetched.
+        case loaded
+        /// Fetching failed.
+        case failed(AppError)
+    }
+
+    /// The notes screen.
+    public struct State: Hashable, Sendable, Codable {
+        /// The notes, most recently updated first.
+        public var items: IdentifiedArray<Item>
+        /// The note open for editing.
+        public var selectedID: Note.ID?
+        /// The search typed; empty when not searching.
+        public var searchQuery: String
+        /// The ids the last search found, in its order; `nil` when not searching.
+        public var searchResults: [Note.ID]?
+        /// Whether a search is waiting or in flight.
+        public var isSearching: Bool
+        /// Where the list stands.
+        public var list: ListStatus
+        /// The last error to show (loading, searching, deleting), until dismissed.
+        public var error: AppError?
+
+        /// A notes state; empty and not loaded by default.
+        public init(
+            items: IdentifiedArray<Item> = [],
+            selectedID: Note.ID? = nil,
+            searchQuery: String = "",
+            searchResults: [Note.ID]? = nil,
+            isSearching: Bool = false,
+            list: ListStatus = .notLoaded,
+            error: AppError? = nil
+        ) {
+            self.items = items
+            self.selectedID = selectedID
+            self.searchQuery = searchQuery
+            self.searchResults = searchResults
+            self.isSearching = isSearching
+            self.list = list
+            self.error = error
+        }
+
+        /// The selected note, if any.
+        public var selected: Item? { selectedID.flatMap { items[id: $0] } }
+
+        /// The notes to show: the search results while searching, otherwise every note.
+        public var visibleItems: [Item] {
+            guard let searchResults else { return items.elements }
+            return searchResults.compactMap { items[id: $0] }
+        }
+    }
+
+    /// What happens on the notes screen.
+    public enum Action: Hashable, Sendable, Codable {
+        /// Fetch the list.
+        case listRequested
+        /// The client answered the list request.
+        case listResponse(Outcome<[Note]>)
+        /// Add a note with this text; it is selected.
+        case addTapped(String)
+        /// The text of a note changed.
+        case edited(Note.ID, String)
+        /// Delete a note.
+        case deleteTapped(Note.ID)
+        /// Open a note, or close the open one with `nil`.
+        case selected(Note.ID?)
+        /// The search field changed.
+        case searchQueryChanged(String)
+        /// The client answered the search for `query`.
+        case searchResponse(query: String, Outcome<[Note]>)
+        /// Save again a note whose save failed.
+        case retrySaveTapped(Note.ID)
+        /// The client answered the save of `revision` of a note.
+        case saveResponse(Note.ID, revision: Int, Outcome<Note>)
+        /// The client answered a delete.
+        case deleteResponse(Note.ID, Outcome<Done>)
+        /// The user dismissed the error shown.
+        case errorDismissed
+    }
+
+    private let client: NotesClient
+    private let token: AccessToken
+    private let clock: any Clock<Duration>
+    private let uuid: UUIDGenerator
+    private let now: DateGenerator
+
+    /// The notes of the session holding `token`, with `environment`'s notes client, clock, ids
+    /// and dates.
+    public init(environment: AppEnvironment, token: AccessToken) {
+        client = environment.notes
+        self.token = token
+        clock = environment.clock
+        uuid = environment.uuid
+        now = environment.now
+    }
+
+    /// Identifies the save effects of one note, so a newer save replaces an older one.
+    struct SaveID: Hashable, Sendable { let note: Note.ID }
+    /// Identifies the search effect.
+    struct SearchID: Hashable, Sendable {}
+
+    /// Applies one notes action.
+    public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .listRequested:
+            if state.list == .loading { return reject(action, state, "the notes are already loading") }
+            state.list = .loading
+            let (client, token) = (client, token)
+            return .run { send in
+                send(.listResponse(await Outcome { () async throws(AppError) in try await client.list(token) }))
+            }
+
+        case .listResponse(let outcome):
+            guard state.list == .loading else { return reject(action, state, "no list request is in flight") }
+            switch outcome {
+            case .success(let notes):
+                state.list = .loaded
+                merge(stored: notes, into: &state)
+            case .failure(let error):
+                state.list = .failed(error)
+                state.error = error
+            }
+            return .none
+
+        case .addTapped(let text):
+            let date = now()
+            let note = Note(id: Note.ID(uuid()), text: text, createdAt: date)
+            state.items.insert(Item(note: note, save: .saving, isStored: false, revision: 1), at: 0)
+            state.selectedID = note.id
+            return save(note, revision: 1, isStored: false)
+
+        case .edited(let id, let text):
+            guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
+            if item.isDeleting { return reject(action, state, "the note is being deleted") }
+            guard item.note.text != text else { return .none }
+            var edited = item
+            edited.note.text = text
+            edited.note.updatedAt = now()
+            edited.revision += 1
+            edited.save = .saving
+            moveToTop(edited, in: &state)
+            return save(edited.note, revision: edited.revision, isStored: edited.isStored)
+
+        case .retrySaveTapped(let id):
+            guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
+            guard item.isUnsaved, !item.isDeleting else { return reject(action, state, "the note has no failed save to retry") }
+            state.items.modify(id: id) { $0.save = .saving }
+            return save(item.note, revision: item.revision, isStored: item.isStored)
+
+        case .saveResponse(let id, let revision, let outcome):
+            guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
+            guard revision <= item.revision else { return reject(action, state, "revision \(revision) of the note was never made") }
+            state.items.modify(id: id) { item in
+                switch outcome {
+                case .success:
+                    item.isStored = true
+                    if revision == item.revision { item.save = .saved }
+                case .failure(.notFound):
+                    // Deleted elsewhere: the text is still here and a retry stores it anew.
+                    item.isStored = false
+                    if revision == item.revision { item.save = .failed(.notFound(.note, id: id.description)) }
+                case .failure(let error):
+                    if revision == item.revision { item.save = .failed(error) }
+                }
+            }
+            return .none
+
+        case .deleteTapped(let id):
+            guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
+            if item.isDeleting { return reject(action, state, "the note is already being deleted") }
+            state.items.modify(id: id) { item in
+                item.isDeleting = true
+                // A save still in flight is cancelled below; if the delete fails, it can be retried.
+                if item.save == .saving { item.save = .failed(.cancelled) }
+            }
+            let (client, token) = (client, token)
+            return .concatenate(
+                .cancel(id: SaveID(note: id)),
+                .run { send in
+                    send(.deleteResponse(id, await Outcome { () async throws(AppError) in
+                        try await client.delete(token, id)
+                        return Done()
+                    }))
+                }
+            )
+
+        case .deleteResponse(let id, let outcome):
+            guard let item = state.items[id: id], item.isDeleting else {
+                return reject(action, state, "no delete of note \(id) is in flight")
+            }
+            switch outcome {
+            case .success, .failure(.notFound):
+                state.items.remove(id: id)
+                if state.selectedID == id { state.selectedID = nil }
+                state.searchResults?.removeAll { $0 == id }
+            case .failure(let error):
+                state.items.modify(id: id) { $0.isDeleting = false }
+                state.error = error
+            }
+            return .none
+
+        case .selected(let id):
+            if let id, state.items[id: id] == nil { return reject(action, state, Self.unknown(id)) }
+            state.selectedID = id
+            return .none
+
+        case .searchQueryChanged(let query):
+            state.searchQuery = query
+            guard !query.allSatisfy(\.isWhitespace) else {
+                state.searchResults = nil
+                state.isSearching = false
+                return .cancel(id: SearchID())
+            }
+            state.isSearching = true
+            let (client, token) = (client, token)
+            return .run { send in
+                send(.searchResponse(query: query, await Outcome { () async throws(AppError) in try await client.search(token, query) }))
+            }
+            .debounce(id: SearchID(), for: Self.searchDebounce, clock: clock)
+
+        case .searchResponse(let query, let outcome):
+            guard state.isSearching, query == state.searchQuery else {
+                return reject(action, state, "the search for “\(query)” was superseded")
+            }
+            state.isSearching = false
+            switch outcome {
+            case .success(let notes):
+                for note in notes where state.items[id: note.id] == nil {
+                    state.items.append(Item(note: note))
+                }
+                state.searchResults = notes.map(\.id)
+            case .failure(let error):
+                state.error = error
+            }
+            return .none
+
+        case .errorDismissed:
+            guard state.error != nil else { return reject(action, state, "there is no error to dismiss") }
+            state.error = nil
+            return .none
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
+    /// same note cancels this one.
+    private func save(_ note: Note, revision: Int, isStored: Bool) -> Effect<Action> {
+        let (client, token) = (client, token)
+        return .run { send in
+            let outcome = await Outcome { () async throws(AppError) in
+                isStored ? try await client.update(token, note) : try await client.create(token, note)
+            }
+            send(.saveResponse(note.id, revision: revision, outcome))
+        }
+        .cancellable(id: SaveID(note: note.id), cancelInFlight: true)
+    }
+
+    /// Replaces the stored notes with `stored`, keeping local changes not stored yet.
+    private func merge(stored: [Note], into state: inout State) {
+        let storedIDs = Set(stored.map(\.id))
+        var merged: [Item] = stored.map { note in
+            if let local = state.items[id: note.id], local.save != .saved || local.isDeleting { return local }
+            return Item(note: note)
+        }
+        merged += state.items.filter { !storedIDs.contains($0.id) && ($0.save != .saved || $0.isDeleting) }
+        merged.sort { ($0.note.updatedAt, $0.id) > ($1.note.updatedAt, $1.id) }
+        state.items = IdentifiedArray(uniqueElements: merged)
+        if let selected = state.selectedID, state.items[id: selected] == nil { state.selectedID = nil }
+        if let results = state.searchResults { state.searchResults = results.filter { state.items.contains(id: $0) } }
+    }
+
+    private func moveToTop(_ item: Item, in state: inout State) {
+        state.items[id: item.id] = item
+        if let index = state.items.index(id: item.id), index != 0 {
+            state.items.move(from: index, to: 0)
+        }
+    }
+
+    private static func unknown(_ id: Note.ID) -> String {
+        "there is no note with id \(id)"
+    }
+
+    private func reject(_ action: Action, _ state: State, _ reason: String) -> Effect<Action> {
+        .diagnostic(.invalidTransition(action: action, state: Self.summary(of: state), reason: reason))
+    }
+
+    /// A short description of the state for diagnostics (the notes themselves can be many).
+    static func summary(of state: State) -> String {
+        "\(state.items.count) notes, list \(state.list)"
+    }
+}

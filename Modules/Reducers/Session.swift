@@ -1,0 +1,117 @@
+import AppEnvironment
+import Models
+import StateStore
+
+/// Who is signed in (seed 002's access token), and the account actions around it: sign up and
+/// sign out.
+///
+/// The session is set by the app when a login style reports a successful sign in; signing out
+/// forgets it at once and tells the auth client in the background. Resetting the features that
+/// belong to the user is the app's job (``AppFeature``), since they live beside the session.
+public struct Session: Reducer {
+    /// The session and the account requests in progress.
+    public struct State: Hashable, Sendable, Codable {
+        /// The signed-in user and their token, or `nil` when signed out.
+        public var current: AuthSession?
+        /// Where the last sign up stands.
+        public var signUp: SignUpStatus
+        /// The last account error (a failed sign out), shown until a new account action.
+        public var error: AppError?
+
+        /// A session state; signed out by default.
+        public init(current: AuthSession? = nil, signUp: SignUpStatus = .idle, error: AppError? = nil) {
+            self.current = current
+            self.signUp = signUp
+            self.error = error
+        }
+
+        /// Whether someone is signed in.
+        public var isSignedIn: Bool { current != nil }
+    }
+
+    /// Where a sign up stands.
+    public enum SignUpStatus: Hashable, Sendable, Codable {
+        /// No sign up was asked for.
+        case idle
+        /// An account is being created for this username.
+        case inProgress(Username)
+        /// The account was created: the user can sign in with it.
+        case succeeded(User)
+        /// The account could not be created.
+        case failed(AppError)
+    }
+
+    /// Account actions.
+    public enum Action: Hashable, Sendable, Codable {
+        /// Create an account with these credentials.
+        case signUpTapped(Credentials)
+        /// The auth client answered a sign up.
+        case signUpResponse(Outcome<User>)
+        /// A login style signed this session in.
+        case signedIn(AuthSession)
+        /// The user asked to sign out.
+        case signOutTapped
+        /// The auth client answered a sign out.
+        case signOutResponse(Outcome<Done>)
+    }
+
+    /// Creates accounts and ends sessions.
+    public let auth: AuthClient
+
+    /// A session feature using `auth`.
+    public init(auth: AuthClient) {
+        self.auth = auth
+    }
+
+    /// Applies one account action.
+    public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .signUpTapped(let credentials):
+            if case .inProgress = state.signUp {
+                return .diagnostic(.invalidTransition(action: action, state: state.signUp, reason: "a sign up is already in progress"))
+            }
+            if let problem = credentials.problem {
+                return .diagnostic(.invalidTransition(action: action, state: state.signUp, reason: problem))
+            }
+            state.signUp = .inProgress(credentials.username)
+            state.error = nil
+            let auth = auth
+            return .run { send in
+                send(.signUpResponse(await Outcome { () async throws(AppError) in try await auth.signUp(credentials) }))
+            }
+        case .signUpResponse(let outcome):
+            guard case .inProgress = state.signUp else {
+                return .diagnostic(.invalidTransition(action: action, state: state.signUp, reason: "no sign up is in progress"))
+            }
+            switch outcome {
+            case .success(let user): state.signUp = .succeeded(user)
+            case .failure(let error): state.signUp = .failed(error)
+            }
+            return .none
+        case .signedIn(let session):
+            state.current = session
+            state.error = nil
+            return .none
+        case .signOutTapped:
+            guard let session = state.current else {
+                return .diagnostic(.invalidTransition(action: action, state: "signed out", reason: "nobody is signed in"))
+            }
+            state.current = nil
+            state.error = nil
+            state.signUp = .idle
+            let auth = auth
+            return .run { send in
+                send(.signOutResponse(await Outcome { () async throws(AppError) in
+                    try await auth.signOut(session.token)
+                    return Done()
+                }))
+            }
+        case .signOutResponse(.success):
+            return .none
+        case .signOutResponse(.failure(let error)):
+            // The local session is gone either way; the token stays valid until it expires.
+            state.error = error
+            return .none
+        }
+    }
+}
