@@ -49,13 +49,17 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     ///   - exhaustivity: ``Exhaustivity/on`` unless the test opts out.
     ///   - timeout: How long to wait for effects in `receive` and `finish`.
     ///   - reporter: Where failures go; Swift Testing's issues by default.
+    ///   - middleware: Middleware to run before the reducer, as in the app's store. Actions it
+    ///     stops never reach the reducer and need no assertion; actions it replaces are asserted
+    ///     as the reducer receives them.
     public init<R: Reducer>(
         initialState: State,
         reducer: R,
         exhaustivity: Exhaustivity = .on,
         timeout: Duration = .seconds(2),
         reporter: FailureReporter = .swiftTesting,
-        sourceLocation: SourceLocation = #_sourceLocation
+        sourceLocation: SourceLocation = #_sourceLocation,
+        @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
         let recorder = Recorder<State, Action>(initialState: initialState)
         self.recorder = recorder
@@ -64,7 +68,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         self.reporter = reporter
         createdAt = sourceLocation
         store = RootStore(initialState: initialState, reducer: reducer,
-            diagnostics: Diagnostics { recorder.append($0) })
+            diagnostics: Diagnostics { recorder.append($0) }, middleware: middleware)
         recording = store.observeActions { action, state in
             recorder.append(action, state)
         }

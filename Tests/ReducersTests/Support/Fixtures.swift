@@ -1,0 +1,42 @@
+import AppEnvironment
+import Foundation
+import Models
+import StateStoreTesting
+import Testing
+
+/// Reports a client call the test did not expect as a test issue.
+let unexpectedCall = UnexpectedCallReporter { message in
+    Issue.record(Comment(rawValue: message))
+}
+
+/// An environment where every client call fails the test unless the test overrides it.
+func failingEnvironment(clock: TestClock = TestClock()) -> AppEnvironment {
+    AppEnvironment.failing(unexpectedCall, clock: clock)
+}
+
+let fixedDate = Date(timeIntervalSince1970: 1_800_000_000)
+
+let alice = User(id: User.ID(UUID(sequence: 100)), username: "alice.liddell", displayName: "Alice", bio: "Curiouser")
+let aliceToken = AccessToken("token-alice")
+let aliceSession = AuthSession(user: alice, token: aliceToken)
+let goodCredentials = Credentials(username: "alice.liddell", password: "wonderland")
+
+func note(_ n: UInt64, _ text: String, updated: TimeInterval = 0) -> Note {
+    Note(id: Note.ID(UUID(sequence: n)), text: text, createdAt: fixedDate, updatedAt: fixedDate.addingTimeInterval(updated))
+}
+
+func post(_ n: UInt64, _ text: String) -> Post {
+    Post(id: Post.ID(UUID(sequence: n)), authorID: alice.id, text: text, createdAt: fixedDate)
+}
+
+/// Waits (up to a second of real time) until something sleeps on `clock`, so that advancing it
+/// reaches the effect that is about to wait: effects and deferred middleware start on their own
+/// tasks.
+func untilSleeping(_ clock: TestClock, count: Int = 1) async {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+    while clock.sleeperCount < count, ContinuousClock.now < deadline {
+        await Task.yield()
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(clock.sleeperCount >= count, "nothing is waiting on the clock")
+}
