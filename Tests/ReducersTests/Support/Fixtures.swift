@@ -2,6 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 import StateStoreTesting
+import Synchronization
 import Testing
 
 /// Reports a client call the test did not expect as a test issue.
@@ -39,4 +40,23 @@ func untilSleeping(_ clock: TestClock, count: Int = 1) async {
         try? await Task.sleep(for: .milliseconds(1))
     }
     #expect(clock.sleeperCount >= count, "nothing is waiting on the clock")
+}
+
+/// Canned answers handed out in order, one per client call.
+final class Answers<Value: Sendable>: Sendable {
+    private let queue: Mutex<[Outcome<Value>]>
+
+    init(_ answers: [Outcome<Value>]) {
+        queue = Mutex(answers)
+    }
+
+    func next() -> Outcome<Value> {
+        queue.withLock { answers in
+            guard !answers.isEmpty else {
+                Issue.record("more calls than canned answers")
+                return .failure(.network(reason: "no canned answer left"))
+            }
+            return answers.removeFirst()
+        }
+    }
 }
