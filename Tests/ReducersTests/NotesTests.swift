@@ -1,0 +1,246 @@
+import AppEnvironment
+import Foundation
+import Models
+import Reducers
+import StateStore
+import StateStoreTesting
+import Synchronization
+import Testing
+
+@Suite("Notes")
+struct NotesTests {
+    let clock = TestClock()
+
+    func store(
+        _ state: Notes.State = Notes.State(),
+        configure: (inout NotesClient) -> Void = { _ in }
+    ) -> TestStore<Notes.State, Notes.Action> {
+        var environment = failingEnvironment(clock: clock)
+        configure(&environment.notes)
+        return TestStore(initialState: state, reducer: Notes(environment: environment, token: aliceToken))
+    }
+
+    static let firstID = Note.ID(UUID(sequence: 1))
+
+    @Test func listLoadsAndAFailureIsShown() async {
+        let answers = Answers<[Note]>([.failure(.network(reason: "offline")), .success([note(7, "milk", updated: 2), note(8, "eggs", updated: 1)])])
+        let store = store { $0.list = { _ throws(AppError) in try answers.next().result.get() } }
+        await store.send(.listRequested) { $0.list = .loading }
+        await store.receive(.listResponse(.failure(.network(reason: "offline")))) {
+            $0.list = .failed(.network(reason: "offline"))
+            $0.error = .network(reason: "offline")
+        }
+        await store.send(.errorDismissed) { $0.error = nil }
+        await store.send(.listRequested) { $0.list = .loading }
+        await store.receive(.listResponse(.success([note(7, "milk", updated: 2), note(8, "eggs", updated: 1)]))) {
+            $0.list = .loaded
+            $0.items = [Notes.Item(note: note(7, "milk", updated: 2)), Notes.Item(note: note(8, "eggs", updated: 1))]
+        }
+        await store.finish()
+    }
+
+    @Test func anAddedNoteIsPendingUntilStored() async {
+        let store = store { $0.create = { token, note in
+            #expect(token == aliceToken)
+            return note
+        } }
+        let added = Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate)
+        await store.send(.addTapped("buy milk")) {
+            $0.items = [Notes.Item(note: added, save: .saving, isStored: false, revision: 1)]
+            $0.selectedID = Self.firstID
+        }
+        await store.receive(.saveResponse(Self.firstID, revision: 1, .success(added))) {
+            $0.items[0].save = .saved
+            $0.items[0].isStored = true
+        }
+        await store.finish()
+    }
+
+    @Test func pendingAndUnsavedAreDerivedFromTheSaveAndDelete() {
+        let note = note(1, "x")
+        #expect(Notes.Item(note: note, save: .saving).isPending)
+        #expect(Notes.Item(note: note, isDeleting: true).isPending)
+        #expect(!Notes.Item(note: note).isPending)
+        #expect(Notes.Item(note: note, save: .failed(.cancelled)).isUnsaved)
+        #expect(!Notes.Item(note: note, save: .saving).isUnsaved)
+    }
+
+    @Test func aFailedSaveKeepsTheTextAndCanBeRetried() async {
+        let creates = Answers<Note>([.failure(.storage(reason: "disk full")), .success(Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate))])
+        let store = store { $0.create = { _, note throws(AppError) in
+            #expect(note.text == "buy milk")
+            return try creates.next().result.get()
+        } }
+        let added = Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate)
+        await store.send(.addTapped("buy milk")) {
+            $0.items = [Notes.Item(note: added, save: .saving, isStored: false, revision: 1)]
+            $0.selectedID = Self.firstID
+        }
+        await store.receive(.saveResponse(Self.firstID, revision: 1, .failure(.storage(reason: "disk full")))) {
+            $0.items[0].save = .failed(.storage(reason: "disk full"))
+        }
+        #expect(store.state.items.first?.isUnsaved == true)
+        #expect(store.state.items.first?.note.text == "buy milk")
+        await store.send(.retrySaveTapped(Self.firstID)) { $0.items[0].save = .saving }
+        await store.receive(.saveResponse(Self.firstID, revision: 1, .success(added))) {
+            $0.items[0].save = .saved
+            $0.items[0].isStored = true
+        }
+        await store.send(.retrySaveTapped(Self.firstID))
+        await store.expectDiagnostic(.invalidTransition, containing: "no failed save")
+        await store.finish()
+    }
+
+    @Test func editsOfAStoredNoteUpdateItAndMoveItToTheTop() async {
+        let older = note(7, "milk", updated: 1)
+        let newer = note(8, "eggs", updated: 2)
+        let store = store(Notes.State(items: [Notes.Item(note: newer), Notes.Item(note: older)], list: .loaded)) {
+            $0.update = { _, note in note }
+        }
+        var edited = older
+        edited.text = "oat milk"
+        edited.updatedAt = fixedDate
+        await store.send(.edited(older.id, "oat milk")) {
+            $0.items = [Notes.Item(note: edited, save: .saving, isStored: true, revision: 1), Notes.Item(note: newer)]
+        }
+        await store.receive(.saveResponse(older.id, revision: 1, .success(edited))) {
+            $0.items[0].save = .saved
+        }
+        // The same text again is no change at all.
+        await store.send(.edited(older.id, "oat milk"))
+        await store.finish()
+    }
+
+    @Test func onlyTheResponseForTheLatestRevisionSettlesANote() async {
+        var item = Notes.Item(note: note(7, "draft two"), save: .saving, isStored: true, revision: 2)
+        let store = store(Notes.State(items: [item], list: .loaded))
+        // A response for revision 1 arrives late: the note stays pending for revision 2.
+        await store.send(.saveResponse(item.id, revision: 1, .failure(.network(reason: "offline"))))
+        await store.send(.saveResponse(item.id, revision: 2, .success(item.note))) {
+            $0.items[0].save = .saved
+        }
+        await store.send(.saveResponse(item.id, revision: 3, .success(item.note)))
+        await store.expectDiagnostic(.invalidTransition, containing: "revision 3")
+        item.save = .saved
+        #expect(store.state.items.first == item)
+        await store.finish()
+    }
+
+    @Test func aNoteDeletedElsewhereIsKeptAndRecreatedOnRetry() async {
+        let stored = note(7, "milk")
+        let store = store(Notes.State(items: [Notes.Item(note: stored)], list: .loaded)) {
+            $0.update = { _, note throws(AppError) in throw .notFound(.note, id: note.id.description) }
+            $0.create = { _, note in note }
+        }
+        var edited = stored
+        edited.text = "oat milk"
+        await store.send(.edited(stored.id, "oat milk")) {
+            $0.items = [Notes.Item(note: edited, save: .saving, isStored: true, revision: 1)]
+        }
+        await store.receive(.saveResponse(stored.id, revision: 1, .failure(.notFound(.note, id: stored.id.description)))) {
+            $0.items[0].save = .failed(.notFound(.note, id: stored.id.description))
+            $0.items[0].isStored = false
+        }
+        await store.send(.retrySaveTapped(stored.id)) { $0.items[0].save = .saving }
+        await store.receive(.saveResponse(stored.id, revision: 1, .success(edited))) {
+            $0.items[0].save = .saved
+            $0.items[0].isStored = true
+        }
+        await store.finish()
+    }
+
+    @Test func deletingRemovesTheNoteOnlyOnceStorageConfirms() async {
+        let milk = note(7, "milk")
+        let eggs = note(8, "eggs")
+        let deletes = Answers<Done>([.failure(.network(reason: "offline")), .success(Done())])
+        let store = store(Notes.State(items: [Notes.Item(note: milk), Notes.Item(note: eggs)], selectedID: milk.id, list: .loaded)) {
+            $0.delete = { _, id throws(AppError) in
+                #expect(id == milk.id)
+                _ = try deletes.next().result.get()
+            }
+        }
+        await store.send(.deleteTapped(milk.id)) { $0.items[0].isDeleting = true }
+        await store.receive(.deleteResponse(milk.id, .failure(.network(reason: "offline")))) {
+            $0.items[0].isDeleting = false
+            $0.error = .network(reason: "offline")
+        }
+        await store.send(.deleteTapped(milk.id)) { $0.items[0].isDeleting = true }
+        await store.receive(.deleteResponse(milk.id, .success(Done()))) {
+            $0.items = [Notes.Item(note: eggs)]
+            $0.selectedID = nil
+        }
+        await store.finish()
+    }
+
+    @Test func unknownIdsAreRejectedWithTheirId() async {
+        let store = store(Notes.State(items: [Notes.Item(note: note(7, "milk"))], list: .loaded))
+        let unknown = Note.ID(UUID(sequence: 99))
+        for action in [Notes.Action.selected(unknown), .edited(unknown, "x"), .deleteTapped(unknown), .retrySaveTapped(unknown)] {
+            await store.send(action)
+            await store.expectDiagnostic(.invalidTransition, containing: "no note with id \(unknown)")
+        }
+        await store.send(.selected(note(7, "milk").id)) { $0.selectedID = note(7, "milk").id }
+        await store.send(.selected(nil)) { $0.selectedID = nil }
+        await store.finish()
+    }
+
+    @Test func searchIsDebouncedAndEarlierSearchesAreCancelled() async {
+        let queries = Mutex<[String]>([])
+        let found = [note(7, "milk")]
+        let store = store(Notes.State(items: [Notes.Item(note: note(7, "milk")), Notes.Item(note: note(8, "eggs"))], list: .loaded)) {
+            $0.search = { _, query in
+                queries.withLock { $0.append(query) }
+                return found
+            }
+        }
+        await store.send(.searchQueryChanged("m")) { $0.searchQuery = "m"; $0.isSearching = true }
+        await untilSleeping(clock)
+        await clock.advance(by: .milliseconds(200))
+        await store.send(.searchQueryChanged("mi")) { $0.searchQuery = "mi" }
+        await untilSleeping(clock)
+        await clock.advance(by: .milliseconds(200))
+        await store.send(.searchQueryChanged("mil")) { $0.searchQuery = "mil" }
+        await untilSleeping(clock)
+        await clock.advance(by: .milliseconds(299))
+        #expect(queries.withLock { $0 }.isEmpty, "nothing is searched before the query rests")
+        await clock.advance(by: .milliseconds(1))
+        await store.receive(.searchResponse(query: "mil", .success(found))) {
+            $0.isSearching = false
+            $0.searchResults = [note(7, "milk").id]
+        }
+        #expect(queries.withLock { $0 } == ["mil"])
+        #expect(store.state.visibleItems.map(\.note.text) == ["milk"])
+        await store.send(.searchQueryChanged("")) {
+            $0.searchQuery = ""
+            $0.searchResults = nil
+        }
+        await store.finish()
+    }
+
+    @Test func aFailedSearchIsShown() async {
+        let store = store { $0.search = { _, _ throws(AppError) in throw .network(reason: "offline") } }
+        await store.send(.searchQueryChanged("milk")) { $0.searchQuery = "milk"; $0.isSearching = true }
+        await untilSleeping(clock)
+        await clock.advance(by: Notes.searchDebounce)
+        await store.receive(.searchResponse(query: "milk", .failure(.network(reason: "offline")))) {
+            $0.isSearching = false
+            $0.error = .network(reason: "offline")
+        }
+        await store.finish()
+    }
+
+    @Test func reloadingNeverOverwritesChangesNotStoredYet() async {
+        let unsaved = Notes.Item(note: note(7, "my local text", updated: 5), save: .failed(.network(reason: "offline")), isStored: true, revision: 3)
+        let neverStored = Notes.Item(note: note(9, "brand new", updated: 9), save: .failed(.network(reason: "offline")), isStored: false, revision: 1)
+        let gone = Notes.Item(note: note(10, "deleted elsewhere"))
+        let store = store(Notes.State(items: [neverStored, unsaved, gone], list: .loaded)) {
+            $0.list = { _ in [note(7, "server text", updated: 1), note(8, "other", updated: 2)] }
+        }
+        await store.send(.listRequested) { $0.list = .loading }
+        await store.receive(.listResponse(.success([note(7, "server text", updated: 1), note(8, "other", updated: 2)]))) {
+            $0.list = .loaded
+            $0.items = [neverStored, unsaved, Notes.Item(note: note(8, "other", updated: 2))]
+        }
+        await store.finish()
+    }
+}
