@@ -1,0 +1,202 @@
+import AppEnvironment
+import Models
+import Reducers
+import StateStore
+import StateStoreTesting
+import Testing
+
+@Suite("App")
+struct AppFeatureTests {
+    static let profilePosts = [post(1, "hello")]
+    static let storedNotes = [note(7, "milk")]
+
+    /// An environment where signing in as Alice and loading her data work.
+    static func signedInEnvironment(clock: TestClock = TestClock()) -> AppEnvironment {
+        var environment = failingEnvironment(clock: clock)
+        environment.auth.authenticate = { _ in aliceSession }
+        environment.profile.load = { _ in alice }
+        environment.profile.loadPosts = { _ in profilePosts }
+        environment.notes.list = { _ in storedNotes }
+        return environment
+    }
+
+    static func validLogin(_ style: LoginStyle) -> Login.State {
+        switch style {
+        case .finiteStates: .finiteStates(.init(phase: .validCredentials, username: goodCredentials.username, password: goodCredentials.password))
+        case .adHoc: .adHoc(.init(username: goodCredentials.username, password: goodCredentials.password))
+        case .middleware: .middleware(.init(username: goodCredentials.username, password: goodCredentials.password))
+        }
+    }
+
+    @Test func userFeaturesNeedASessionButTheCounterDoesNot() async {
+        let store = TestStore(initialState: AppFeature.State(), reducer: AppFeature(environment: failingEnvironment()))
+        for action in [AppFeature.Action.profile(.load), .posts(.add("hi")), .notes(.addTapped("milk")), .notes(.listRequested)] {
+            await store.send(action)
+            await store.expectDiagnostic(.invalidTransition, containing: "Sign in first")
+        }
+        await store.send(.counter(.incrementTapped)) { $0.counter.count = 1 }
+        await store.finish()
+    }
+
+    @Test func signingInLoadsTheProfileThePostsAndTheNotes() async {
+        var initial = AppFeature.State()
+        initial.login = Self.validLogin(.finiteStates)
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: Self.signedInEnvironment()))
+        await store.send(.login(.signInTapped)) {
+            $0.login = .finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland"))
+        }
+        await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
+            $0.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
+            $0.session.current = aliceSession
+            $0.profile = .loading
+            $0.posts.phase = .loading
+            $0.notes.list = .loading
+        }
+        await store.receive(.profile(.loaded(alice))) { $0.profile = .loaded(alice) }
+        await store.receive(.posts(.loaded(Self.profilePosts))) { $0.posts.phase = .loaded(Self.profilePosts) }
+        await store.receive(.notes(.listResponse(.success(Self.storedNotes)))) {
+            $0.notes.list = .loaded
+            $0.notes.items = [Notes.Item(note: Self.storedNotes[0])]
+        }
+        await store.finish()
+    }
+
+    @Test func theMiddlewareStyleSignsInThroughTheAppsPipeline() async {
+        let environment = Self.signedInEnvironment()
+        var initial = AppFeature.State(loginStyle: .middleware)
+        initial.login = Self.validLogin(.middleware)
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment)) {
+            AppFeature.loginMiddleware(environment)
+        }
+        await store.send(.login(.signInTapped)) {
+            $0.login = .middleware(.init(username: "alice.liddell", password: "wonderland", isLoggingIn: true))
+        }
+        await store.receive(.login(.setAccessToken(aliceSession))) {
+            $0.login = .middleware(.init(username: "alice.liddell", hasAccessToken: true))
+            $0.session.current = aliceSession
+            $0.profile = .loading
+            $0.posts.phase = .loading
+            $0.notes.list = .loading
+        }
+        store.exhaustivity = .off
+        await store.receive(.notes(.listResponse(.success(Self.storedNotes))))
+        #expect(store.state.profile == .loaded(alice))
+        await store.finish()
+    }
+
+    @Test func signingOutResetsTheUsersFeaturesAndCancelsTheirRequests() async {
+        let clock = TestClock()
+        var environment = failingEnvironment(clock: clock)
+        environment.profile.load = { _ throws(AppError) in
+            do { try await clock.sleep(for: .seconds(10)) } catch { throw .cancelled }
+            Issue.record("the profile request should have been cancelled")
+            return alice
+        }
+        environment.auth.signOut = { _ in }
+        var initial = AppFeature.State()
+        initial.session.current = aliceSession
+        initial.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
+        initial.counter.count = 3
+        initial.notes.items = [Notes.Item(note: note(7, "milk"))]
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment))
+        await store.send(.profile(.load)) { $0.profile = .loading }
+        await untilSleeping(clock)
+        await store.send(.session(.signOutTapped)) {
+            $0.session.current = nil
+            $0.login = .finiteStates(.init())
+            $0.profile = .initialized
+            $0.notes = Notes.State()
+        }
+        await store.receive(.session(.signOutResponse(.success(Done()))))
+        await clock.advance(by: .seconds(10))
+        await store.finish()
+        #expect(store.state.counter.count == 3, "the counter belongs to no one")
+    }
+}
+
+/// Every client endpoint failing, driven through the whole app on the in-memory clients: the
+/// failure shows in the state, and nothing typed is lost.
+@Suite("App failure paths")
+struct AppFailurePathTests {
+    @Test(arguments: Endpoint.allCases)
+    func aFailingEndpointIsShown(endpoint: Endpoint) async throws {
+        let backend = InMemoryBackend()
+        _ = try backend.signUp(goodCredentials)
+        let failures = FailureInjector()
+        let environment = AppEnvironment.inMemory(backend: backend).injectingFailures(failures)
+        let log = DiagnosticLog()
+        let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment),
+            diagnostics: .collecting(into: log))
+        func send(_ action: AppFeature.Action) async {
+            await store.send(action).finish()
+            await store.waitForEffects()
+        }
+        let simulated = AppError.network(reason: "simulated failure of \(endpoint)")
+        let signsInFirst = endpoint != .authSignUp && endpoint != .authAuthenticate
+        if signsInFirst {
+            await send(.login(.usernameChanged(goodCredentials.username)))
+            await send(.login(.passwordChanged(goodCredentials.password)))
+            if endpoint == .profileLoad || endpoint == .profileLoadPosts || endpoint == .notesList {
+                failures.failNext(endpoint)
+            }
+            await send(.login(.signInTapped))
+            #expect(store.currentState.session.isSignedIn)
+        } else {
+            failures.failNext(endpoint)
+        }
+        switch endpoint {
+        case .authSignUp:
+            await send(.session(.signUpTapped(Credentials(username: "bob.builder", password: "canwefixit"))))
+            #expect(store.currentState.session.signUp == .failed(simulated))
+        case .authAuthenticate:
+            await send(.login(.usernameChanged(goodCredentials.username)))
+            await send(.login(.passwordChanged(goodCredentials.password)))
+            await send(.login(.signInTapped))
+            #expect(store.currentState.login.status.error == simulated)
+            #expect(store.currentState.login.status.password == goodCredentials.password, "the password typed is kept")
+            #expect(!store.currentState.session.isSignedIn)
+        case .authSignOut:
+            failures.failNext(endpoint)
+            await send(.session(.signOutTapped))
+            #expect(!store.currentState.session.isSignedIn, "signing out locally always works")
+            #expect(store.currentState.session.error == simulated)
+        case .profileLoad:
+            #expect(store.currentState.profile == .failed(simulated))
+        case .profileLoadPosts:
+            #expect(store.currentState.posts.phase == .failed(simulated))
+        case .profileAddPost:
+            failures.failNext(endpoint)
+            await send(.posts(.add("my first post")))
+            #expect(store.currentState.posts.draft == Posts.Draft(text: "my first post", error: simulated))
+        case .notesList:
+            #expect(store.currentState.notes.list == .failed(simulated))
+            #expect(store.currentState.notes.error == simulated)
+        case .notesCreate:
+            failures.failNext(endpoint)
+            await send(.notes(.addTapped("buy milk")))
+            let state = store.currentState
+            #expect(state.notes.items.first?.note.text == "buy milk")
+            #expect(state.notes.items.first?.save == .failed(simulated))
+        case .notesUpdate:
+            await send(.notes(.addTapped("buy milk")))
+            let id = try #require(store.currentState.notes.items.first?.id)
+            failures.failNext(endpoint)
+            await send(.notes(.edited(id, "buy oat milk")))
+            #expect(store.currentState.notes.items.first?.note.text == "buy oat milk")
+            #expect(store.currentState.notes.items.first?.save == .failed(simulated))
+        case .notesDelete:
+            await send(.notes(.addTapped("buy milk")))
+            let id = try #require(store.currentState.notes.items.first?.id)
+            failures.failNext(endpoint)
+            await send(.notes(.deleteTapped(id)))
+            #expect(store.currentState.notes.items.first?.note.text == "buy milk")
+            #expect(store.currentState.notes.error == simulated)
+        case .notesSearch:
+            failures.failNext(endpoint)
+            await send(.notes(.searchQueryChanged("milk")))
+            #expect(store.currentState.notes.error == simulated)
+        }
+        #expect(failures.pendingFailures(of: endpoint) == 0, "the endpoint was called")
+        #expect(log.entries.isEmpty, "\(log.entries)")
+    }
+}
