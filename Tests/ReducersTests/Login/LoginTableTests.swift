@@ -141,6 +141,17 @@ struct LoginTableTests {
         }
     }
 
+    @Test(arguments: LoginStyle.allCases)
+    func rejectionsNeverShowThePassword(style: LoginStyle) {
+        let typed = LoginAction.passwordChanged("typed-secret-123")
+        let (_, diagnostics, _) = Self.step(Self.state(.authenticating, style: style), typed)
+        #expect(diagnostics.count == 1)
+        for diagnostic in diagnostics {
+            #expect(!diagnostic.description.contains("typed-secret-123"))
+            #expect(!diagnostic.description.contains("wonderland"), "the password in the state is redacted too")
+        }
+    }
+
     @Test func aLoginRequestThatReachesTheReducerEndsTheAttemptAndNamesTheMissingMiddleware() {
         let log = DiagnosticLog()
         let store = RootStore(

@@ -1,0 +1,185 @@
+import AppEnvironment
+import Foundation
+import Models
+import StateStoreTesting
+import Synchronization
+import Testing
+
+@Suite("In-memory clients")
+struct InMemoryBackendTests {
+    let environment = AppEnvironment.inMemory()
+    let credentials = Credentials(username: "Alice.Liddell", password: "wonderland")
+
+    func signedIn() async throws -> AuthSession {
+        _ = try await environment.auth.signUp(credentials)
+        return try await environment.auth.authenticate(credentials)
+    }
+
+    @Test func accountsAreUniqueIgnoringCase() async throws {
+        let user = try await environment.auth.signUp(credentials)
+        #expect(user.username == "Alice.Liddell")
+        #expect(user.id == User.ID(UUID(sequence: 1)), "ids are deterministic")
+        await #expect(throws: AppError.usernameTaken("alice.liddell")) {
+            try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "different1"))
+        }
+        await #expect(throws: AppError.invalidInput(reason: "A password needs at least 8 characters.")) {
+            try await environment.auth.signUp(Credentials(username: "bob.builder", password: "short"))
+        }
+    }
+
+    @Test func anUnknownUserAndAWrongPasswordFailAlike() async throws {
+        _ = try await environment.auth.signUp(credentials)
+        await #expect(throws: AppError.invalidCredentials) {
+            try await environment.auth.authenticate(Credentials(username: "alice.liddell", password: "wrong-password"))
+        }
+        await #expect(throws: AppError.invalidCredentials) {
+            try await environment.auth.authenticate(Credentials(username: "nobody.here", password: "wonderland"))
+        }
+        let session = try await environment.auth.authenticate(Credentials(username: "ALICE.LIDDELL", password: "wonderland"))
+        #expect(session.user.username == "Alice.Liddell")
+    }
+
+    @Test func signingOutInvalidatesTheToken() async throws {
+        let session = try await signedIn()
+        #expect(try await environment.profile.load(session.token).id == session.user.id)
+        try await environment.auth.signOut(session.token)
+        await #expect(throws: AppError.sessionExpired) { try await environment.profile.load(session.token) }
+        await #expect(throws: AppError.sessionExpired) { try await environment.notes.list(session.token) }
+        try await environment.auth.signOut(session.token)
+    }
+
+    @Test func postsAreTheUsersNewestFirst() async throws {
+        let session = try await signedIn()
+        _ = try await environment.profile.addPost(session.token, "first")
+        _ = try await environment.profile.addPost(session.token, "second")
+        #expect(try await environment.profile.loadPosts(session.token).map(\.text) == ["second", "first"])
+        await #expect(throws: AppError.invalidInput(reason: "A post needs some text.")) {
+            try await environment.profile.addPost(session.token, "  ")
+        }
+    }
+
+    @Test func notesAreCreatedUpdatedSearchedAndDeletedForTheirOwnerOnly() async throws {
+        let session = try await signedIn()
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        let milk = Note(id: Note.ID(UUID(sequence: 50)), text: "buy milk", createdAt: date)
+        let eggs = Note(id: Note.ID(UUID(sequence: 51)), text: "buy eggs", createdAt: date, updatedAt: date.addingTimeInterval(1))
+        _ = try await environment.notes.create(session.token, milk)
+        _ = try await environment.notes.create(session.token, milk)   // a retried create is safe
+        _ = try await environment.notes.create(session.token, eggs)
+        #expect(try await environment.notes.list(session.token).map(\.text) == ["buy eggs", "buy milk"])
+        var edited = milk
+        edited.text = "buy oat milk"
+        edited.updatedAt = date.addingTimeInterval(5)
+        _ = try await environment.notes.update(session.token, edited)
+        #expect(try await environment.notes.search(session.token, "MILK").map(\.id) == [milk.id])
+        #expect(try await environment.notes.list(session.token).first?.text == "buy oat milk")
+
+        // Another user sees none of it and cannot touch it.
+        let other = Credentials(username: "bob.builder", password: "canwefixit")
+        _ = try await environment.auth.signUp(other)
+        let bob = try await environment.auth.authenticate(other)
+        #expect(try await environment.notes.list(bob.token).isEmpty)
+        await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.update(bob.token, edited) }
+        await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.delete(bob.token, milk.id) }
+        await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.create(bob.token, milk) }
+
+        try await environment.notes.delete(session.token, milk.id)
+        await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.delete(session.token, milk.id) }
+        #expect(try await environment.notes.list(session.token).map(\.id) == [eggs.id])
+    }
+}
+
+@Suite("Environment decorators and test values")
+struct EnvironmentDecoratorTests {
+    @Test func injectedFailuresHitOnlyTheirEndpointAndRunOut() async throws {
+        let failures = FailureInjector()
+        let environment = AppEnvironment.inMemory().injectingFailures(failures)
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        failures.failNext(.authSignUp, count: 2)
+        failures.failNext(.authSignUp, with: .storage(reason: "disk full"))
+        #expect(failures.pendingFailures(of: .authSignUp) == 3)
+        await #expect(throws: AppError.network(reason: "simulated failure of auth.signUp")) { try await environment.auth.signUp(credentials) }
+        await #expect(throws: AppError.network(reason: "simulated failure of auth.signUp")) { try await environment.auth.signUp(credentials) }
+        await #expect(throws: AppError.storage(reason: "disk full")) { try await environment.auth.signUp(credentials) }
+        _ = try await environment.auth.signUp(credentials)
+        #expect(failures.pendingFailures(of: .authSignUp) == 0)
+        failures.failNext(.notesList)
+        failures.reset()
+        let session = try await environment.auth.authenticate(credentials)
+        #expect(try await environment.notes.list(session.token).isEmpty)
+    }
+
+    @Test func latencyWaitsOnTheEnvironmentsClock() async throws {
+        let clock = TestClock()
+        let environment = AppEnvironment.inMemory(clock: clock).withLatency(.seconds(2))
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let done = Mutex(false)
+        let call = Task {
+            _ = try await environment.auth.signUp(credentials)
+            done.withLock { $0 = true }
+        }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        await clock.advance(by: .milliseconds(1999))
+        #expect(!done.withLock { $0 })
+        await clock.advance(by: .milliseconds(1))
+        try await call.value
+        #expect(done.withLock { $0 })
+    }
+
+    @Test func aCancelledWaitFailsAsCancelled() async {
+        let clock = TestClock()
+        let environment = AppEnvironment.inMemory(clock: clock).withLatency(.seconds(2))
+        let call = Task { try await environment.notes.list(AccessToken("x")) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        call.cancel()
+        await #expect(throws: AppError.cancelled) { try await call.value }
+    }
+
+    @Test func failingClientsReportEveryCall() async {
+        let reports = Mutex<[String]>([])
+        let environment = AppEnvironment.failing(UnexpectedCallReporter { message in reports.withLock { $0.append(message) } })
+        let token = AccessToken("t")
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let note = Note(id: Note.ID(UUID(sequence: 1)), text: "", createdAt: Date())
+        _ = try? await environment.auth.signUp(credentials)
+        _ = try? await environment.auth.authenticate(credentials)
+        _ = try? await environment.auth.signOut(token)
+        _ = try? await environment.profile.load(token)
+        _ = try? await environment.profile.loadPosts(token)
+        _ = try? await environment.profile.addPost(token, "x")
+        _ = try? await environment.notes.list(token)
+        _ = try? await environment.notes.create(token, note)
+        _ = try? await environment.notes.update(token, note)
+        _ = try? await environment.notes.delete(token, note.id)
+        _ = try? await environment.notes.search(token, "x")
+        let names = reports.withLock { $0 }.map { $0.split(separator: " ")[3] }
+        #expect(names.map(String.init) == Endpoint.allCases.map { $0.rawValue + ":" })
+    }
+
+    @Test func noopClientsDoNothingHarmful() async throws {
+        let environment = AppEnvironment.noop()
+        let token = AccessToken("t")
+        try await environment.auth.signOut(token)
+        #expect(try await environment.notes.list(token).isEmpty)
+        #expect(try await environment.profile.loadPosts(token).isEmpty)
+        await #expect(throws: AppError.self) { try await environment.profile.load(token) }
+    }
+
+    @Test func generatorsArePredictable() {
+        let ids = UUIDGenerator.incrementing()
+        #expect(ids().uuidString == "00000000-0000-0000-0000-000000000001")
+        #expect(ids().uuidString == "00000000-0000-0000-0000-000000000002")
+        #expect(UUID(sequence: 0x1_0000).uuidString == "00000000-0000-0000-0000-000000010000")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(DateGenerator.constant(start)() == start)
+    }
+
+    @Test func datesFollowATestClock() async {
+        let clock = TestClock()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = DateGenerator.following(clock, from: start)
+        #expect(now() == start)
+        await clock.advance(by: .milliseconds(1500))
+        #expect(now() == start.addingTimeInterval(1.5))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Models
+import Testing
+
+@Suite("Models")
+struct ModelsTests {
+    @Test func usernamesAndPasswordsAreValidAtEightCharacters() {
+        #expect(!Username("seven77").isValid)
+        #expect(Username("eight888").isValid)
+        #expect(!Username("        ").isValid, "only spaces")
+        #expect(!Password("seven77").isValid)
+        #expect(Password("eight888").isValid)
+        #expect(Username("Alice.Liddell").normalized == Username("alice.liddell").normalized)
+        #expect(Credentials(username: "eight888", password: "eight888").isValid)
+        let problem = Credentials(username: "abc", password: "x").problem ?? ""
+        #expect(problem.contains("username needs at least 8"))
+        #expect(problem.contains("password needs at least 8"))
+    }
+
+    @Test func aPasswordNeverPrintsItsText() throws {
+        let secret = "correct horse battery"
+        let password = Password(secret)
+        let credentials = Credentials(username: "alice.liddell", password: password)
+        var dumped = ""
+        dump(credentials, to: &dumped)
+        let renderings = [
+            "\(password)", String(describing: password), String(reflecting: password),
+            "\(credentials)", String(reflecting: credentials), dumped,
+            String(decoding: try JSONEncoder().encode(credentials), as: UTF8.self),
+            String(decoding: try PropertyListEncoder().encode([credentials]), as: UTF8.self),
+        ]
+        for rendering in renderings {
+            #expect(!rendering.contains(secret), "leaked in: \(rendering)")
+        }
+        #expect("\(password)" == "<redacted>")
+        #expect(password.revealed == secret)
+    }
+
+    @Test func aTokenNeverPrintsItsText() throws {
+        let session = AuthSession(user: User(id: User.ID(UUID()), username: "alice.liddell"), token: AccessToken("tok-123-secret"))
+        var dumped = ""
+        dump(session, to: &dumped)
+        let json = String(decoding: try JSONEncoder().encode(session), as: UTF8.self)
+        for rendering in ["\(session)", String(reflecting: session), dumped, json] {
+            #expect(!rendering.contains("tok-123-secret"), "leaked in: \(rendering)")
+        }
+    }
+
+    @Test func secretsDecodeEmptyFromTheirRedactedForm() throws {
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let decoded = try JSONDecoder().decode(Credentials.self, from: JSONEncoder().encode(credentials))
+        #expect(decoded.username == credentials.username)
+        #expect(decoded.password.isEmpty)
+        let token = try JSONDecoder().decode([AccessToken].self, from: JSONEncoder().encode([AccessToken("t")]))
+        #expect(token.first?.isEmpty == true)
+        // A front end can still read a password from a request.
+        let typed = try JSONDecoder().decode(Password.self, from: Data(#""typed-in""#.utf8))
+        #expect(typed.revealed == "typed-in")
+    }
+
+    @Test func identifiersRoundTripAsLowercaseUUIDs() throws {
+        let id = Note.ID(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+        #expect(id.description == "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")
+        #expect(Note.ID("e621e1f8-c36c-495a-93fc-0c247a3e6e5f") == id)
+        #expect(Note.ID("not an id") == nil)
+        #expect(try JSONDecoder().decode(Note.ID.self, from: JSONEncoder().encode(id)) == id)
+    }
+
+    @Test func modelsRoundTripThroughCodable() throws {
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        let note = Note(id: Note.ID(UUID()), text: "line one\nline two", createdAt: date)
+        let post = Post(id: Post.ID(UUID()), authorID: User.ID(UUID()), text: "hi", createdAt: date)
+        let user = User(id: User.ID(UUID()), username: "alice.liddell", displayName: "Alice", bio: "Curious")
+        #expect(try JSONDecoder().decode(Note.self, from: JSONEncoder().encode(note)) == note)
+        #expect(try JSONDecoder().decode(Post.self, from: JSONEncoder().encode(post)) == post)
+        #expect(try JSONDecoder().decode(User.self, from: JSONEncoder().encode(user)) == user)
+        let outcomes: [Outcome<Note>] = [.success(note), .failure(.notFound(.note, id: "x")), .failure(.network(reason: "offline"))]
+        #expect(try JSONDecoder().decode([Outcome<Note>].self, from: JSONEncoder().encode(outcomes)) == outcomes)
+    }
+
+    @Test func noteTitlesAndSearchMatching() {
+        let note = Note(id: Note.ID(UUID()), text: "\n  Groceries  \nmilk, Crème fraîche", createdAt: Date())
+        #expect(note.title == "Groceries")
+        #expect(note.matches("creme MILK"))
+        #expect(note.matches(""))
+        #expect(!note.matches("milk bread"))
+        #expect(Note(id: Note.ID(UUID()), text: "   ", createdAt: Date()).title == "")
+    }
+
+    @Test func postsNeedText() {
+        #expect(Post.problem(with: "  \n") != nil)
+        #expect(Post.problem(with: String(repeating: "a", count: Post.maximumLength + 1)) != nil)
+        #expect(Post.problem(with: "hello") == nil)
+    }
+
+    @Test func everyErrorSaysWhatToDo() {
+        let errors: [AppError] = [
+            .invalidCredentials, .usernameTaken("alice.liddell"), .invalidInput(reason: "A post needs some text."),
+            .network(reason: "timed out"), .notSignedIn, .sessionExpired, .notFound(.note, id: "42"),
+            .storage(reason: "disk I/O error"), .cancelled,
+        ]
+        for error in errors {
+            #expect(error.message.hasSuffix("."), "\(error)")
+            #expect(error.description == error.message)
+        }
+        #expect(AppError.notSignedIn.message.contains("Sign in first"))
+        #expect(AppError.notFound(.note, id: "42").message.contains("note with id 42"))
+        #expect(AppError.network(reason: "timed out").message.contains("timed out"))
+    }
+}
