@@ -78,8 +78,8 @@ public struct AppFeature: Reducer {
         self.environment = environment
     }
 
-    /// The middleware the ``LoginStyle/middleware`` style needs; harmless with the other styles,
-    /// which never send the request it intercepts.
+    /// The middleware the ``LoginStyle/middleware`` style needs. Install it whatever the style:
+    /// only that style sends the `login` request it intercepts.
     public static func loginMiddleware(_ environment: AppEnvironment) -> LoginMiddleware<State, Action> {
         LoginMiddleware(auth: environment.auth, action: Action.loginPath)
     }
