@@ -4,16 +4,27 @@ import StateStore
 /// Every client endpoint by name: what failure injection and latency address, and what front
 /// ends list (`fail notes.create`).
 public enum Endpoint: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// `AuthClient.signUp`.
     case authSignUp = "auth.signUp"
+    /// `AuthClient.authenticate`.
     case authAuthenticate = "auth.authenticate"
+    /// `AuthClient.signOut`.
     case authSignOut = "auth.signOut"
+    /// `ProfileClient.load`.
     case profileLoad = "profile.load"
+    /// `ProfileClient.loadPosts`.
     case profileLoadPosts = "profile.loadPosts"
+    /// `ProfileClient.addPost`.
     case profileAddPost = "profile.addPost"
+    /// `NotesClient.list`.
     case notesList = "notes.list"
+    /// `NotesClient.create`.
     case notesCreate = "notes.create"
+    /// `NotesClient.update`.
     case notesUpdate = "notes.update"
+    /// `NotesClient.delete`.
     case notesDelete = "notes.delete"
+    /// `NotesClient.search`.
     case notesSearch = "notes.search"
 
     /// The dotted name, `client.endpoint`.
