@@ -10,6 +10,7 @@ let modules: [Target] = [
     .target(name: "Models", path: "Modules/Models"),
     .target(name: "AppEnvironment", dependencies: ["Models", "StateStore"], path: "Modules/AppEnvironment"),
     .target(name: "Reducers", dependencies: ["Models", "StateStore", "AppEnvironment"], path: "Modules/Reducers"),
+    .target(name: "ViewModels", dependencies: ["Models", "StateStore", "Reducers"], path: "Modules/ViewModels"),
 ]
 
 // MARK: - Tools
@@ -41,6 +42,11 @@ let tests: [Target] = [
         name: "ReducersTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting"],
         path: "Tests/ReducersTests"
+    ),
+    .testTarget(
+        name: "ViewModelsTests",
+        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels"],
+        path: "Tests/ViewModelsTests"
     ),
 ]
 

@@ -22,6 +22,23 @@ public struct StoreTask: Sendable {
         completion = tasks.isEmpty ? nil : Completion(resolvedWith: tasks)
     }
 
+    /// One handle for several sends: finishing waits for all of them, cancelling cancels all.
+    public init(combining tasks: [StoreTask]) {
+        let children = tasks.compactMap(\.completion)
+        guard children.count > 1 else {
+            self.init(children.first)
+            return
+        }
+        let all = Task {
+            await withTaskCancellationHandler {
+                for child in children { await child.finish() }
+            } onCancel: {
+                for child in children { child.cancel() }
+            }
+        }
+        self.init(Completion(resolvedWith: [all]))
+    }
+
     /// Waits until the action has been reduced and every effect it started has finished.
     public func finish() async {
         await completion?.finish()

@@ -1,0 +1,55 @@
+import Observation
+import Reducers
+import StateStore
+
+/// The counter screen.
+public final class CounterViewModel: ViewModel {
+    /// Everything the counter screen shows.
+    public struct Snapshot: Hashable, Sendable, Codable {
+        /// The count.
+        public var count: Int
+        /// Whether the decrement button works (a count never goes below zero).
+        public var canDecrement: Bool
+
+        /// The snapshot of a counter state.
+        public init(_ state: Counter.State) {
+            count = state.count
+            canDecrement = state.count > 0
+        }
+    }
+
+    private let store: Store<Snapshot, Counter.Action>
+
+    /// The view model of a store running the counter.
+    public init(store: Store<Counter.State, Counter.Action>) {
+        self.store = store.scope(state: \.counterSnapshot, action: { $0 })
+    }
+
+    /// The view model of the app's counter.
+    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
+        self.init(store: appStore.scope(state: \.counter, action: AppFeature.Action.counter))
+    }
+
+    /// What the screen shows now.
+    public var snapshot: Snapshot { store.state }
+
+    /// The count.
+    public var count: Int { snapshot.count }
+    /// Whether the decrement button works.
+    public var canDecrement: Bool { snapshot.canDecrement }
+
+    /// Add one.
+    @discardableResult
+    public func increment() -> StoreTask { store.send(.incrementTapped) }
+    /// Take one away.
+    @discardableResult
+    public func decrement() -> StoreTask { store.send(.decrementTapped) }
+    /// Back to zero.
+    @discardableResult
+    public func reset() -> StoreTask { store.send(.resetTapped) }
+}
+
+extension Counter.State {
+    /// What the counter screen shows for this state.
+    public var counterSnapshot: CounterViewModel.Snapshot { CounterViewModel.Snapshot(self) }
+}

@@ -1,0 +1,97 @@
+import Models
+import Observation
+import Reducers
+import StateStore
+
+/// The sign-in screen, the same whichever login style drives it.
+///
+/// ```swift
+/// let login = LoginViewModel(appStore: store)
+/// login.usernameChanged("alice.liddell")
+/// if login.isSignInEnabled { login.signIn() }
+/// ```
+public final class LoginViewModel: ViewModel {
+    /// Everything the sign-in screen shows.
+    public struct Snapshot: Hashable, Sendable, Codable {
+        /// The username typed.
+        public var username: String
+        /// One `•` per password character typed; never the password.
+        public var maskedPassword: String
+        /// Whether both fields are valid and no error is showing.
+        public var hasValidCredentials: Bool
+        /// Whether a sign in is in progress (show a spinner).
+        public var isBusy: Bool
+        /// Whether the user is signed in.
+        public var isAuthenticated: Bool
+        /// The error to show until acknowledged; `nil` when none.
+        public var errorMessage: String?
+        /// Whether the sign-in button works now.
+        public var isSignInEnabled: Bool
+        /// What is wrong with the fields, to show under them; `nil` when they are valid or empty.
+        public var credentialsHint: String?
+
+        /// The snapshot of a login `status`.
+        public init(_ status: LoginStatus) {
+            username = status.username.rawValue
+            maskedPassword = Display.masked(count: status.password.count)
+            hasValidCredentials = status.hasValidCredentials
+            isBusy = status.isBusy
+            isAuthenticated = status.isAuthenticated
+            errorMessage = status.error?.message
+            isSignInEnabled = status.isSignInEnabled
+            let credentials = Credentials(username: status.username, password: status.password)
+            let untouched = status.username.isEmpty && status.password.isEmpty
+            credentialsHint = untouched || status.isAuthenticated ? nil : credentials.problem
+        }
+    }
+
+    private let store: Store<Snapshot, LoginAction>
+
+    /// The view model of a store running the login feature.
+    public init(store: Store<Login.State, LoginAction>) {
+        self.store = store.scope(state: \.loginSnapshot, action: { $0 })
+    }
+
+    /// The view model of the app's sign-in screen.
+    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
+        self.init(store: appStore.scope(state: \.login, action: AppFeature.Action.login))
+    }
+
+    /// What the screen shows now.
+    public var snapshot: Snapshot { store.state }
+
+    /// The username typed.
+    public var username: String { snapshot.username }
+    /// One `•` per password character typed.
+    public var maskedPassword: String { snapshot.maskedPassword }
+    /// Whether both fields are valid and no error is showing.
+    public var hasValidCredentials: Bool { snapshot.hasValidCredentials }
+    /// Whether a sign in is in progress.
+    public var isBusy: Bool { snapshot.isBusy }
+    /// Whether the user is signed in.
+    public var isAuthenticated: Bool { snapshot.isAuthenticated }
+    /// The error to show; `nil` when none.
+    public var errorMessage: String? { snapshot.errorMessage }
+    /// Whether the sign-in button works now.
+    public var isSignInEnabled: Bool { snapshot.isSignInEnabled }
+    /// What is wrong with the fields; `nil` when they are valid or untouched.
+    public var credentialsHint: String? { snapshot.credentialsHint }
+
+    /// The username field changed.
+    @discardableResult
+    public func usernameChanged(_ text: String) -> StoreTask { store.send(.usernameChanged(Username(text))) }
+    /// The password field changed.
+    @discardableResult
+    public func passwordChanged(_ text: String) -> StoreTask { store.send(.passwordChanged(Password(text))) }
+    /// The sign-in button was tapped.
+    @discardableResult
+    public func signIn() -> StoreTask { store.send(.signInTapped) }
+    /// The error was dismissed.
+    @discardableResult
+    public func acknowledgeError() -> StoreTask { store.send(.errorAcknowledged) }
+}
+
+extension Login.State {
+    /// What the sign-in screen shows for this state.
+    public var loginSnapshot: LoginViewModel.Snapshot { LoginViewModel.Snapshot(status) }
+}

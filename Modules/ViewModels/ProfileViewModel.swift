@@ -1,0 +1,136 @@
+import Models
+import Observation
+import Reducers
+import StateStore
+
+/// The profile screen: the user's header and posts as a list of rows (seed 003's row view
+/// models), with loading and error rows decided here rather than in each front end.
+public final class ProfileViewModel: ViewModel {
+    /// Where the screen as a whole stands.
+    public enum Status: String, Hashable, Sendable, Codable {
+        /// Nothing requested yet.
+        case initialized
+        /// Something is loading.
+        case loading
+        /// Everything is loaded.
+        case loaded
+        /// Something failed to load.
+        case failed
+    }
+
+    /// One row of the screen.
+    public enum Row: Hashable, Sendable, Codable {
+        /// The profile's header.
+        case header(displayName: String, username: String, bio: String)
+        /// A post, newest first.
+        case post(id: Post.ID, text: String, publishedAt: String)
+        /// The post being published, or the one that failed to be (with its error).
+        case draft(text: String, isSending: Bool, errorMessage: String?)
+        /// A spinner.
+        case loading
+        /// Something failed; `canRetry` says whether retrying can help.
+        case error(message: String, canRetry: Bool)
+    }
+
+    /// Everything the profile screen shows.
+    public struct Snapshot: Hashable, Sendable, Codable {
+        /// Where the screen stands.
+        public var status: Status
+        /// The rows, top to bottom.
+        public var rows: [Row]
+        /// How many posts are loaded.
+        public var postCount: Int
+        /// Whether adding a post is possible now.
+        public var canAddPost: Bool
+
+        /// The snapshot of a profile and its posts.
+        public init(profile: Profile.State, posts: Posts.State) {
+            var rows: [Row] = []
+            var loadedPosts: [Post] = []
+            var errors: [AppError] = []
+            if case .loaded(let user) = profile {
+                rows.append(.header(displayName: user.displayName, username: user.username.rawValue, bio: user.bio))
+            }
+            if let draft = posts.draft {
+                rows.append(.draft(text: draft.text, isSending: draft.isSending, errorMessage: draft.error?.message))
+            }
+            if case .loaded(let list) = posts.phase {
+                loadedPosts = list
+                rows += list.map { .post(id: $0.id, text: $0.text, publishedAt: Display.dateTime($0.createdAt)) }
+            }
+            if case .failed(let error) = profile { errors.append(error) }
+            if case .failed(let error) = posts.phase { errors.append(error) }
+            let isLoading = profile == .loading || posts.phase == .loading
+            if isLoading { rows.append(.loading) }
+            if let error = errors.first {
+                rows.append(.error(message: error.message, canRetry: error != .sessionExpired && error != .notSignedIn))
+            }
+            status = if isLoading { .loading }
+                else if !errors.isEmpty { .failed }
+                else if profile == .initialized && posts.phase == .initialized { .initialized }
+                else { .loaded }
+            self.rows = rows
+            postCount = loadedPosts.count
+            canAddPost = if case .loaded = posts.phase { posts.draft?.isSending != true } else { false }
+        }
+    }
+
+    private let screen: Store<ProfileScreen, AppFeature.Action>
+    private let store: Store<Snapshot, AppFeature.Action>
+
+    /// The view model of the app's profile screen.
+    public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
+        screen = appStore.scope(state: \.profileScreen, action: { $0 })
+        store = screen.scope(state: \.profileSnapshot, action: { $0 })
+    }
+
+    /// What the screen shows now.
+    public var snapshot: Snapshot { store.state }
+
+    /// Where the screen stands.
+    public var status: Status { snapshot.status }
+    /// The rows, top to bottom.
+    public var rows: [Row] { snapshot.rows }
+    /// How many posts are loaded.
+    public var postCount: Int { snapshot.postCount }
+    /// Whether adding a post is possible now.
+    public var canAddPost: Bool { snapshot.canAddPost }
+
+    /// Load the profile and the posts.
+    @discardableResult
+    public func load() -> StoreTask {
+        let profile = store.send(.profile(.load))
+        let posts = store.send(.posts(.load))
+        return StoreTask(combining: [profile, posts])
+    }
+
+    /// Load again what failed.
+    @discardableResult
+    public func retry() -> StoreTask {
+        let state = screen.currentState
+        var tasks: [StoreTask] = []
+        if case .failed = state.profile { tasks.append(store.send(.profile(.load))) }
+        if case .failed = state.posts.phase { tasks.append(store.send(.posts(.load))) }
+        return StoreTask(combining: tasks)
+    }
+
+    /// Publish a post (also how a failed one is sent again).
+    @discardableResult
+    public func addPost(_ text: String) -> StoreTask { store.send(.posts(.add(text))) }
+}
+
+/// The parts of the app state the profile screen shows.
+public struct ProfileScreen: Hashable, Sendable {
+    /// The profile.
+    public var profile: Profile.State
+    /// The posts.
+    public var posts: Posts.State
+
+    /// What the profile screen shows for these parts.
+    public var profileSnapshot: ProfileViewModel.Snapshot { ProfileViewModel.Snapshot(profile: profile, posts: posts) }
+}
+
+extension AppFeature.State {
+    /// The parts of the state the profile screen shows.
+    public var profileScreen: ProfileScreen { ProfileScreen(profile: profile, posts: posts) }
+}

@@ -1,0 +1,71 @@
+import Models
+import Observation
+import Reducers
+import StateStore
+
+/// Who is signed in, and signing out.
+public final class SessionViewModel: ViewModel {
+    /// Everything the session area shows.
+    public struct Snapshot: Hashable, Sendable, Codable {
+        /// Whether someone is signed in.
+        public var isSignedIn: Bool
+        /// The signed-in user's username; `nil` when signed out.
+        public var username: String?
+        /// The signed-in user's display name; `nil` when signed out.
+        public var displayName: String?
+        /// What the last sign up or sign out said, to show once; `nil` when there is nothing to say.
+        public var message: String?
+
+        /// The snapshot of a session state.
+        public init(_ state: Session.State) {
+            isSignedIn = state.isSignedIn
+            username = state.current?.user.username.rawValue
+            displayName = state.current?.user.displayName
+            switch state.signUp {
+            case .idle: message = nil
+            case .inProgress(let username): message = "Creating the account “\(username)”…"
+            case .succeeded(let user): message = "Account “\(user.username)” created. Sign in with it."
+            case .failed(let error): message = error.message
+            }
+            if let error = state.error { message = error.message }
+        }
+    }
+
+    private let store: Store<Snapshot, Session.Action>
+
+    /// The view model of a store running the session feature.
+    public init(store: Store<Session.State, Session.Action>) {
+        self.store = store.scope(state: \.sessionSnapshot, action: { $0 })
+    }
+
+    /// The view model of the app's session.
+    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
+        self.init(store: appStore.scope(state: \.session, action: AppFeature.Action.session))
+    }
+
+    /// What the session area shows now.
+    public var snapshot: Snapshot { store.state }
+
+    /// Whether someone is signed in.
+    public var isSignedIn: Bool { snapshot.isSignedIn }
+    /// The signed-in username; `nil` when signed out.
+    public var username: String? { snapshot.username }
+    /// The signed-in display name; `nil` when signed out.
+    public var displayName: String? { snapshot.displayName }
+    /// What the last account action said; `nil` when nothing.
+    public var message: String? { snapshot.message }
+
+    /// Sign out.
+    @discardableResult
+    public func signOut() -> StoreTask { store.send(.signOutTapped) }
+    /// Create an account.
+    @discardableResult
+    public func signUp(username: String, password: String) -> StoreTask {
+        store.send(.signUpTapped(Credentials(username: Username(username), password: Password(password))))
+    }
+}
+
+extension Session.State {
+    /// What the session area shows for this state.
+    public var sessionSnapshot: SessionViewModel.Snapshot { SessionViewModel.Snapshot(self) }
+}
