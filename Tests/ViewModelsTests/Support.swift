@@ -1,0 +1,118 @@
+import AppEnvironment
+import Foundation
+import Models
+import Observation
+import Reducers
+import StateStore
+import StateStoreTesting
+import Synchronization
+import Testing
+
+/// A real app store on the in-memory clients, recording the actions it reduces and the
+/// diagnostics it reports.
+final class AppHarness: Sendable {
+    let clock = TestClock()
+    let backend = InMemoryBackend(uuid: .incrementing(), now: .constant(Date(timeIntervalSince1970: 1_800_000_000)))
+    let failures = FailureInjector()
+    let diagnostics = DiagnosticLog()
+    let store: RootStore<AppFeature.State, AppFeature.Action>
+    private let reduced = Recorded<AppFeature.Action>()
+    private let subscription: StoreSubscription
+
+    let latency: Duration
+
+    init(style: LoginStyle = .finiteStates, latency: Duration? = nil) {
+        self.latency = latency ?? .zero
+        var environment = AppEnvironment.inMemory(backend: backend, clock: clock).injectingFailures(failures)
+        if let latency { environment = environment.withLatency(latency) }
+        let store = RootStore(initialState: AppFeature.State(loginStyle: style), reducer: AppFeature(environment: environment),
+            diagnostics: .collecting(into: diagnostics)) {
+            AppFeature.loginMiddleware(environment)
+        }
+        self.store = store
+        let reduced = reduced
+        subscription = store.observeActions { action, _ in reduced.append(action) }
+        _ = try? backend.signUp(Credentials(username: "alice.liddell", password: "wonderland"))
+    }
+
+    /// The actions reduced since the last call.
+    func takeActions() -> [AppFeature.Action] {
+        reduced.take()
+    }
+
+    /// Sends and waits for the effects.
+    func send(_ action: AppFeature.Action) async {
+        await store.send(action).finish()
+        await store.waitForEffects()
+    }
+
+    /// Moves the clock by the latency until no effect is left running.
+    func settle() async {
+        for _ in 0..<50 {
+            await eventually { self.clock.sleeperCount > 0 || self.store.runningEffects.isEmpty }
+            if store.runningEffects.isEmpty { break }
+            await clock.advance(by: latency)
+        }
+        await store.waitForEffects()
+    }
+
+    func signIn() async {
+        await send(.login(.usernameChanged("alice.liddell")))
+        await send(.login(.passwordChanged("wonderland")))
+        await send(.login(.signInTapped))
+        #expect(store.currentState.session.isSignedIn)
+        _ = takeActions()
+    }
+}
+
+/// Counts the changes Observation reports for what `read` touches, re-arming after each one.
+final class ChangeCounter: Sendable {
+    private let count = Mutex(0)
+    private let read: @Sendable () -> Void
+
+    init(_ read: @escaping @Sendable () -> Void) {
+        self.read = read
+        arm()
+    }
+
+    var changes: Int { count.withLock { $0 } }
+
+    private func arm() {
+        withObservationTracking { read() } onChange: { [self] in
+            count.withLock { $0 += 1 }
+            // Re-arm after the change is applied, as a UI would on its next frame.
+            Task { self.arm() }
+        }
+    }
+}
+
+/// Waits (briefly) until `condition` holds.
+func eventually(_ condition: @Sendable () -> Bool) async {
+    for _ in 0..<200 where !condition() {
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+}
+
+/// Waits (up to a second) until something sleeps on `clock`.
+func untilSleeping(_ clock: TestClock) async {
+    for _ in 0..<500 where clock.sleeperCount == 0 {
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    #expect(clock.sleeperCount > 0, "nothing is waiting on the clock")
+}
+
+/// Values appended from any thread, taken in order.
+final class Recorded<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ value: Value) {
+        values.withLock { $0.append(value) }
+    }
+
+    func take() -> [Value] {
+        values.withLock { values in
+            defer { values.removeAll() }
+            return values
+        }
+    }
+}
