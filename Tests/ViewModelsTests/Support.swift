@@ -40,26 +40,22 @@ final class AppHarness: Sendable {
         reduced.take()
     }
 
-    /// Sends and waits for the effects.
-    func send(_ action: AppFeature.Action) async {
-        await store.send(action).finish()
-        await store.waitForEffects()
-    }
-
     /// Moves the clock by the latency until no effect is left running.
-    func settle() async {
-        for _ in 0..<50 {
+    func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let step = max(latency, .milliseconds(10))
+        for _ in 0..<200 {
             await eventually { self.clock.sleeperCount > 0 || self.store.runningEffects.isEmpty }
-            if store.runningEffects.isEmpty { break }
-            await clock.advance(by: latency)
+            if store.runningEffects.isEmpty { return }
+            await clock.advance(by: step)
         }
-        await store.waitForEffects()
+        Issue.record("effects still running: \(store.runningEffects)", sourceLocation: sourceLocation)
     }
 
     func signIn() async {
-        await send(.login(.usernameChanged("alice.liddell")))
-        await send(.login(.passwordChanged("wonderland")))
-        await send(.login(.signInTapped))
+        store.send(.login(.usernameChanged("alice.liddell")))
+        store.send(.login(.passwordChanged("wonderland")))
+        store.send(.login(.signInTapped))
+        await settle()
         #expect(store.currentState.session.isSignedIn)
         _ = takeActions()
     }

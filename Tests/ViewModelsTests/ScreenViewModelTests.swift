@@ -1,0 +1,199 @@
+import AppEnvironment
+import Foundation
+import Models
+import Reducers
+import StateStore
+import Testing
+import ViewModels
+
+@Suite("Counter view model")
+struct CounterViewModelTests {
+    @Test func countAndWhetherItCanGoDown() {
+        let app = AppHarness()
+        let counter = CounterViewModel(appStore: app.store)
+        #expect(counter.count == 0 && !counter.canDecrement)
+        counter.increment()
+        counter.increment()
+        #expect(counter.count == 2 && counter.canDecrement)
+        counter.decrement()
+        counter.reset()
+        #expect(counter.snapshot == CounterViewModel.Snapshot(Counter.State(count: 0)))
+        #expect(app.takeActions() == [.counter(.incrementTapped), .counter(.incrementTapped), .counter(.decrementTapped), .counter(.resetTapped)])
+    }
+
+    @Test func observationFiresOnlyForTheCount() async {
+        let app = AppHarness()
+        let counter = CounterViewModel(appStore: app.store)
+        let changes = ChangeCounter { _ = counter.count }
+        app.store.send(.login(.usernameChanged("someone")))
+        counter.decrement()          // rejected at zero: nothing changes
+        #expect(changes.changes == 0)
+        counter.increment()
+        await eventually { changes.changes == 1 }
+        #expect(changes.changes == 1)
+    }
+}
+
+@Suite("Session view model")
+struct SessionViewModelTests {
+    @Test func signedOutSignedInAndSignedOutAgain() async {
+        let app = AppHarness()
+        let session = SessionViewModel(appStore: app.store)
+        #expect(!session.isSignedIn && session.username == nil && session.displayName == nil && session.message == nil)
+        session.signUp(username: "bob.builder", password: "canwefixit")
+        await app.settle()
+        #expect(session.message == "Account “bob.builder” created. Sign in with it.")
+        session.signUp(username: "bob.builder", password: "canwefixit")
+        await app.settle()
+        #expect(session.message == AppError.usernameTaken("bob.builder").message)
+        await app.signIn()
+        #expect(session.isSignedIn && session.username == "alice.liddell" && session.displayName == "alice.liddell")
+        session.signOut()
+        await app.settle()
+        #expect(!session.isSignedIn && session.username == nil)
+        #expect(app.takeActions().first == .session(.signOutTapped))
+    }
+}
+
+@Suite("Profile view model")
+struct ProfileViewModelTests {
+    @Test func statusRowsAndCountThroughLoadingFailureAndRetry() async throws {
+        let app = AppHarness(latency: .milliseconds(10))
+        let profile = ProfileViewModel(appStore: app.store)
+        #expect(profile.status == .initialized && profile.rows.isEmpty && profile.postCount == 0 && !profile.canAddPost)
+
+        app.failures.failNext(.profileLoadPosts)
+        app.store.send(.login(.usernameChanged("alice.liddell")))
+        app.store.send(.login(.passwordChanged("wonderland")))
+        app.store.send(.login(.signInTapped))
+        await untilSleeping(app.clock)
+        await app.clock.advance(by: .milliseconds(10))      // signed in: profile and posts loading
+        await eventually { profile.status == .loading }
+        #expect(profile.status == .loading)
+        #expect(profile.rows == [.loading])
+        await app.settle()
+        #expect(profile.status == .failed)
+        let header = ProfileViewModel.Row.header(displayName: "alice.liddell", username: "alice.liddell", bio: "")
+        let failure = AppError.network(reason: "simulated failure of profile.loadPosts").message
+        #expect(profile.rows == [header, .error(message: failure, canRetry: true)])
+
+        profile.retry()        // only the posts failed: only they reload
+        #expect(app.takeActions().contains(.posts(.load)))
+        #expect(!app.takeActions().contains(.profile(.load)))
+        await app.settle()
+        #expect(profile.status == .loaded && profile.rows == [header] && profile.postCount == 0 && profile.canAddPost)
+
+        profile.addPost("Hello, world")
+        #expect(profile.rows == [header, .draft(text: "Hello, world", isSending: true, errorMessage: nil)])
+        #expect(!profile.canAddPost)
+        await app.settle()
+        #expect(profile.postCount == 1)
+        guard case .post(_, let text, let publishedAt) = profile.rows.last else {
+            Issue.record("expected a post row, got \(profile.rows)")
+            return
+        }
+        #expect(text == "Hello, world" && publishedAt == "2027-01-15 08:00 UTC")
+    }
+
+    @Test func anExpiredSessionCannotBeRetried() {
+        let snapshot = ProfileViewModel.Snapshot(profile: .failed(.sessionExpired), posts: Posts.State(phase: .initialized))
+        #expect(snapshot.status == .failed)
+        #expect(snapshot.rows == [.error(message: AppError.sessionExpired.message, canRetry: false)])
+    }
+}
+
+@Suite("Notes view model")
+struct NotesViewModelTests {
+    @Test func rowsSelectionSearchAndEmptyStates() async throws {
+        let app = AppHarness(latency: .milliseconds(10))
+        let notes = NotesViewModel(appStore: app.store)
+        #expect(notes.isEmpty && notes.count == 0 && notes.emptyMessage == "No notes yet. Add one to get started.")
+        await app.signIn()
+        await app.settle()
+        #expect(notes.emptyMessage == "No notes yet. Add one to get started.")
+
+        notes.add("Groceries\n  milk,   eggs\nbread")
+        let first = try #require(notes.rows.first)
+        #expect(first.title == "Groceries" && first.preview == "milk, eggs bread")
+        #expect(first.isSelected && first.isPending && !first.isUnsaved)
+        #expect(notes.selectedID == first.id && notes.selectedText == "Groceries\n  milk,   eggs\nbread")
+        #expect(first.updatedAt == "2027-01-15 08:00 UTC")
+        await app.settle()
+        #expect(notes.rows.first?.isPending == false)
+
+        app.failures.failNext(.notesCreate)
+        notes.add("")
+        await app.settle()
+        let blank = try #require(notes.rows.first)
+        #expect(blank.title == "New note" && blank.isUnsaved && !blank.isPending)
+        #expect(blank.unsavedReason == AppError.network(reason: "simulated failure of notes.create").message)
+        notes.retrySave(blank.id)
+        await app.settle()
+        #expect(notes.rows.first?.isUnsaved == false)
+        #expect(notes.count == 2)
+
+        notes.select(first.id)
+        #expect(notes.rows.map(\.isSelected) == [false, true])
+        notes.search("milk")
+        #expect(notes.isSearching && notes.searchQuery == "milk")
+        await app.settle()
+        #expect(notes.rows.map(\.id) == [first.id] && notes.count == 1)
+        notes.search("zebra")
+        await app.settle()
+        #expect(notes.isEmpty && notes.emptyMessage == "No notes match “zebra”.")
+        notes.search("")
+        #expect(notes.count == 2)
+
+        app.failures.failNext(.notesDelete)
+        notes.delete(first.id)
+        await app.settle()
+        #expect(notes.errorMessage == AppError.network(reason: "simulated failure of notes.delete").message)
+        notes.dismissError()
+        #expect(notes.errorMessage == nil)
+        notes.edit(first.id, text: "Groceries\noat milk")
+        await app.settle()
+        #expect(notes.rows.first?.preview == "oat milk")
+        notes.delete(first.id)
+        await app.settle()
+        #expect(notes.count == 1 && notes.selectedID == nil && notes.selectedText == nil)
+    }
+
+    @Test func intentsSendTheirActions() {
+        let app = AppHarness()
+        let notes = NotesViewModel(appStore: app.store)
+        let id = Note.ID(UUID(sequence: 5))
+        notes.add("a")
+        notes.edit(id, text: "b")
+        notes.delete(id)
+        notes.select(id)
+        notes.search("q")
+        notes.retrySave(id)
+        notes.reload()
+        notes.dismissError()
+        #expect(app.takeActions() == [
+            .notes(.addTapped("a")), .notes(.edited(id, "b")), .notes(.deleteTapped(id)), .notes(.selected(id)),
+            .notes(.searchQueryChanged("q")), .notes(.retrySaveTapped(id)), .notes(.listRequested), .notes(.errorDismissed),
+        ])
+    }
+
+    @Test func observationIgnoresChangesElsewhere() async {
+        let app = AppHarness()
+        await app.signIn()
+        await app.settle()
+        let notes = NotesViewModel(appStore: app.store)
+        let changes = ChangeCounter { _ = notes.rows }
+        app.store.send(.counter(.incrementTapped))
+        app.store.send(.posts(.load))
+        #expect(changes.changes == 0)
+        notes.add("milk")
+        await eventually { changes.changes >= 1 }
+        #expect(changes.changes >= 1)
+    }
+
+    @Test func snapshotsAreCodable() throws {
+        let snapshot = NotesViewModel.Snapshot(Notes.State(items: [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 1)), text: "x", createdAt: Date(timeIntervalSince1970: 0)))]))
+        let decoded = try JSONDecoder().decode(NotesViewModel.Snapshot.self, from: JSONEncoder().encode(snapshot))
+        #expect(decoded == snapshot)
+        #expect(decoded.rows.first?.updatedAt == "1970-01-01 00:00 UTC")
+    }
+}
