@@ -1,6 +1,7 @@
 import AppEnvironment
 import Foundation
 import Models
+import Observation
 import Reducers
 import StateStore
 import Testing
@@ -31,6 +32,22 @@ struct CounterViewModelTests {
         counter.increment()
         await eventually { changes.changes == 1 }
         #expect(changes.changes == 1)
+    }
+}
+
+@Suite("Observations sequence")
+struct ObservationsSequenceTests {
+    @Test func aFrontEndCanFollowAViewModelAsAnAsyncSequence() async {
+        guard #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) else { return }
+        let app = AppHarness()
+        let counter = CounterViewModel(appStore: app.store)
+        let counts = Observations { counter.count }
+        var seen: [Int] = []
+        for await count in counts {
+            seen.append(count)
+            if count < 3 { counter.increment() } else { break }
+        }
+        #expect(seen == [0, 1, 2, 3])
     }
 }
 
