@@ -22,21 +22,7 @@ struct ProfileTests {
     }
 
     @Test func everyCommandInEveryStateHasItsDefinedOutcome() {
-        var checked = 0
-        for state in Self.states {
-            for command in Self.commands {
-                let transition = Profile.reduce(state, command)
-                switch (transition, Self.expected(state, command)) {
-                case (.to(let next, let effect), let expected?):
-                    #expect(next == expected.0 && effect == expected.1, "\(state) + \(command)")
-                case (.rejected(let reason), nil):
-                    #expect(!reason.isEmpty)
-                case (let actual, let expected):
-                    Issue.record("\(state) + \(command): got \(actual), expected \(String(describing: expected))")
-                }
-                checked += 1
-            }
-        }
+        let checked = checkTable(Profile.self, states: Self.states, commands: Self.commands, expected: Self.expected)
         #expect(checked == 12)
     }
 
@@ -104,23 +90,8 @@ struct PostsTests {
     }
 
     @Test func everyCommandInEveryStateHasItsDefinedOutcome() {
-        var checked = 0
-        for phase in Self.phases {
-            for draft in Self.drafts {
-                let state = Posts.State(phase: phase, draft: draft)
-                for command in Self.commands {
-                    switch (Posts.reduce(state, command), Self.expected(state, command)) {
-                    case (.to(let next, let effect), let expected?):
-                        #expect(next == expected.0 && effect == expected.1, "\(state) + \(command)")
-                    case (.rejected(let reason), nil):
-                        #expect(!reason.isEmpty)
-                    case (let actual, let expected):
-                        Issue.record("\(state) + \(command): got \(actual), expected \(String(describing: expected))")
-                    }
-                    checked += 1
-                }
-            }
-        }
+        let states = Self.phases.flatMap { phase in Self.drafts.map { Posts.State(phase: phase, draft: $0) } }
+        let checked = checkTable(Posts.self, states: states, commands: Self.commands, expected: Self.expected)
         #expect(checked == 4 * 3 * 7)
     }
 
@@ -146,4 +117,29 @@ struct PostsTests {
         }
         await store.finish()
     }
+}
+
+/// Checks every (state, command) pair of a transducer against `expected` (the next state and
+/// effect, or `nil` for a rejection, which must give a reason); returns how many pairs it checked.
+func checkTable<Machine: Transducer>(
+    _ machine: Machine.Type,
+    states: [Machine.State],
+    commands: [Machine.Command],
+    expected: (Machine.State, Machine.Command) -> (Machine.State, Machine.Effect?)?
+) -> Int where Machine.State: Equatable, Machine.Effect: Equatable {
+    var checked = 0
+    for state in states {
+        for command in commands {
+            switch (Machine.reduce(state, command), expected(state, command)) {
+            case (.to(let next, let effect), let expected?):
+                #expect(next == expected.0 && effect == expected.1, "\(state) + \(command)")
+            case (.rejected(let reason), nil):
+                #expect(!reason.isEmpty)
+            case (let actual, let expected):
+                Issue.record("\(state) + \(command): got \(actual), expected \(String(describing: expected))")
+            }
+            checked += 1
+        }
+    }
+    return checked
 }
