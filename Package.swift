@@ -11,6 +11,24 @@ let modules: [Target] = [
     .target(name: "AppEnvironment", dependencies: ["Models", "StateStore"], path: "Modules/AppEnvironment"),
     .target(name: "Reducers", dependencies: ["Models", "StateStore", "AppEnvironment"], path: "Modules/Reducers"),
     .target(name: "ViewModels", dependencies: ["Models", "StateStore", "Reducers"], path: "Modules/ViewModels"),
+    .target(
+        name: "Persistence",
+        dependencies: [
+            "Models", "AppEnvironment", "StateStore", "CSQLite",
+            .target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .openbsd])),
+        ],
+        path: "Modules/Persistence"
+    ),
+]
+
+// MARK: - System libraries
+
+/// C libraries of the operating system, reached through module maps (no Swift package wraps them).
+let systemLibraries: [Target] = [
+    .systemLibrary(name: "CSQLite", path: "Modules/CSQLite", pkgConfig: "sqlite3",
+                   providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]),
+    .systemLibrary(name: "CCrypto", path: "Modules/CCrypto", pkgConfig: "libcrypto",
+                   providers: [.apt(["libssl-dev"])]),
 ]
 
 // MARK: - Tools
@@ -48,6 +66,11 @@ let tests: [Target] = [
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels"],
         path: "Tests/ViewModelsTests"
     ),
+    .testTarget(
+        name: "PersistenceTests",
+        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],
+        path: "Tests/PersistenceTests"
+    ),
 ]
 
 // MARK: - Shared settings
@@ -58,8 +81,8 @@ let sharedSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let targets = modules + tools + tests
-for target in targets {
+let targets = modules + systemLibraries + tools + tests
+for target in targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }
 

@@ -1,0 +1,53 @@
+/// AppCore's database schema, one ``Migration`` per version.
+public enum AppSchema {
+    /// Every step, oldest first. Append new steps; never edit one that has shipped.
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "accounts, sessions, posts, notes, journal", sql: """
+            CREATE TABLE accounts (
+                id TEXT PRIMARY KEY,
+                username TEXT NOT NULL,
+                username_key TEXT NOT NULL UNIQUE,
+                display_name TEXT NOT NULL,
+                bio TEXT NOT NULL DEFAULT '',
+                password_hash BLOB NOT NULL,
+                salt BLOB NOT NULL,
+                iterations INTEGER NOT NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0,
+                created_at REAL NOT NULL
+            );
+            CREATE TABLE sessions (
+                token_hash BLOB PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                expires_at REAL NOT NULL
+            );
+            CREATE TABLE posts (
+                id TEXT PRIMARY KEY,
+                author_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                text TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                sequence INTEGER NOT NULL
+            );
+            CREATE INDEX posts_by_author ON posts(author_id, sequence);
+            CREATE TABLE notes (
+                id TEXT PRIMARY KEY,
+                owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                text TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            );
+            CREATE INDEX notes_by_owner ON notes(owner_id, updated_at);
+            CREATE TABLE journal (
+                sequence INTEGER PRIMARY KEY,
+                stream TEXT NOT NULL,
+                action BLOB NOT NULL
+            );
+            CREATE INDEX journal_by_stream ON journal(stream, sequence);
+            CREATE TABLE snapshots (
+                stream TEXT NOT NULL,
+                sequence INTEGER NOT NULL,
+                state BLOB NOT NULL,
+                PRIMARY KEY (stream, sequence)
+            );
+            """),
+    ]
+}

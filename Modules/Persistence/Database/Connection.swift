@@ -1,0 +1,292 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The open connection inside a ``Database``: what `read` and `write` hand their body.
+///
+/// Only usable inside those calls, which serialise access to it.
+public final class Connection {
+    private let handle: OpaquePointer
+    private let path: String
+    private var statements: [String: OpaquePointer] = [:]
+    private var transactionDepth = 0
+    private var isClosed = false
+
+    private init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    // MARK: - Opening
+
+    static func open(path: String) throws(DatabaseError) -> Connection {
+        let operation = "open \(path)"
+        if path != ":memory:" { try createOwnerOnly(path, operation: operation) }
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let handle { sqlite3_close_v2(handle) }
+            throw Self.error(code: code, operation: operation, message: message)
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        return Connection(handle: handle, path: path)
+    }
+
+    /// Creates the file with mode 0600 if it does not exist, so SQLite (and its -wal and -shm
+    /// files, which copy the database's mode) never make it readable by others.
+    private static func createOwnerOnly(_ path: String, operation: String) throws(DatabaseError) {
+        let descriptor = openFile(path, O_RDWR | O_CREAT, 0o600)
+        if descriptor >= 0 {
+            closeFile(descriptor)
+            return
+        }
+        let reason = String(cString: strerror(errno))
+        if errno == EACCES || errno == EROFS || errno == EPERM {
+            // An existing read-only file can still be opened for reading; SQLite will say so.
+            if access(path, F_OK) == 0 { return }
+            throw DatabaseError(.readOnly, operation: operation, message: reason)
+        }
+        throw DatabaseError(.cannotOpen, operation: operation, message: reason)
+    }
+
+    func configure(durability: Database.Durability, busyTimeout: Duration, isFile: Bool) throws(DatabaseError) {
+        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        // Reading the version first also proves the file is a database, before anything is written.
+        _ = try userVersion()
+        if isFile {
+            let mode = try query("PRAGMA journal_mode = WAL") { row in row.text(0) }.first ?? ""
+            guard mode.lowercased() == "wal" else {
+                throw DatabaseError(.other, operation: "switch \(path) to WAL", message: "journal mode is \(mode)")
+            }
+        }
+        try execute("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Statements
+
+    /// Runs a statement that returns no rows, with `bindings` for its `?` parameters.
+    public func execute(_ sql: String, _ bindings: [SQLValue] = []) throws(DatabaseError) {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        try bind(bindings, to: statement, sql: sql)
+        var code = sqlite3_step(statement)
+        while code == SQLITE_ROW { code = sqlite3_step(statement) }
+        guard code == SQLITE_DONE else { throw failure(code, sql) }
+    }
+
+    /// Runs a query and maps each row with `transform`.
+    public func query<T>(
+        _ sql: String,
+        _ bindings: [SQLValue] = [],
+        _ transform: (Row) throws(DatabaseError) -> T
+    ) throws(DatabaseError) -> [T] {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement) }
+        try bind(bindings, to: statement, sql: sql)
+        var results: [T] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return results }
+            guard code == SQLITE_ROW else { throw failure(code, sql) }
+            results.append(try transform(Row(statement: statement)))
+        }
+    }
+
+    /// How many rows the last statement changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs several statements without parameters (migrations).
+    public func executeScript(_ sql: String) throws(DatabaseError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw Self.error(code: code, operation: "run script on \(path)", message: text)
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a transaction; nested calls become savepoints, so an inner failure rolls
+    /// back only the inner work.
+    public func transaction<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        let depth = transactionDepth
+        let savepoint = "s\(depth)"
+        try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        do {
+            let result = try body(self)
+            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            return result
+        } catch {
+            if depth == 0 {
+                try? execute("ROLLBACK")
+            } else {
+                try? execute("ROLLBACK TO \(savepoint)")
+                try? execute("RELEASE \(savepoint)")
+            }
+            throw error
+        }
+    }
+
+    // MARK: - Schema version
+
+    func userVersion() throws(DatabaseError) -> Int {
+        try query("PRAGMA user_version") { $0.int(0) }.first ?? 0
+    }
+
+    func migrate(with migrations: [Migration]) throws(DatabaseError) {
+        let current = try userVersion()
+        let latest = migrations.map(\.version).max() ?? 0
+        guard current <= latest else {
+            throw DatabaseError(.newerSchema, operation: "open \(path)",
+                message: "the database has schema version \(current), but this build knows up to \(latest); it was written by a newer AppCore and was left untouched")
+        }
+        for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
+            do {
+                try transaction { (db: Connection) throws(DatabaseError) in
+                    try db.executeScript(migration.sql)
+                    try db.execute("PRAGMA user_version = \(migration.version)")
+                }
+            } catch {
+                throw DatabaseError(error.kind, operation: "migrate \(path) to version \(migration.version) (\(migration.name))",
+                    code: error.code, message: error.message)
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    private func prepared(_ sql: String) throws(DatabaseError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw failure(code, sql) }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ values: [SQLValue], to statement: OpaquePointer, sql: String) throws(DatabaseError) {
+        sqlite3_clear_bindings(statement)
+        let expected = Int(sqlite3_bind_parameter_count(statement))
+        guard values.count == expected else {
+            throw DatabaseError(.other, operation: "run \(Self.summary(sql))",
+                message: "\(values.count) values bound to \(expected) parameters")
+        }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32 = switch value {
+            case .null: sqlite3_bind_null(statement, index)
+            case .integer(let number): sqlite3_bind_int64(statement, index, number)
+            case .real(let number): sqlite3_bind_double(statement, index, number)
+            case .text(let text): sqlite3_bind_text(statement, index, text, -1, SQLITE_TRANSIENT)
+            case .blob(let bytes): bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), SQLITE_TRANSIENT)
+            }
+            }
+            guard code == SQLITE_OK else { throw failure(code, sql) }
+        }
+    }
+
+    private func failure(_ code: Int32, _ sql: String) -> DatabaseError {
+        Self.error(code: code, operation: "run \(Self.summary(sql)) on \(path)", message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    static func error(code: Int32, operation: String, message: String) -> DatabaseError {
+        let kind: DatabaseError.Kind = switch code & 0xFF {
+        case SQLITE_CANTOPEN: .cannotOpen
+        case SQLITE_NOTADB, SQLITE_CORRUPT: .notADatabase
+        case SQLITE_READONLY: .readOnly
+        case SQLITE_FULL: .full
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        case SQLITE_CONSTRAINT: .constraint
+        default: .other
+        }
+        return DatabaseError(kind, operation: operation, code: code, message: message)
+    }
+
+    /// The statement's first words, to name it in errors without its values (there are none in
+    /// the SQL: values are always bound).
+    private static func summary(_ sql: String) -> String {
+        let words = sql.split(whereSeparator: \.isWhitespace).prefix(4).joined(separator: " ")
+        return "“\(words)…”"
+    }
+}
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// POSIX `open` with a mode (outside ``Connection``, whose own `close` would shadow the C one).
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}
+
+/// POSIX `close`.
+private func closeFile(_ descriptor: Int32) {
+    _ = close(descriptor)
+}
+
+/// One row of a query's result, read by column index.
+public struct Row {
+    fileprivate let statement: OpaquePointer
+
+    /// Whether the column is NULL.
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    /// The column as an integer.
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    /// The column as an `Int`.
+    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+    /// The column as a double.
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+    /// The column as text (empty for NULL).
+    public func text(_ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+    /// The column as bytes (empty for NULL).
+    public func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}
+
+/// One step of a schema: applied once, in its own transaction, when the file's
+/// `PRAGMA user_version` is below `version`.
+public struct Migration: Sendable {
+    /// The schema version this step brings the file to.
+    public let version: Int
+    /// What it does, for error messages.
+    public let name: String
+    /// The statements to run.
+    public let sql: String
+
+    /// A migration step.
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import StateStore
+
+/// A SQLite database: one connection, safe to use from any thread (calls are serialised),
+/// prepared statements cached by SQL text, values bound (never interpolated), nested
+/// transactions as savepoints, and schema migrations by `PRAGMA user_version`.
+///
+/// Opening a file creates it with owner-only permissions (0600), switches it to WAL, turns
+/// foreign keys on, sets a busy timeout so a second process waits instead of failing, and
+/// migrates it; a database written by a newer version is refused before anything is touched.
+///
+/// ```swift
+/// let database = try Database(path: "/tmp/app.sqlite", migrations: AppSchema.migrations)
+/// try database.write { db in
+///     try db.execute("INSERT INTO notes (id, text) VALUES (?, ?)", [.text(id), .text(text)])
+/// }
+/// let texts = try database.read { db in try db.query("SELECT text FROM notes") { $0.text(0) } }
+/// ```
+public final class Database: Sendable {
+    /// How hard commits try to survive a crash.
+    public enum Durability: String, Sendable {
+        /// `synchronous = NORMAL` in WAL mode: a committed transaction survives the process being
+        /// killed; the last ones may be lost if the machine loses power. The default.
+        case processCrash
+        /// `synchronous = FULL`: every commit is on disk before it returns, at the cost of a
+        /// disk flush per commit.
+        case powerLoss
+    }
+
+    /// The file's path, or `":memory:"`.
+    public let path: String
+    private let connection: Locked<Connection>
+
+    /// Opens (creating if needed) the database at `path` and applies `migrations`.
+    ///
+    /// - Parameters:
+    ///   - path: A file path, or `":memory:"` for a private in-memory database.
+    ///   - migrations: The schema, one step per version; see ``Migration``.
+    ///   - durability: How hard commits try to survive a crash.
+    ///   - busyTimeout: How long to wait for another process's lock before failing with `busy`.
+    public init(
+        path: String,
+        migrations: [Migration] = [],
+        durability: Durability = .processCrash,
+        busyTimeout: Duration = .seconds(5)
+    ) throws(DatabaseError) {
+        self.path = path
+        let connection = try Connection.open(path: path)
+        do {
+            try connection.configure(durability: durability, busyTimeout: busyTimeout, isFile: path != ":memory:")
+            try connection.migrate(with: migrations)
+        } catch {
+            connection.close()
+            throw error
+        }
+        self.connection = Locked(connection)
+    }
+
+    /// A private in-memory database with `migrations` applied: the same database for tests.
+    public static func inMemory(migrations: [Migration] = []) throws(DatabaseError) -> Database {
+        try Database(path: ":memory:", migrations: migrations)
+    }
+
+    deinit {
+        connection.withLock { $0.close() }
+    }
+
+    /// Runs `body` with the connection, serialised with every other call.
+    public func read<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in try body(connection) }
+    }
+
+    /// Runs `body` in a transaction (an immediate one, so writers queue at its start): committed
+    /// if `body` returns, rolled back if it throws.
+    public func write<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in
+            try connection.transaction(body)
+        }
+    }
+
+    /// The schema version stored in the file.
+    public var userVersion: Int {
+        get throws(DatabaseError) {
+            try read { db throws(DatabaseError) in try db.userVersion() }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+/// A failure of the database, with what was being done and SQLite's own explanation.
+public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure it is, for code that reacts to it.
+    public enum Kind: String, Hashable, Sendable {
+        /// The file could not be opened or created (missing folder, permissions).
+        case cannotOpen
+        /// The file is not a database, or it is corrupt.
+        case notADatabase
+        /// The database was written by a newer version of AppCore and was left untouched.
+        case newerSchema
+        /// The database or its folder is read-only.
+        case readOnly
+        /// The disk is full.
+        case full
+        /// Another connection held the database longer than the busy timeout.
+        case busy
+        /// A constraint (unique, foreign key, check) refused the change.
+        case constraint
+        /// Anything else SQLite reported.
+        case other
+    }
+
+    /// What kind of failure it is.
+    public let kind: Kind
+    /// What was being done: `"open /path/app.sqlite"`, `"insert note"`, `"migrate to version 2"`.
+    public let operation: String
+    /// SQLite's (extended) result code, or 0 when the failure is AppCore's own.
+    public let code: Int32
+    /// SQLite's message, or AppCore's explanation.
+    public let message: String
+
+    /// A failure of `operation`.
+    public init(_ kind: Kind, operation: String, code: Int32 = 0, message: String) {
+        self.kind = kind
+        self.operation = operation
+        self.code = code
+        self.message = message
+    }
+
+    /// `"<operation> failed: <message>"`, plus what to do when AppCore knows.
+    public var description: String {
+        var text = "\(operation) failed: \(message)"
+        switch kind {
+        case .readOnly: text += " (the database or its folder is read-only; check the permissions)"
+        case .full: text += " (free some disk space and retry)"
+        case .busy: text += " (another process is using the database; retry)"
+        case .notADatabase: text += " (the file is not an AppCore database; choose another path)"
+        case .newerSchema, .cannotOpen, .constraint, .other: break
+        }
+        return text
+    }
+}
