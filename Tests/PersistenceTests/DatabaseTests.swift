@@ -1,0 +1,177 @@
+import Foundation
+import Persistence
+import Testing
+
+@Suite("Database")
+struct DatabaseTests {
+    let folder = TemporaryFolder()
+    static let schema = [
+        Migration(version: 1, name: "items", sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"),
+        Migration(version: 2, name: "item notes", sql: "ALTER TABLE items ADD COLUMN note TEXT;"),
+    ]
+
+    @Test func aNewFileIsOwnerOnlyInWALWithForeignKeysAndMigrated() throws {
+        let path = folder.file("app.sqlite")
+        let database = try Database(path: path, migrations: Self.schema)
+        #expect(permissions(path) == 0o600)
+        #expect(try database.userVersion == 2)
+        let (mode, foreignKeys, synchronous) = try database.read { db throws(DatabaseError) in
+            (try db.query("PRAGMA journal_mode") { $0.text(0) }.first,
+             try db.query("PRAGMA foreign_keys") { $0.int(0) }.first,
+             try db.query("PRAGMA synchronous") { $0.int(0) }.first)
+        }
+        #expect(mode == "wal" && foreignKeys == 1 && synchronous == 1)
+        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name, note) VALUES (?, ?)", ["a", nil]) }
+        #expect(permissions(path + "-wal") == 0o600, "the WAL file copies the database's mode")
+    }
+
+    @Test func migrationsRunOnceEachInOrder() throws {
+        let path = folder.file("app.sqlite")
+        _ = try Database(path: path, migrations: [Self.schema[0]])
+        let database = try Database(path: path, migrations: Self.schema)
+        #expect(try database.userVersion == 2)
+        let again = try Database(path: path, migrations: Self.schema)
+        #expect(try again.userVersion == 2)
+    }
+
+    @Test func aFailedMigrationLeavesTheOldVersion() throws {
+        let path = folder.file("app.sqlite")
+        _ = try Database(path: path, migrations: [Self.schema[0]])
+        let broken = Migration(version: 2, name: "broken", sql: "ALTER TABLE items ADD COLUMN a TEXT; ALTER TABLE nope ADD COLUMN b TEXT;")
+        #expect {
+            _ = try Database(path: path, migrations: [Self.schema[0], broken])
+        } throws: { error in
+            let error = error as? DatabaseError
+            return error?.operation.contains("migrate") == true && error?.operation.contains("version 2 (broken)") == true
+        }
+        #expect(try Database(path: path, migrations: [Self.schema[0]]).userVersion == 1)
+    }
+
+    @Test func aNewerSchemaIsRefusedWithoutTouchingTheFile() throws {
+        let path = folder.file("app.sqlite")
+        let newer = try Database(path: path, migrations: Self.schema + [Migration(version: 7, name: "future", sql: "SELECT 1;")])
+        try newer.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('kept')") }
+        let before = try #require(contents(path))
+        #expect(throws: DatabaseError.self) { _ = try Database(path: path, migrations: Self.schema) }
+        do {
+            _ = try Database(path: path, migrations: Self.schema)
+        } catch {
+            #expect(error.kind == .newerSchema)
+            #expect(error.description.contains("schema version 7"))
+            #expect(error.description.contains("knows up to 2"))
+        }
+        #expect(contents(path) == before)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAlone() throws {
+        let path = folder.file("notes.txt")
+        let text = Data(String(repeating: "these are my precious notes\n", count: 200).utf8)
+        #expect(FileManager.default.createFile(atPath: path, contents: text))
+        do {
+            _ = try Database(path: path, migrations: Self.schema)
+            Issue.record("opened a text file as a database")
+        } catch {
+            #expect(error.kind == .notADatabase)
+            #expect(error.description.contains(path))
+        }
+        #expect(contents(path) == text)
+    }
+
+    @Test func aMissingFolderAndAReadOnlyFileSystemAreClearErrors() {
+        do {
+            _ = try Database(path: folder.file("missing/app.sqlite"))
+            Issue.record("opened a database in a missing folder")
+        } catch {
+            #expect(error.kind == .cannotOpen)
+            #expect(error.description.contains("missing/app.sqlite"))
+        }
+        // /proc is read-only even for root, who ignores permission bits.
+        do {
+            _ = try Database(path: "/proc/appcore.sqlite")
+            Issue.record("opened a database on a read-only file system")
+        } catch {
+            #expect(error.kind == .readOnly || error.kind == .cannotOpen)
+        }
+    }
+
+    @Test func nestedTransactionsAreSavepoints() throws {
+        let database = try Database.inMemory(migrations: Self.schema)
+        try database.write { db throws(DatabaseError) in
+            try db.execute("INSERT INTO items (name) VALUES ('outer')")
+            do throws(DatabaseError) {
+                try db.transaction { inner throws(DatabaseError) in
+                    try inner.execute("INSERT INTO items (name) VALUES ('inner')")
+                    try inner.execute("INSERT INTO items (name) VALUES ('outer')")   // unique: fails
+                }
+                Issue.record("the duplicate was accepted")
+            } catch {
+                #expect(error.kind == .constraint)
+            }
+        }
+        let names = try database.read { db throws(DatabaseError) in try db.query("SELECT name FROM items ORDER BY name") { $0.text(0) } }
+        #expect(names == ["outer"])
+        #expect(throws: DatabaseError.self) {
+            try database.write { db throws(DatabaseError) in
+                try db.execute("INSERT INTO items (name) VALUES ('gone')")
+                try db.execute("INSERT INTO nowhere VALUES (1)")
+            }
+        }
+        #expect(try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM items") { $0.int(0) } } == [1])
+    }
+
+    @Test func hostileValuesRoundTripByteForByte() throws {
+        let database = try Database.inMemory(migrations: Self.schema)
+        let values = [
+            "Robert'); DROP TABLE items;--", "100% _sure_ \\ ", "\"quoted\" 'single'", "emoji 👩‍💻 and e\u{301} and \u{202E}rtl",
+            String(repeating: "x", count: 1_000_000), "\u{1}\u{7F}\u{FFFD}", "",
+        ]
+        for value in values {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name, note) VALUES (?, ?)", [.text(UUID().uuidString), .text(value)]) }
+        }
+        let stored = try database.read { db throws(DatabaseError) in try db.query("SELECT note FROM items ORDER BY id") { $0.text(0) } }
+        #expect(stored == values)
+        #expect(try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM items") { $0.int(0) } } == [values.count])
+    }
+
+    @Test func aSecondConnectionWaitsForTheFirstInsteadOfFailing() async throws {
+        let path = folder.file("shared.sqlite")
+        let first = try Database(path: path, migrations: Self.schema)
+        let second = try Database(path: path, migrations: Self.schema, busyTimeout: .seconds(5))
+        let holding = Flag()
+        let holder = Task.detached {
+            try first.write { db throws(DatabaseError) in
+                try db.execute("INSERT INTO items (name) VALUES ('first')")
+                holding.set()
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+        }
+        await holding.wait()
+        let started = ContinuousClock.now
+        try second.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('second')") }
+        #expect(ContinuousClock.now - started > .milliseconds(100), "the second writer waited")
+        try await holder.value
+        let names = try first.read { db throws(DatabaseError) in try db.query("SELECT name FROM items ORDER BY name") { $0.text(0) } }
+        #expect(names == ["first", "second"])
+    }
+
+    @Test func aBusyDatabaseFailsClearlyAfterTheTimeout() async throws {
+        let path = folder.file("shared.sqlite")
+        let first = try Database(path: path, migrations: Self.schema)
+        let second = try Database(path: path, migrations: Self.schema, busyTimeout: .milliseconds(50))
+        let holding = Flag()
+        let holder = Task.detached {
+            try first.write { _ throws(DatabaseError) in
+                holding.set()
+                Thread.sleep(forTimeInterval: 0.4)
+            }
+        }
+        await holding.wait()
+        do {
+            try second.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('second')") }
+            Issue.record("the second writer did not wait for the lock")
+        } catch {
+            #expect(error.kind == .busy)
+        }
+        try await holder.value
+    }
+}
