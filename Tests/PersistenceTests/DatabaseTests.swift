@@ -136,42 +136,34 @@ struct DatabaseTests {
     @Test func aSecondConnectionWaitsForTheFirstInsteadOfFailing() async throws {
         let path = folder.file("shared.sqlite")
         let first = try Database(path: path, migrations: Self.schema)
-        let second = try Database(path: path, migrations: Self.schema, busyTimeout: .seconds(5))
-        let holding = Flag()
-        let holder = Task.detached {
-            try first.write { db throws(DatabaseError) in
-                try db.execute("INSERT INTO items (name) VALUES ('first')")
-                holding.set()
-                Thread.sleep(forTimeInterval: 0.3)
-            }
+        let second = try Database(path: path, migrations: Self.schema, busyTimeout: .seconds(10))
+        let holder = await LockHolder.hold(first)
+        let done = Flag()
+        let writer = Thread {
+            try? second.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('second')") }
+            done.set()
         }
-        await holding.wait()
-        let started = ContinuousClock.now
-        try second.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('second')") }
-        #expect(ContinuousClock.now - started > .milliseconds(100), "the second writer waited")
-        try await holder.value
-        let names = try first.read { db throws(DatabaseError) in try db.query("SELECT name FROM items ORDER BY name") { $0.text(0) } }
-        #expect(names == ["first", "second"])
+        writer.start()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!done.isSet, "the second writer waits while the first holds the lock")
+        try await holder.release()
+        await done.wait()
+        let names = try first.read { db throws(DatabaseError) in try db.query("SELECT name FROM items") { $0.text(0) } }
+        #expect(names == ["second"])
     }
 
     @Test func aBusyDatabaseFailsClearlyAfterTheTimeout() async throws {
         let path = folder.file("shared.sqlite")
         let first = try Database(path: path, migrations: Self.schema)
         let second = try Database(path: path, migrations: Self.schema, busyTimeout: .milliseconds(50))
-        let holding = Flag()
-        let holder = Task.detached {
-            try first.write { _ throws(DatabaseError) in
-                holding.set()
-                Thread.sleep(forTimeInterval: 0.4)
-            }
-        }
-        await holding.wait()
+        let holder = await LockHolder.hold(first)
         do {
             try second.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('second')") }
             Issue.record("the second writer did not wait for the lock")
         } catch {
             #expect(error.kind == .busy)
+            #expect(error.description.contains("another process is using the database"))
         }
-        try await holder.value
+        try await holder.release()
     }
 }

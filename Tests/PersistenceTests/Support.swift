@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Persistence
 import Synchronization
 import Testing
 
@@ -26,11 +28,49 @@ func permissions(_ path: String) -> Int? {
 
 /// A flag one task sets and another waits for.
 final class Flag: Sendable {
-    private let isSet = Mutex(false)
+    private let value = Mutex(false)
 
-    func set() { isSet.withLock { $0 = true } }
+    func set() { value.withLock { $0 = true } }
+
+    var isSet: Bool { value.withLock { $0 } }
 
     func wait() async {
-        while !isSet.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+        while !isSet { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+}
+
+/// Holds a database's write lock from a thread of its own (not the tasks' shared pool, which a
+/// blocked holder would starve) until released.
+final class LockHolder: Sendable {
+    private let release = DispatchSemaphore(value: 0)
+    private let finished = Flag()
+    private let failure = Mutex<DatabaseError?>(nil)
+
+    /// Starts holding `database`'s write lock; returns once it is held.
+    static func hold(_ database: Database) async -> LockHolder {
+        let holding = Flag()
+        let holder = LockHolder()
+        let thread = Thread { [release = holder.release, finished = holder.finished] in
+            do throws(DatabaseError) {
+                try database.write { _ throws(DatabaseError) in
+                    holding.set()
+                    release.wait()
+                }
+            } catch {
+                holder.failure.withLock { $0 = error }
+                holding.set()
+            }
+            finished.set()
+        }
+        thread.start()
+        await holding.wait()
+        return holder
+    }
+
+    /// Lets the lock go and waits until the holder's transaction ended.
+    func release() async throws {
+        release.signal()
+        await finished.wait()
+        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 }

@@ -1,0 +1,176 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import StateStoreTesting
+import Synchronization
+import Testing
+
+@Suite("Live clients")
+struct LiveClientTests {
+    let folder = TemporaryFolder()
+    let clock = TestClock()
+    let credentials = Credentials(username: "Alice.Liddell", password: "wonderland")
+
+    func environment(_ database: Database? = nil, configuration: LiveConfiguration = .testing) throws -> AppEnvironment {
+        let database = try database ?? Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        return AppEnvironment.live(database: database, configuration: configuration, clock: clock,
+            uuid: .incrementing(), now: .following(clock, from: Date(timeIntervalSince1970: 1_800_000_000)))
+    }
+
+    @Test func accountsStoreASaltedSlowHashAndNeverThePassword() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = try environment(database)
+        _ = try await live.auth.signUp(credentials)
+        _ = try await live.auth.signUp(Credentials(username: "bob.builder", password: "wonderland"))
+        let rows = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT password_hash, salt, iterations FROM accounts") { ($0.blob(0), $0.blob(1), $0.int(2)) }
+        }
+        #expect(rows.count == 2)
+        #expect(rows[0].1 != rows[1].1, "each account has its own salt")
+        #expect(rows[0].0 != rows[1].0, "so the same password hashes differently")
+        #expect(rows.allSatisfy { $0.2 == 1_000 && $0.0.count == 32 })
+        let file = try #require(contents(folder.file("app.sqlite")))
+        let wal = contents(folder.file("app.sqlite-wal")) ?? Data()
+        #expect(file.range(of: Data("wonderland".utf8)) == nil && wal.range(of: Data("wonderland".utf8)) == nil)
+    }
+
+    @Test func usernamesAreUniqueIgnoringCaseAndBadCredentialsAreExplained() async throws {
+        let live = try environment()
+        _ = try await live.auth.signUp(credentials)
+        await #expect(throws: AppError.usernameTaken("alice.liddell")) {
+            try await live.auth.signUp(Credentials(username: "alice.liddell", password: "something"))
+        }
+        await #expect(throws: AppError.invalidInput(reason: "A password needs at least 8 characters.")) {
+            try await live.auth.signUp(Credentials(username: "carol.singer", password: "short"))
+        }
+    }
+
+    @Test func aWrongPasswordAndAnUnknownUserGetTheSameError() async throws {
+        let live = try environment()
+        _ = try await live.auth.signUp(credentials)
+        await #expect(throws: AppError.invalidCredentials) {
+            try await live.auth.authenticate(Credentials(username: "alice.liddell", password: "looking-glass"))
+        }
+        await #expect(throws: AppError.invalidCredentials) {
+            try await live.auth.authenticate(Credentials(username: "nobody.here", password: "wonderland"))
+        }
+        let session = try await live.auth.authenticate(Credentials(username: "ALICE.LIDDELL", password: "wonderland"))
+        #expect(session.user.username == "Alice.Liddell")
+        #expect(session.token.revealed.count == 64, "256 random bits, in hex")
+    }
+
+    @Test func repeatedFailuresSlowDownOnTheClock() async throws {
+        let live = try environment(configuration: LiveConfiguration(passwordIterations: 1_000, freeAttempts: 2, throttleBase: .seconds(1)))
+        _ = try await live.auth.signUp(credentials)
+        let wrong = Credentials(username: "alice.liddell", password: "not-the-one")
+        for _ in 0..<2 {
+            await #expect(throws: AppError.invalidCredentials) { try await live.auth.authenticate(wrong) }
+        }
+        #expect(clock.sleeperCount == 0, "the free attempts do not wait")
+        let attempt = Task { try await live.auth.authenticate(credentials) }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        await clock.advance(by: .milliseconds(999))
+        #expect(clock.sleeperCount == 1, "the third attempt waits a second, even with the right password")
+        await clock.advance(by: .milliseconds(1))
+        _ = try await attempt.value
+        // Success resets the count.
+        await #expect(throws: AppError.invalidCredentials) { try await live.auth.authenticate(wrong) }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func tokensAreStoredHashedAndExpireAndSignOutRevokesThem() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, tokenLifetime: 60))
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        let stored = try database.read { db throws(DatabaseError) in try db.query("SELECT token_hash FROM sessions") { $0.blob(0) } }
+        #expect(stored.count == 1 && stored[0] != Array(session.token.revealed.utf8))
+        #expect(try await live.profile.load(session.token).username == "Alice.Liddell")
+        await clock.advance(by: .seconds(61))
+        await #expect(throws: AppError.sessionExpired) { try await live.profile.load(session.token) }
+        let fresh = try await live.auth.authenticate(credentials)
+        try await live.auth.signOut(fresh.token)
+        await #expect(throws: AppError.sessionExpired) { try await live.notes.list(fresh.token) }
+    }
+
+    @Test func postsAreTheUsersNewestFirst() async throws {
+        let live = try environment()
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        _ = try await live.profile.addPost(session.token, "first")
+        let second = try await live.profile.addPost(session.token, "second")
+        let posts = try await live.profile.loadPosts(session.token)
+        #expect(posts.map(\.text) == ["second", "first"])
+        #expect(posts.first == second)
+        await #expect(throws: AppError.invalidInput(reason: "A post needs some text.")) { try await live.profile.addPost(session.token, " ") }
+    }
+
+    @Test func notesBelongToTheirOwnerAndSearchTakesEveryCharacterLiterally() async throws {
+        let live = try environment()
+        _ = try await live.auth.signUp(credentials)
+        let alice = try await live.auth.authenticate(credentials)
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        let texts = ["100% sure", "1000 things", "snake_case", "snakeXcase", "back\\slash", "it's \"quoted\"",
+                     "Crème brûlée 🍮", String(repeating: "long ", count: 200_000)]
+        var notes: [Note] = []
+        for (offset, text) in texts.enumerated() {
+            let note = Note(id: Note.ID(UUID(sequence: UInt64(500 + offset))), text: text, createdAt: base,
+                            updatedAt: base.addingTimeInterval(Double(offset)))
+            notes.append(try await live.notes.create(alice.token, note))
+        }
+        let listed = try await live.notes.list(alice.token)
+        #expect(listed == notes.reversed(), "stored and read back byte for byte, newest first")
+        func search(_ query: String) async throws -> [String] {
+            try await live.notes.search(alice.token, query).map(\.text)
+        }
+        #expect(try await search("100%") == ["100% sure"])
+        #expect(try await search("snake_case") == ["snake_case"])
+        #expect(try await search("\\") == ["back\\slash"])
+        #expect(try await search("\"quoted\" it's") == ["it's \"quoted\""])
+        #expect(try await search("🍮") == ["Crème brûlée 🍮"])
+        #expect(try await search("'; DROP TABLE notes; --").isEmpty)
+        #expect(try await live.notes.list(alice.token).count == texts.count)
+
+        var edited = notes[0]
+        edited.text = "100% certain"
+        edited.updatedAt = base.addingTimeInterval(100)
+        #expect(try await live.notes.update(alice.token, edited) == edited)
+        #expect(try await live.notes.list(alice.token).first == edited)
+
+        let bobCredentials = Credentials(username: "bob.builder", password: "canwefixit")
+        _ = try await live.auth.signUp(bobCredentials)
+        let bob = try await live.auth.authenticate(bobCredentials)
+        #expect(try await live.notes.list(bob.token).isEmpty)
+        let notFound = AppError.notFound(.note, id: edited.id.description)
+        await #expect(throws: notFound) { try await live.notes.update(bob.token, edited) }
+        await #expect(throws: notFound) { try await live.notes.create(bob.token, edited) }
+        await #expect(throws: notFound) { try await live.notes.delete(bob.token, edited.id) }
+        try await live.notes.delete(alice.token, edited.id)
+        await #expect(throws: notFound) { try await live.notes.delete(alice.token, edited.id) }
+    }
+
+    @Test func storageFailuresAreTypedAndKeepWhatWasStored() async throws {
+        let path = folder.file("app.sqlite")
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let live = try environment(database)
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        let kept = Note(id: Note.ID(UUID(sequence: 1)), text: "kept", createdAt: Date(timeIntervalSince1970: 0))
+        _ = try await live.notes.create(session.token, kept)
+        // Another connection holds the write lock past the busy timeout.
+        let blocker = try Database(path: path, migrations: AppSchema.migrations, busyTimeout: .milliseconds(10))
+        let impatient = try Database(path: path, migrations: AppSchema.migrations, busyTimeout: .milliseconds(20))
+        let blocked = AppEnvironment.live(database: impatient, configuration: .testing, clock: clock)
+        let holder = await LockHolder.hold(blocker)
+        do {
+            _ = try await blocked.notes.create(session.token, Note(id: Note.ID(UUID(sequence: 2)), text: "new", createdAt: Date()))
+            Issue.record("the write went through a held lock")
+        } catch {
+            guard case .storage(let reason) = error else { throw error }
+            #expect(reason.contains("another process is using the database"))
+        }
+        try await holder.release()
+        #expect(try await live.notes.list(session.token) == [kept])
+    }
+}
