@@ -37,11 +37,12 @@ public enum AppSchema {
             );
             CREATE INDEX notes_by_owner ON notes(owner_id, updated_at);
             CREATE TABLE journal (
-                sequence INTEGER PRIMARY KEY,
                 stream TEXT NOT NULL,
-                action BLOB NOT NULL
+                first_sequence INTEGER NOT NULL,
+                count INTEGER NOT NULL,
+                actions BLOB NOT NULL,
+                PRIMARY KEY (stream, first_sequence)
             );
-            CREATE INDEX journal_by_stream ON journal(stream, sequence);
             CREATE TABLE snapshots (
                 stream TEXT NOT NULL,
                 sequence INTEGER NOT NULL,

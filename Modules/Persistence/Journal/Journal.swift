@@ -1,0 +1,250 @@
+import Foundation
+import StateStore
+
+/// An append-only record of the actions a store reduced, with periodic snapshots of its state,
+/// in the app's database: what lets a session resume after a crash.
+///
+/// Appending is cheap for the store: actions are kept in memory and written by a background
+/// flush, many per transaction (group commit), every ``flushInterval`` and on ``close()``. An
+/// action is durable once its flush committed; after a crash, ``restore(from:using:)`` gives
+/// the state after the last durable action. Secrets never reach the file: `Password` and
+/// `AccessToken` encode as `null`, so a restored state has them empty.
+///
+/// ```swift
+/// let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
+/// let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: env))
+/// let store = RootStore(initialState: state, reducer: AppFeature(environment: env))
+/// let recording = journal.record(store)       // appends every reduced action from now on
+/// ```
+public final class Journal<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+    /// One journaled action and its position.
+    public struct Entry: Sendable {
+        /// The action's position in the journal, from 1.
+        public let sequence: Int
+        /// The action, as the reducer saw it (secrets redacted).
+        public let action: Action
+    }
+
+    /// The database the journal lives in.
+    public let database: Database
+    /// The name separating this journal from others in the same database.
+    public let stream: String
+    /// How often buffered actions are written.
+    public let flushInterval: Duration
+
+    private struct Buffer {
+        var pending: [Action] = []
+        var nextSequence = 1
+        var isClosed = false
+        var flusher: Task<Void, Never>?
+    }
+
+    private let buffer: Locked<Buffer>
+    /// Serialises flushes, so batches land in sequence order.
+    private let flushing = Locked(())
+
+    /// Opens the journal `stream` in `database`, continuing after its last stored action.
+    public init(database: Database, stream: String = "app", flushInterval: Duration = .milliseconds(20)) throws(DatabaseError) {
+        self.database = database
+        self.stream = stream
+        self.flushInterval = flushInterval
+        let last = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT coalesce(max(first_sequence + count - 1), 0) FROM journal WHERE stream = ?", [.text(stream)]) { $0.int(0) }.first ?? 0
+        }
+        let snapshot = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT coalesce(max(sequence), 0) FROM snapshots WHERE stream = ?", [.text(stream)]) { $0.int(0) }.first ?? 0
+        }
+        buffer = Locked(Buffer(nextSequence: max(last, snapshot) + 1))
+    }
+
+    deinit {
+        buffer.withLock { $0.flusher?.cancel() }
+    }
+
+    // MARK: - Writing
+
+    /// Adds `action` to the journal; it is written at the next flush.
+    public func append(_ action: Action) {
+        let startFlusher = buffer.withLock { buffer -> Bool in
+            guard !buffer.isClosed else { return false }
+            buffer.pending.append(action)
+            return buffer.flusher == nil
+        }
+        if startFlusher { scheduleFlush() }
+    }
+
+    /// Writes every buffered action now, in one transaction; returns the last durable sequence.
+    @discardableResult
+    public func flush() throws(DatabaseError) -> Int {
+        try flushing.withLock { (_: inout Void) throws(DatabaseError) -> Int in
+            // Actions leave the buffer only once written, so a failed flush loses nothing.
+            let (batch, first) = buffer.withLock { ($0.pending, $0.nextSequence) }
+            guard !batch.isEmpty else { return first - 1 }
+            let data: Data
+            do {
+                data = try JSONEncoder().encode(batch)
+            } catch {
+                throw DatabaseError(.other, operation: "encode \(batch.count) journal actions", message: "\(error)")
+            }
+            try database.write { db throws(DatabaseError) in
+                try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
+                               [.text(stream), .int(first), .int(batch.count), .blob(Array(data))])
+            }
+            buffer.withLock { buffer in
+                buffer.pending.removeFirst(batch.count)
+                buffer.nextSequence += batch.count
+            }
+            return first + batch.count - 1
+        }
+    }
+
+    /// Flushes what is buffered and stops accepting actions.
+    public func close() throws(DatabaseError) {
+        buffer.withLock { buffer in
+            buffer.isClosed = true
+            buffer.flusher?.cancel()
+            buffer.flusher = nil
+        }
+        try flush()
+    }
+
+    /// Stores `state` as the state after every action appended so far (flushing them first), so a
+    /// restore starts from it instead of replaying from the beginning.
+    public func snapshot(_ state: State) throws(DatabaseError) {
+        let sequence = try flush()
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(state)
+        } catch {
+            throw DatabaseError(.other, operation: "encode a snapshot", message: "\(error)")
+        }
+        try database.write { db throws(DatabaseError) in
+            try db.execute("INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
+                           [.text(stream), .int(sequence), .blob(Array(data))])
+        }
+    }
+
+    /// Appends every action `store` reduces from now on, and snapshots its state every
+    /// `snapshotEvery` actions. Cancel the returned subscription (or release it) to stop.
+    public func record(_ store: RootStore<State, Action>, snapshotEvery: Int = 10_000) -> StoreSubscription {
+        let counter = Locked(0)
+        return store.observeActions { [self] action, state in
+            append(action)
+            let due = counter.withLock { count -> Bool in
+                count += 1
+                return count % snapshotEvery == 0
+            }
+            if due { try? snapshot(state) }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The state after the last durable action: the latest snapshot, then the actions after it
+    /// replayed through `reducer` with their effects discarded (nothing is re-sent or re-saved).
+    ///
+    /// - Returns: The state and how many actions were replayed.
+    public func restore<R: Reducer>(from initial: State, using reducer: R) throws(DatabaseError) -> (state: State, replayed: Int)
+    where R.State == State, R.Action == Action {
+        let snapshot = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT sequence, state FROM snapshots WHERE stream = ? ORDER BY sequence DESC LIMIT 1", [.text(stream)]) {
+                ($0.int(0), $0.blob(1))
+            }.first
+        }
+        var state = initial
+        var after = 0
+        if let (sequence, bytes) = snapshot {
+            do {
+                state = try JSONDecoder().decode(State.self, from: Data(bytes))
+            } catch {
+                throw DatabaseError(.other, operation: "decode the snapshot at \(sequence)", message: "\(error)")
+            }
+            after = sequence
+        }
+        var replayed = 0
+        for entry in try entries(after: after) {
+            _ = reducer.reduce(into: &state, action: entry.action)
+            replayed += 1
+        }
+        return (state, replayed)
+    }
+
+    /// The durable actions after `sequence` (up to `last`, if given), in order.
+    public func entries(after sequence: Int = 0, through last: Int? = nil) throws(DatabaseError) -> [Entry] {
+        let batches = try database.read { db throws(DatabaseError) in
+            try db.query("""
+                SELECT first_sequence, actions FROM journal
+                WHERE stream = ? AND first_sequence + count - 1 > ? AND first_sequence <= ?
+                ORDER BY first_sequence
+                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]) { ($0.int(0), $0.blob(1)) }
+        }
+        var entries: [Entry] = []
+        let decoder = JSONDecoder()
+        for (first, bytes) in batches {
+            let actions: [Action]
+            do {
+                actions = try decoder.decode([Action].self, from: Data(bytes))
+            } catch {
+                throw DatabaseError(.other, operation: "decode the journal batch at \(first)", message: "\(error)")
+            }
+            for (offset, action) in actions.enumerated() {
+                let position = first + offset
+                if position > sequence, position <= (last ?? Int.max) { entries.append(Entry(sequence: position, action: action)) }
+            }
+        }
+        return entries
+    }
+
+    /// The actions in `range` as a script: one JSON action per line, replayable with
+    /// ``entries(after:through:)`` semantics by any front end.
+    public func export(_ range: ClosedRange<Int>) throws(DatabaseError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var lines: [String] = []
+        for entry in try entries(after: range.lowerBound - 1, through: range.upperBound) {
+            do {
+                lines.append(String(decoding: try encoder.encode(entry.action), as: UTF8.self))
+            } catch {
+                throw DatabaseError(.other, operation: "encode action \(entry.sequence)", message: "\(error)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Deletes what the latest snapshot makes unnecessary: the actions it covers and older snapshots.
+    public func compact() throws(DatabaseError) {
+        try flush()
+        try database.write { db throws(DatabaseError) in
+            guard let latest = try db.query("SELECT max(sequence) FROM snapshots WHERE stream = ?", [.text(stream)], { $0.isNull(0) ? nil : $0.int(0) }).first ?? nil else {
+                return
+            }
+            try db.execute("DELETE FROM journal WHERE stream = ? AND first_sequence + count - 1 <= ?", [.text(stream), .int(latest)])
+            try db.execute("DELETE FROM snapshots WHERE stream = ? AND sequence < ?", [.text(stream), .int(latest)])
+        }
+    }
+
+    // MARK: - Background flushing
+
+    private func scheduleFlush() {
+        let interval = flushInterval
+        let task = Task.detached { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard let self else { return }
+                let idle = self.buffer.withLock { buffer -> Bool in
+                    if buffer.pending.isEmpty {
+                        buffer.flusher = nil
+                        return true
+                    }
+                    return false
+                }
+                if idle { return }
+                // A failed flush keeps the actions buffered; the next one retries them.
+                _ = try? self.flush()
+            }
+        }
+        buffer.withLock { buffer in
+            if buffer.flusher == nil, !buffer.isClosed { buffer.flusher = task } else { task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import Reducers
+import StateStore
+import Testing
+
+@Suite("Journal")
+struct JournalTests {
+    let folder = TemporaryFolder()
+
+    typealias AppJournal = Journal<AppFeature.State, AppFeature.Action>
+
+    /// A signed-in app on the in-memory clients, with a few actions of every kind reduced and
+    /// journaled.
+    func recordSession(in database: Database) async throws -> AppFeature.State {
+        let environment = AppEnvironment.inMemory()
+        _ = try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "wonderland-secret"))
+        let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment))
+        let journal = try AppJournal(database: database)
+        let recording = journal.record(store, snapshotEvery: 7)
+        for action: AppFeature.Action in [
+            .counter(.incrementTapped), .counter(.incrementTapped),
+            .login(.usernameChanged("alice.liddell")), .login(.passwordChanged("wonderland-secret")), .login(.signInTapped),
+        ] {
+            await store.send(action).finish()
+        }
+        await store.waitForEffects()
+        for text in ["milk", "eggs", "it's 100% \"fine\""] {
+            await store.send(.notes(.addTapped(text))).finish()
+        }
+        await store.send(.counter(.decrementTapped)).finish()
+        await store.waitForEffects()
+        recording.cancel()
+        try journal.close()
+        return store.currentState
+    }
+
+    @Test func restoringReplaysTheJournalWithoutRunningEffects() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = try await recordSession(in: database)
+        #expect(live.session.isSignedIn && live.notes.items.count == 3 && live.counter.count == 1)
+
+        // Effects would call these clients and fail the test: replay must not run them.
+        let replay = AppFeature(environment: .failing(UnexpectedCallReporter { Issue.record(Comment(rawValue: $0)) }))
+        let reopened = try AppJournal(database: try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations))
+        let (restored, replayed) = try reopened.restore(from: AppFeature.State(), using: replay)
+        #expect(replayed > 0)
+        #expect(restored.counter == live.counter)
+        #expect(restored.notes.items.map(\.note) == live.notes.items.map(\.note))
+        #expect(restored.notes.items.allSatisfy { $0.save == .saved })
+        #expect(restored.profile == live.profile && restored.posts == live.posts)
+        #expect(restored.session.current?.user == live.session.current?.user)
+        #expect(restored.session.current?.token.isEmpty == true, "tokens are never journaled")
+        #expect(restored.login.status.isAuthenticated)
+    }
+
+    @Test func secretsAreNeverWrittenInClear() async throws {
+        let path = folder.file("app.sqlite")
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let live = try await recordSession(in: database)
+        let token = try #require(live.session.current?.token.revealed)
+        let bytes = (contents(path) ?? Data()) + (contents(path + "-wal") ?? Data())
+        #expect(bytes.range(of: Data("wonderland-secret".utf8)) == nil)
+        #expect(bytes.range(of: Data(token.utf8)) == nil)
+        #expect(bytes.range(of: Data("alice.liddell".utf8)) != nil, "the check reads the real bytes")
+
+        // A restored state mid-typing shows an empty password rather than a leaked one.
+        let journal = try AppJournal(database: database)
+        let typing = try journal.entries().prefix { if case .login(.signInTapped) = $0.action { false } else { true } }
+        var state = AppFeature.State()
+        for entry in typing { _ = AppFeature(environment: .noop()).reduce(into: &state, action: entry.action) }
+        #expect(state.login.status.username == "alice.liddell")
+        #expect(state.login.status.password.isEmpty)
+    }
+
+    @Test func snapshotsCompactionAndExport() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let journal = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter")
+        for _ in 0..<5 { journal.append(.incrementTapped) }
+        try journal.snapshot(Counter.State(count: 5))
+        journal.append(.decrementTapped)
+        journal.append(.incrementTapped)
+        #expect(try journal.flush() == 7)
+        #expect(try journal.restore(from: Counter.State(), using: Counter()) == (Counter.State(count: 5), 2) as (Counter.State, Int))
+
+        #expect(try journal.export(5...6) == #"{"incrementTapped":{}}"# + "\n" + #"{"decrementTapped":{}}"#)
+
+        try journal.compact()
+        #expect(try journal.entries().map(\.sequence) == [6, 7])
+        let restored = try journal.restore(from: Counter.State(), using: Counter())
+        #expect(restored.state.count == 5 && restored.replayed == 2)
+
+        // A reopened journal continues after the last action.
+        try journal.close()
+        let reopened = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter")
+        reopened.append(.resetTapped)
+        #expect(try reopened.flush() == 8)
+        #expect(try reopened.restore(from: Counter.State(), using: Counter()).state.count == 0)
+    }
+
+    @Test func appendedActionsBecomeDurableOnTheirOwn() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let journal = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter", flushInterval: .milliseconds(5))
+        for _ in 0..<100 { journal.append(.incrementTapped) }
+        for _ in 0..<400 where try journal.entries().count < 100 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try journal.entries().count == 100, "the background flush wrote them without being asked")
+    }
+
+    @Test func aFailedFlushKeepsTheActionsForTheNextOne() throws {
+        let path = folder.file("app.sqlite")
+        let blocker = try Database(path: path, migrations: AppSchema.migrations)
+        let impatient = try Journal<Counter.State, Counter.Action>(
+            database: try Database(path: path, migrations: AppSchema.migrations, busyTimeout: .milliseconds(10)),
+            stream: "counter", flushInterval: .seconds(3600))
+        impatient.append(.incrementTapped)
+        try blocker.write { _ throws(DatabaseError) in
+            _ = #expect(throws: DatabaseError.self) { try impatient.flush() }
+        }
+        #expect(try impatient.flush() == 1, "the action survived the failed flush")
+        #expect(try impatient.entries().map(\.action) == [.incrementTapped])
+    }
+}
