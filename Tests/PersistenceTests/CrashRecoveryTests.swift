@@ -1,0 +1,111 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import Reducers
+import StateStore
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real child process journals actions and writes notes until it is killed with SIGKILL; the
+/// database must then be intact, hold every acknowledged note, and restore to the state after
+/// the last durable action.
+@Suite("Crash recovery")
+struct CrashRecoveryTests {
+    static let childDatabase = ProcessInfo.processInfo.environment["APPCORE_CRASH_CHILD_DB"]
+    static let credentials = Credentials(username: "crash.tester", password: "wonderland")
+
+    /// The child's work: runs only when the parent test starts this binary with the variable set.
+    @Test(.enabled(if: childDatabase != nil, "runs only as the child process of killedMidStream"))
+    func crashChild() async throws {
+        let path = try #require(Self.childDatabase)
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let environment = AppEnvironment.live(database: database, configuration: .testing)
+        let session = try await environment.auth.authenticate(Self.credentials)
+        let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment))
+        let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database, flushInterval: .milliseconds(2))
+        let recording = journal.record(store, snapshotEvery: 300)
+        defer { recording.cancel() }
+        var count = 0
+        while true {
+            store.send(.counter(.incrementTapped))
+            count += 1
+            if count % 7 == 0 {
+                let note = Note(id: Note.ID(UUID()), text: "note \(count) — it's \"durable\"", createdAt: Date())
+                _ = try await environment.notes.create(session.token, note)
+                Self.say("ack \(note.id)")
+            }
+            if count % 50 == 0 {
+                Self.say("durable \(try journal.flush())")
+            }
+        }
+    }
+
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    @Test func killedMidStream() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("crash.sqlite")
+        do {
+            let database = try Database(path: path, migrations: AppSchema.migrations)
+            _ = try await AppEnvironment.live(database: database, configuration: .testing).auth.signUp(Self.credentials)
+        }
+
+        let output = Mutex(Data())
+        let pipe = Pipe()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            output.withLock { $0.append(chunk) }
+        }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "crashChild"]
+        child.environment = ProcessInfo.processInfo.environment.merging(["APPCORE_CRASH_CHILD_DB": path]) { $1 }
+        child.standardOutput = pipe
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+
+        func lines() -> [Substring] {
+            output.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n")
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while lines().filter({ $0.hasPrefix("durable ") }).count < 5, child.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(child.isRunning, "the child was still writing when killed")
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        #expect(child.terminationReason == .uncaughtSignal)
+
+        let seen = lines()
+        let acknowledged = Set(seen.filter { $0.hasPrefix("ack ") }.compactMap { Note.ID(String($0.dropFirst(4))) })
+        let durable = seen.filter { $0.hasPrefix("durable ") }.compactMap { Int($0.dropFirst(8)) }.max() ?? 0
+        #expect(acknowledged.count >= 5)
+        #expect(durable >= 50)
+
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let integrity = try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } }
+        #expect(integrity == ["ok"])
+
+        let live = AppEnvironment.live(database: database, configuration: .testing)
+        let session = try await live.auth.authenticate(Self.credentials)
+        let stored = Set(try await live.notes.list(session.token).map(\.id))
+        #expect(acknowledged.isSubset(of: stored), "every acknowledged note survived")
+
+        let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
+        let entries = try journal.entries()
+        #expect(entries.map(\.sequence) == Array(1...entries.count), "no gap and no torn batch")
+        #expect(entries.count >= durable, "every action reported durable survived")
+        let (restored, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
+        #expect(restored.counter.count == entries.count, "the state after the last durable action")
+    }
+}
