@@ -34,7 +34,11 @@ let systemLibraries: [Target] = [
 // MARK: - Tools
 
 let tools: [Target] = [
-    .executableTarget(name: "appcore-bench", dependencies: ["StateStore"], path: "Tools/Benchmarks"),
+    .executableTarget(
+        name: "appcore-bench",
+        dependencies: ["StateStore", "Models", "AppEnvironment", "Reducers", "Persistence"],
+        path: "Tools/Benchmarks"
+    ),
 ]
 
 // MARK: - Tests

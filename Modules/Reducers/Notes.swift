@@ -12,6 +12,10 @@ import StateStore
 /// response only settles the note if no newer change was made meanwhile. Reloading the list
 /// never overwrites a note with changes that are not saved yet.
 ///
+/// Actions that need a new id or the current date (`addTapped`, `edited`) only choose them and
+/// send the action that applies them (`inserted`, `changed`), so a journal replayed later, with
+/// other ids and another clock, rebuilds exactly the same state.
+///
 /// Searching is debounced on the environment's clock: each change of the query cancels the
 /// search before it, and only the last query, after a quiet ``searchDebounce``, reaches the client.
 public struct Notes: Reducer {
@@ -127,8 +131,12 @@ public struct Notes: Reducer {
         case listResponse(Outcome<[Note]>)
         /// Add a note with this text; it is selected.
         case addTapped(String)
-        /// The text of a note changed.
+        /// A new note, with the id and date chosen for it, enters the list and is saved.
+        case inserted(Note)
+        /// The user changed the text of a note.
         case edited(Note.ID, String)
+        /// A note's text changed at `at`: applied and saved.
+        case changed(Note.ID, String, at: Date)
         /// Delete a note.
         case deleteTapped(Note.ID)
         /// Open a note, or close the open one with `nil`.
@@ -192,8 +200,12 @@ public struct Notes: Reducer {
             return .none
 
         case .addTapped(let text):
-            let date = now()
-            let note = Note(id: Note.ID(uuid()), text: text, createdAt: date)
+            // The id and date are chosen here and carried by the action that applies them, so
+            // replaying a journal gives the same notes.
+            return .send(.inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now())))
+
+        case .inserted(let note):
+            if state.items[id: note.id] != nil { return reject(action, state, "a note with id \(note.id) already exists") }
             state.items.insert(Item(note: note, save: .saving, isStored: false, revision: 1), at: 0)
             state.selectedID = note.id
             return save(note, revision: 1, isStored: false)
@@ -202,9 +214,15 @@ public struct Notes: Reducer {
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
             if item.isDeleting { return reject(action, state, "the note is being deleted") }
             guard item.note.text != text else { return .none }
+            return .send(.changed(id, text, at: now()))
+
+        case .changed(let id, let text, let date):
+            guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
+            if item.isDeleting { return reject(action, state, "the note is being deleted") }
+            guard item.note.text != text else { return .none }
             var edited = item
             edited.note.text = text
-            edited.note.updatedAt = now()
+            edited.note.updatedAt = date
             edited.revision += 1
             edited.save = .saving
             moveToTop(edited, in: &state)

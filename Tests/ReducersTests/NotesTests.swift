@@ -45,7 +45,8 @@ struct NotesTests {
             return note
         } }
         let added = Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate)
-        await store.send(.addTapped("buy milk")) {
+        await store.send(.addTapped("buy milk"))
+        await store.receive(.inserted(added)) {
             $0.items = [Notes.Item(note: added, save: .saving, isStored: false, revision: 1)]
             $0.selectedID = Self.firstID
         }
@@ -72,7 +73,8 @@ struct NotesTests {
             return try creates.next().result.get()
         } }
         let added = Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate)
-        await store.send(.addTapped("buy milk")) {
+        await store.send(.addTapped("buy milk"))
+        await store.receive(.inserted(added)) {
             $0.items = [Notes.Item(note: added, save: .saving, isStored: false, revision: 1)]
             $0.selectedID = Self.firstID
         }
@@ -100,7 +102,8 @@ struct NotesTests {
         var edited = older
         edited.text = "oat milk"
         edited.updatedAt = fixedDate
-        await store.send(.edited(older.id, "oat milk")) {
+        await store.send(.edited(older.id, "oat milk"))
+        await store.receive(.changed(older.id, "oat milk", at: fixedDate)) {
             $0.items = [Notes.Item(note: edited, save: .saving, isStored: true, revision: 1), Notes.Item(note: newer)]
         }
         await store.receive(.saveResponse(older.id, revision: 1, .success(edited))) {
@@ -109,6 +112,24 @@ struct NotesTests {
         // The same text again is no change at all.
         await store.send(.edited(older.id, "oat milk"))
         await store.finish()
+    }
+
+    @Test func replayingTheAppliedActionsGivesTheSameNotesWhateverTheClock() {
+        // What a journal replays: the actions that carry their id and date.
+        let actions: [Notes.Action] = [
+            .inserted(Note(id: Self.firstID, text: "milk", createdAt: fixedDate)),
+            .changed(Self.firstID, "oat milk", at: fixedDate.addingTimeInterval(60)),
+        ]
+        func replay(now: Date) -> Notes.State {
+            var environment = AppEnvironment.noop()
+            environment.now = .constant(now)
+            environment.uuid = .constant(UUID(sequence: 77))
+            var state = Notes.State()
+            for action in actions { _ = Notes(environment: environment, token: aliceToken).reduce(into: &state, action: action) }
+            return state
+        }
+        #expect(replay(now: fixedDate) == replay(now: Date.distantFuture))
+        #expect(replay(now: Date.distantFuture).items.first?.note.updatedAt == fixedDate.addingTimeInterval(60))
     }
 
     @Test func onlyTheResponseForTheLatestRevisionSettlesANote() async {
@@ -134,7 +155,8 @@ struct NotesTests {
         }
         var edited = stored
         edited.text = "oat milk"
-        await store.send(.edited(stored.id, "oat milk")) {
+        await store.send(.edited(stored.id, "oat milk"))
+        await store.receive(.changed(stored.id, "oat milk", at: fixedDate)) {
             $0.items = [Notes.Item(note: edited, save: .saving, isStored: true, revision: 1)]
         }
         await store.receive(.saveResponse(stored.id, revision: 1, .failure(.notFound(.note, id: stored.id.description)))) {

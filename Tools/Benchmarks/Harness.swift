@@ -7,6 +7,7 @@ struct Measurement {
         case ratio
         case perSecond = "per_s"
         case bytes
+        case seconds = "s"
     }
 
     let name: String

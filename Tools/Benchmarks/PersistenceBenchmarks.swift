@@ -1,0 +1,120 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import Reducers
+import StateStore
+
+/// A database file in a fresh temporary folder, removed afterwards.
+func withTemporaryDatabase<T>(_ body: (Database, String) async throws -> T) async throws -> T {
+    let folder = NSTemporaryDirectory() + "appcore-bench-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/bench.sqlite"
+    return try await body(try Database(path: path, migrations: AppSchema.migrations), path)
+}
+
+/// The actions of a busy session: typing notes, counting, selecting.
+func sessionActions(_ count: Int) -> [AppFeature.Action] {
+    let ids = (1...50).map { Note.ID(UUID(sequence: UInt64($0))) }
+    return (0..<count).map { index in
+        switch index % 4 {
+        case 0: .counter(.incrementTapped)
+        case 1: .notes(.edited(ids[index % ids.count], "Shopping list, revision \(index): milk, eggs, bread"))
+        case 2: .notes(.selected(ids[(index / 4) % ids.count]))
+        default: .login(.usernameChanged(Username("user-\(index % 97)")))
+        }
+    }
+}
+
+/// Durable journaled actions per second: appended as a store would, then flushed.
+func journalAppendSample(_ operations: Int) async throws -> Double {
+    try await withTemporaryDatabase { database, _ in
+        let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database, flushInterval: .milliseconds(10))
+        let actions = sessionActions(operations)
+        let start = monotonicNanoseconds()
+        for action in actions { journal.append(action) }
+        let last = try journal.flush()
+        let elapsed = monotonicNanoseconds() - start
+        precondition(last == operations, "journal lost actions")
+        return Double(operations) / (Double(elapsed) / 1e9)
+    }
+}
+
+/// Note creates per second through the live notes client.
+func notesWriteSample(_ operations: Int) async throws -> Double {
+    try await withTemporaryDatabase { database, _ in
+        let live = AppEnvironment.live(database: database, configuration: .testing)
+        let credentials = Credentials(username: "bench.writer", password: "benchmark")
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        let date = Date()
+        let notes = (0..<operations).map { Note(id: Note.ID(UUID(sequence: UInt64($0 + 1))), text: "note \($0): remember the milk", createdAt: date) }
+        let start = monotonicNanoseconds()
+        for note in notes { _ = try await live.notes.create(session.token, note) }
+        let elapsed = monotonicNanoseconds() - start
+        return Double(operations) / (Double(elapsed) / 1e9)
+    }
+}
+
+/// Seconds to restore a session of `operations` journaled actions recorded from a real store
+/// (with the journal's periodic snapshots), through the app's reducers.
+func restoreSample(_ operations: Int) async throws -> Double {
+    try await withTemporaryDatabase { database, _ in
+        let environment = AppEnvironment.noop()
+        var initial = AppFeature.State()
+        initial.session.current = AuthSession(user: User(id: User.ID(UUID(sequence: 999)), username: "bench.user"), token: AccessToken(""))
+        initial.notes.items = IdentifiedArray(uniqueElements: (1...50).map {
+            Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0)", createdAt: Date(timeIntervalSince1970: 0)))
+        })
+        let store = RootStore(initialState: initial, reducer: AppFeature(environment: environment), diagnostics: .ignore)
+        let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
+        try journal.snapshot(initial)
+        let recording = journal.record(store)
+        for action in sessionActions(operations) { store.send(action) }
+        await store.waitForEffects()
+        recording.cancel()
+        try journal.close()
+        let expected = store.currentState
+
+        let reopened = try Journal<AppFeature.State, AppFeature.Action>(database: database)
+        let start = monotonicNanoseconds()
+        let (restored, _) = try reopened.restore(from: AppFeature.State(), using: AppFeature(environment: environment))
+        let elapsed = monotonicNanoseconds() - start
+        precondition(restored.counter == expected.counter && restored.notes.items.map(\.note) == expected.notes.items.map(\.note),
+                     "restore diverged from the recorded session")
+        return Double(elapsed) / 1e9
+    }
+}
+
+/// The cases of the persistence issue.
+func persistenceBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
+    var results: [Measurement] = []
+    do {
+        if selected("journal-append") {
+            let operations = plan.iterations(500_000)
+            let samples = try await repeatedThrowing(plan) { try await journalAppendSample(operations) }
+            results.append(Measurement(name: "journal-append", unit: .perSecond, samples: samples, target: .atLeast(200_000)))
+        }
+        if selected("notes-write") {
+            let operations = plan.iterations(100_000)
+            let samples = try await repeatedThrowing(plan) { try await notesWriteSample(operations) }
+            results.append(Measurement(name: "notes-write", unit: .perSecond, samples: samples, target: .atLeast(20_000)))
+        }
+        if selected("restore") {
+            // Always the full session: the target is about 100,000 actions.
+            let samples = try await repeatedThrowing(RunPlan(warmUps: 0, runs: max(1, plan.runs / 2), scale: 1)) { try await restoreSample(100_000) }
+            results.append(Measurement(name: "restore", unit: .seconds, samples: samples, target: .atMost(1)))
+        }
+    } catch {
+        StandardStream.error.write("appcore-bench: a persistence case failed: \(error)\n")
+    }
+    return results
+}
+
+func repeatedThrowing(_ plan: RunPlan, _ sample: () async throws -> Double) async throws -> [Double] {
+    for _ in 0..<plan.warmUps { _ = try await sample() }
+    var samples: [Double] = []
+    for _ in 0..<plan.runs { samples.append(try await sample()) }
+    return samples
+}
