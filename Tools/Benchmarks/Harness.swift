@@ -7,7 +7,7 @@ struct Measurement {
         case ratio
         case perSecond = "per_s"
         case bytes
-        case seconds = "s"
+        case milliseconds = "ms"
     }
 
     let name: String

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import StateStore
 
@@ -80,15 +81,14 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             // Actions leave the buffer only once written, so a failed flush loses nothing.
             let (batch, first) = buffer.withLock { ($0.pending, $0.nextSequence) }
             guard !batch.isEmpty else { return first - 1 }
-            let data: Data
-            do {
-                data = try JSONEncoder().encode(batch)
-            } catch {
-                throw DatabaseError(.other, operation: "encode \(batch.count) journal actions", message: "\(error)")
-            }
+            let chunks = try Self.encode(batch)
             try database.write { db throws(DatabaseError) in
-                try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
-                               [.text(stream), .int(first), .int(batch.count), .blob(Array(data))])
+                var sequence = first
+                for (count, data) in chunks {
+                    try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
+                                   [.text(stream), .int(sequence), .int(count), .blob(data)])
+                    sequence += count
+                }
             }
             buffer.withLock { buffer in
                 buffer.pending.removeFirst(batch.count)
@@ -176,17 +176,11 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 SELECT first_sequence, actions FROM journal
                 WHERE stream = ? AND first_sequence + count - 1 > ? AND first_sequence <= ?
                 ORDER BY first_sequence
-                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]) { ($0.int(0), $0.blob(1)) }
+                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]) { (first: $0.int(0), bytes: $0.blob(1)) }
         }
         var entries: [Entry] = []
-        let decoder = JSONDecoder()
-        for (first, bytes) in batches {
-            let actions: [Action]
-            do {
-                actions = try decoder.decode([Action].self, from: Data(bytes))
-            } catch {
-                throw DatabaseError(.other, operation: "decode the journal batch at \(first)", message: "\(error)")
-            }
+        let decoded = try Self.decode(batches)
+        for ((first, _), actions) in zip(batches, decoded) {
             for (offset, action) in actions.enumerated() {
                 let position = first + offset
                 if position > sequence, position <= (last ?? Int.max) { entries.append(Entry(sequence: position, action: action)) }
@@ -221,6 +215,48 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             try db.execute("DELETE FROM journal WHERE stream = ? AND first_sequence + count - 1 <= ?", [.text(stream), .int(latest)])
             try db.execute("DELETE FROM snapshots WHERE stream = ? AND sequence < ?", [.text(stream), .int(latest)])
         }
+    }
+
+    // MARK: - Coding
+
+    /// Actions per stored batch: small enough to encode and decode on every core at once.
+    static var chunkSize: Int { 2_048 }
+
+    /// `batch` as JSON arrays of at most ``chunkSize`` actions, encoded in parallel.
+    private static func encode(_ batch: [Action]) throws(DatabaseError) -> [(count: Int, data: [UInt8])] {
+        let ranges = stride(from: 0, to: batch.count, by: chunkSize).map { $0..<min($0 + chunkSize, batch.count) }
+        let results = Locked([Result<[UInt8], any Error>?](repeating: nil, count: ranges.count))
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
+            let result = Result { Array(try JSONEncoder().encode(Array(batch[ranges[index]]))) }
+            results.withLock { $0[index] = result }
+        }
+        var chunks: [(count: Int, data: [UInt8])] = []
+        for (range, result) in zip(ranges, results.withLock { $0 }) {
+            switch result {
+            case .success(let data)?: chunks.append((range.count, data))
+            case .failure(let error)?: throw DatabaseError(.other, operation: "encode \(range.count) journal actions", message: "\(error)")
+            case nil: throw DatabaseError(.other, operation: "encode journal actions", message: "a chunk was not encoded")
+            }
+        }
+        return chunks
+    }
+
+    /// The actions of each stored batch, decoded in parallel.
+    private static func decode(_ batches: [(first: Int, bytes: [UInt8])]) throws(DatabaseError) -> [[Action]] {
+        let results = Locked([Result<[Action], any Error>?](repeating: nil, count: batches.count))
+        DispatchQueue.concurrentPerform(iterations: batches.count) { index in
+            let result = Result { try JSONDecoder().decode([Action].self, from: Data(batches[index].bytes)) }
+            results.withLock { $0[index] = result }
+        }
+        var decoded: [[Action]] = []
+        for (batch, result) in zip(batches, results.withLock { $0 }) {
+            switch result {
+            case .success(let actions)?: decoded.append(actions)
+            case .failure(let error)?: throw DatabaseError(.other, operation: "decode the journal batch at \(batch.first)", message: "\(error)")
+            case nil: throw DatabaseError(.other, operation: "decode the journal batch at \(batch.first)", message: "it was not decoded")
+            }
+        }
+        return decoded
     }
 
     // MARK: - Background flushing
