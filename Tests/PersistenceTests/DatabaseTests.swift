@@ -167,3 +167,69 @@ struct DatabaseTests {
         try await holder.release()
     }
 }
+
+@Suite("Database faults")
+struct DatabaseFaultTests {
+    let folder = TemporaryFolder()
+
+    /// `max_page_count` caps the file the way a full disk does: SQLite answers SQLITE_FULL.
+    @Test func aFullDatabaseIsAClearErrorAndKeepsWhatWasStored() throws {
+        let database = try Database(path: folder.file("full.sqlite"), migrations: DatabaseTests.schema)
+        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name, note) VALUES ('kept', 'safe')") }
+        let pages = try database.read { db throws(DatabaseError) in try db.query("PRAGMA page_count") { $0.int(0) }.first ?? 0 }
+        try database.read { db throws(DatabaseError) in _ = try db.query("PRAGMA max_page_count = \(pages)") { $0.int(0) } }
+        do {
+            try database.write { db throws(DatabaseError) in
+                try db.execute("INSERT INTO items (name, note) VALUES (?, ?)", ["big", .text(String(repeating: "x", count: 200_000))])
+            }
+            Issue.record("a write beyond the cap succeeded")
+        } catch {
+            #expect(error.kind == .full)
+            #expect(error.description.contains("free some disk space"))
+        }
+        let names = try database.read { db throws(DatabaseError) in try db.query("SELECT name FROM items") { $0.text(0) } }
+        #expect(names == ["kept"])
+    }
+
+    static let holderDatabase = ProcessInfo.processInfo.environment["APPCORE_LOCK_HOLDER_DB"]
+
+    /// The other process: holds the write lock for 1.5 s, then commits.
+    @Test(.enabled(if: holderDatabase != nil, "runs only as the child process of anotherProcess…"))
+    func lockHolderChild() throws {
+        let path = try #require(Self.holderDatabase)
+        let database = try Database(path: path, migrations: DatabaseTests.schema)
+        try database.write { db throws(DatabaseError) in
+            try db.execute("INSERT INTO items (name) VALUES ('from the other process')")
+            FileHandle.standardOutput.write(Data("holding\n".utf8))
+            Thread.sleep(forTimeInterval: 1.5)
+        }
+    }
+
+    @Test func anotherProcessWritingMakesThisOneWaitNotFail() async throws {
+        let path = folder.file("shared.sqlite")
+        let database = try Database(path: path, migrations: DatabaseTests.schema, busyTimeout: .seconds(10))
+        let pipe = Pipe()
+        let holding = Flag()
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            if String(decoding: handle.availableData, as: UTF8.self).contains("holding") { holding.set() }
+        }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "lockHolderChild"]
+        child.environment = ProcessInfo.processInfo.environment.merging(["APPCORE_LOCK_HOLDER_DB": path]) { $1 }
+        child.standardOutput = pipe
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        await holding.wait()
+        let started = ContinuousClock.now
+        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('from this process')") }
+        #expect(ContinuousClock.now - started > .milliseconds(200), "this process waited for the other's lock")
+        child.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        #expect(child.terminationStatus == 0)
+        let names = try database.read { db throws(DatabaseError) in try db.query("SELECT name FROM items ORDER BY id") { $0.text(0) } }
+        #expect(names == ["from the other process", "from this process"])
+        let integrity = try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } }
+        #expect(integrity == ["ok"])
+    }
+}
