@@ -50,5 +50,24 @@ public enum AppSchema {
                 PRIMARY KEY (stream, sequence)
             );
             """),
+        Migration(version: 2, name: "full-text search of notes") { db throws(DatabaseError) in
+            // FTS5 with the trigram tokenizer finds any substring of three characters or more,
+            // as the in-memory search does; without FTS5, search falls back to escaped LIKE.
+            guard db.hasCompileOption("ENABLE_FTS5") else { return }
+            try db.executeScript("""
+                CREATE VIRTUAL TABLE notes_search USING fts5(text, content='notes', content_rowid='rowid', tokenize='trigram');
+                CREATE TRIGGER notes_search_insert AFTER INSERT ON notes BEGIN
+                    INSERT INTO notes_search (rowid, text) VALUES (new.rowid, new.text);
+                END;
+                CREATE TRIGGER notes_search_delete AFTER DELETE ON notes BEGIN
+                    INSERT INTO notes_search (notes_search, rowid, text) VALUES ('delete', old.rowid, old.text);
+                END;
+                CREATE TRIGGER notes_search_update AFTER UPDATE OF text ON notes BEGIN
+                    INSERT INTO notes_search (notes_search, rowid, text) VALUES ('delete', old.rowid, old.text);
+                    INSERT INTO notes_search (rowid, text) VALUES (new.rowid, new.text);
+                END;
+                INSERT INTO notes_search (notes_search) VALUES ('rebuild');
+                """)
+        },
     ]
 }

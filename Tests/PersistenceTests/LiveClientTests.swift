@@ -150,6 +150,39 @@ struct LiveClientTests {
         await #expect(throws: notFound) { try await live.notes.delete(alice.token, edited.id) }
     }
 
+    @Test func fullTextAndLikeSearchesFindTheSameNotes() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        #expect(try database.read { db throws(DatabaseError) in try db.tableExists("notes_search") }, "this SQLite has FTS5")
+        let live = try environment(database)
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        for (offset, text) in ["Groceries: MILK, eggs", "milkshake recipe", "call mum", "50% off_sale", "ab cd"].enumerated() {
+            _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text, createdAt: base,
+                                                               updatedAt: base.addingTimeInterval(Double(offset))))
+        }
+        var edited = try #require(try await live.notes.list(session.token).last)
+        edited.text = "Groceries: oat milk"
+        _ = try await live.notes.update(session.token, edited)
+        try await live.notes.delete(session.token, Note.ID(UUID(sequence: 3)))
+        let queries = ["milk", "MILK groceries", "mum", "ab", "0% off_", "shake", "b c", "zzz"]
+        var withIndex: [[String]] = []
+        for query in queries { withIndex.append(try await live.notes.search(session.token, query).map(\.text)) }
+        #expect(withIndex[0] == ["milkshake recipe", "Groceries: oat milk"])
+        #expect(withIndex[1] == ["Groceries: oat milk"])
+        #expect(withIndex[2].isEmpty, "the deleted note left the index")
+        #expect(withIndex[3] == ["ab cd"])
+        #expect(withIndex[4] == ["50% off_sale"])
+
+        // The same database without FTS5: escaped LIKE gives the same answers.
+        try database.write { db throws(DatabaseError) in
+            try db.executeScript("DROP TRIGGER notes_search_insert; DROP TRIGGER notes_search_delete; DROP TRIGGER notes_search_update; DROP TABLE notes_search;")
+        }
+        var withoutIndex: [[String]] = []
+        for query in queries { withoutIndex.append(try await live.notes.search(session.token, query).map(\.text)) }
+        #expect(withoutIndex == withIndex)
+    }
+
     @Test func storageFailuresAreTypedAndKeepWhatWasStored() async throws {
         let path = folder.file("app.sqlite")
         let database = try Database(path: path, migrations: AppSchema.migrations)

@@ -150,6 +150,16 @@ public final class Connection {
         }
     }
 
+    /// Whether this SQLite was built with `option` (`"ENABLE_FTS5"`).
+    public func hasCompileOption(_ option: String) -> Bool {
+        sqlite3_compileoption_used(option) == 1
+    }
+
+    /// Whether a table (or virtual table) named `name` exists.
+    public func tableExists(_ name: String) throws(DatabaseError) -> Bool {
+        try !query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) { $0.int(0) }.isEmpty
+    }
+
     // MARK: - Schema version
 
     func userVersion() throws(DatabaseError) -> Int {
@@ -166,7 +176,7 @@ public final class Connection {
         for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
             do {
                 try transaction { (db: Connection) throws(DatabaseError) in
-                    try db.executeScript(migration.sql)
+                    try migration.apply(db)
                     try db.execute("PRAGMA user_version = \(migration.version)")
                 }
             } catch {
@@ -280,13 +290,18 @@ public struct Migration: Sendable {
     public let version: Int
     /// What it does, for error messages.
     public let name: String
-    /// The statements to run.
-    public let sql: String
+    /// The work, run inside the step's transaction.
+    let apply: @Sendable (Connection) throws(DatabaseError) -> Void
 
-    /// A migration step.
+    /// A step that runs `sql` (several statements allowed).
     public init(version: Int, name: String, sql: String) {
+        self.init(version: version, name: name) { db throws(DatabaseError) in try db.executeScript(sql) }
+    }
+
+    /// A step that does what `apply` does, for schema changes that depend on the SQLite at hand.
+    public init(version: Int, name: String, apply: @escaping @Sendable (Connection) throws(DatabaseError) -> Void) {
         self.version = version
         self.name = name
-        self.sql = sql
+        self.apply = apply
     }
 }

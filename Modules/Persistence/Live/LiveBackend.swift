@@ -167,12 +167,14 @@ final class LiveBackend: Sendable {
     // MARK: - Notes
 
     func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
-        let words = query.split(whereSeparator: \.isWhitespace).map { Self.likePattern(String($0)) }
-        let conditions = String(repeating: " AND text LIKE ? ESCAPE '\\'", count: words.count)
+        let words = query.split(whereSeparator: \.isWhitespace).map(String.init)
         return try reading(token) { db, owner throws(AppError) in
-            try storage { () throws(DatabaseError) in
+            let (conditions, bindings) = try storage { () throws(DatabaseError) in
+                try Self.searchConditions(words, fullText: db.tableExists("notes_search"))
+            }
+            return try storage { () throws(DatabaseError) in
                 try db.query("SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?\(conditions) ORDER BY updated_at DESC, id DESC",
-                             [.text(owner.description)] + words.map(SQLValue.text)) { row in
+                             [.text(owner.description)] + bindings) { row in
                     Note(id: Note.ID(row.text(0)) ?? Note.ID(UUID(sequence: 0)), text: row.text(1),
                          createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
                          updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
@@ -221,6 +223,26 @@ final class LiveBackend: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The SQL (with `?` only) and values that keep the notes containing every word: words of three
+    /// characters or more through the trigram full-text index when there is one, the others (or
+    /// all, without the index) through an escaped LIKE.
+    static func searchConditions(_ words: [String], fullText: Bool) -> (String, [SQLValue]) {
+        let indexed = fullText ? words.filter { $0.count >= 3 } : []
+        let scanned = fullText ? words.filter { $0.count < 3 } : words
+        var sql = ""
+        var bindings: [SQLValue] = []
+        if !indexed.isEmpty {
+            sql += " AND rowid IN (SELECT rowid FROM notes_search WHERE notes_search MATCH ?)"
+            // Each word as a quoted phrase (quotes doubled), so FTS5 syntax in it means nothing.
+            bindings.append(.text(indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")))
+        }
+        for word in scanned {
+            sql += " AND text LIKE ? ESCAPE '\\'"
+            bindings.append(.text(likePattern(word)))
+        }
+        return (sql, bindings)
+    }
 
     /// `text` as a LIKE pattern matching it anywhere, with `\`, `%` and `_` taken literally.
     static func likePattern(_ text: String) -> String {
