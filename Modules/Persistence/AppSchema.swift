@@ -51,23 +51,14 @@ public enum AppSchema {
             );
             """),
         Migration(version: 2, name: "full-text search of notes") { db throws(DatabaseError) in
+            // A note written since the last search has search_indexed = 0 (set in the same row, so
+            // writing a note touches no extra page); the index catches up in one transaction when
+            // someone searches. Rows of deleted notes left in the index match no note any more.
+            try db.execute("ALTER TABLE notes ADD COLUMN search_indexed INTEGER NOT NULL DEFAULT 0")
             // FTS5 with the trigram tokenizer finds any substring of three characters or more,
             // as the in-memory search does; without FTS5, search falls back to escaped LIKE.
             guard db.hasCompileOption("ENABLE_FTS5") else { return }
-            try db.executeScript("""
-                CREATE VIRTUAL TABLE notes_search USING fts5(text, content='notes', content_rowid='rowid', tokenize='trigram');
-                CREATE TRIGGER notes_search_insert AFTER INSERT ON notes BEGIN
-                    INSERT INTO notes_search (rowid, text) VALUES (new.rowid, new.text);
-                END;
-                CREATE TRIGGER notes_search_delete AFTER DELETE ON notes BEGIN
-                    INSERT INTO notes_search (notes_search, rowid, text) VALUES ('delete', old.rowid, old.text);
-                END;
-                CREATE TRIGGER notes_search_update AFTER UPDATE OF text ON notes BEGIN
-                    INSERT INTO notes_search (notes_search, rowid, text) VALUES ('delete', old.rowid, old.text);
-                    INSERT INTO notes_search (rowid, text) VALUES (new.rowid, new.text);
-                END;
-                INSERT INTO notes_search (notes_search) VALUES ('rebuild');
-                """)
+            try db.execute("CREATE VIRTUAL TABLE notes_search USING fts5(text, tokenize='trigram')")
         },
     ]
 }

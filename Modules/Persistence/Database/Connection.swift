@@ -70,6 +70,11 @@ public final class Connection {
             }
         }
         try execute("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
+        if isFile {
+            // Checkpoint (copy the WAL into the file, with a disk flush) every ~16 MB of changes
+            // rather than every 4 MB: a quarter of the flushes for a busy writer.
+            _ = try query("PRAGMA wal_autocheckpoint = 4000") { $0.int(0) }
+        }
         try execute("PRAGMA foreign_keys = ON")
     }
 

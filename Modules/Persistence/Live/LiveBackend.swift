@@ -168,6 +168,7 @@ final class LiveBackend: Sendable {
 
     func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
         let words = query.split(whereSeparator: \.isWhitespace).map(String.init)
+        if words.contains(where: { $0.count >= 3 }) { try refreshSearchIndex() }
         return try reading(token) { db, owner throws(AppError) in
             let (conditions, bindings) = try storage { () throws(DatabaseError) in
                 try Self.searchConditions(words, fullText: db.tableExists("notes_search"))
@@ -188,7 +189,7 @@ final class LiveBackend: Sendable {
             try storage { () throws(DatabaseError) in
                 try db.execute("""
                     INSERT INTO notes (id, owner_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at
+                    ON CONFLICT (id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0
                     WHERE notes.owner_id = excluded.owner_id
                     """, [.text(note.id.description), .text(owner.description), .text(note.text),
                           .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
@@ -201,7 +202,7 @@ final class LiveBackend: Sendable {
     func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
             let created = try storage { () throws(DatabaseError) in
-                try db.execute("UPDATE notes SET text = ?, updated_at = ? WHERE id = ? AND owner_id = ?",
+                try db.execute("UPDATE notes SET text = ?, updated_at = ?, search_indexed = 0 WHERE id = ? AND owner_id = ?",
                                [.text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate), .text(note.id.description), .text(owner.description)])
                 guard db.changes == 1 else { return Double?.none }
                 return try db.query("SELECT created_at FROM notes WHERE id = ?", [.text(note.id.description)]) { $0.double(0) }.first
@@ -223,6 +224,19 @@ final class LiveBackend: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Brings the full-text index up to date with the notes written since the last search, in one
+    /// transaction (one index segment, however many notes changed).
+    private func refreshSearchIndex() throws(AppError) {
+        try storage { () throws(DatabaseError) in
+            try database.write { db throws(DatabaseError) in
+                guard try db.tableExists("notes_search") else { return }
+                try db.execute("DELETE FROM notes_search WHERE rowid IN (SELECT rowid FROM notes WHERE search_indexed = 0)")
+                try db.execute("INSERT INTO notes_search (rowid, text) SELECT rowid, text FROM notes WHERE search_indexed = 0")
+                try db.execute("UPDATE notes SET search_indexed = 1 WHERE search_indexed = 0")
+            }
+        }
+    }
 
     /// The SQL (with `?` only) and values that keep the notes containing every word: words of three
     /// characters or more through the trigram full-text index when there is one, the others (or
