@@ -48,7 +48,31 @@ public enum Outcome<Value: Sendable>: Sendable {
 
 extension Outcome: Equatable where Value: Equatable {}
 extension Outcome: Hashable where Value: Hashable {}
-extension Outcome: Codable where Value: Codable {}
+extension Outcome: Codable where Value: Codable {
+    private enum Key: String, CodingKey {
+        case success, failure
+    }
+
+    /// Decodes `{"success": value}` or `{"failure": error}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        if container.contains(.success) {
+            self = .success(try container.decode(Value.self, forKey: .success))
+        } else {
+            self = .failure(try container.decode(AppError.self, forKey: .failure))
+        }
+    }
+
+    /// Encodes `{"success": value}` or `{"failure": error}`, without the `_0` wrapper synthesized
+    /// coding would add: responses are journaled, and replaying a journal is mostly decoding.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .success(let value): try container.encode(value, forKey: .success)
+        case .failure(let error): try container.encode(error, forKey: .failure)
+        }
+    }
+}
 
 /// The value of a call that returns nothing but may fail, so it can travel in an ``Outcome``.
 public struct Done: Hashable, Sendable, Codable {

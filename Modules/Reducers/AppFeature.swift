@@ -152,3 +152,43 @@ public struct AppFeature: Reducer {
         .diagnostic(.invalidTransition(action: action, state: "signed out", reason: AppError.notSignedIn.message))
     }
 }
+
+extension AppFeature.Action {
+    /// The feature an action belongs to, as its single key: `{"notes": {...}}`.
+    private enum Feature: String, CodingKey {
+        case login, session, profile, posts, notes, counter
+    }
+
+    /// Decodes `{"<feature>": <feature action>}`.
+    ///
+    /// Written by hand to drop the `_0` wrapper the synthesized coding adds around each
+    /// payload: journals hold one of these per action, and replaying them is mostly decoding.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Feature.self)
+        guard container.allKeys.count == 1, let feature = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath,
+                debugDescription: "an app action has exactly one of login, session, profile, posts, notes, counter"))
+        }
+        switch feature {
+        case .login: self = .login(try container.decode(LoginAction.self, forKey: .login))
+        case .session: self = .session(try container.decode(Session.Action.self, forKey: .session))
+        case .profile: self = .profile(try container.decode(Profile.Command.self, forKey: .profile))
+        case .posts: self = .posts(try container.decode(Posts.Command.self, forKey: .posts))
+        case .notes: self = .notes(try container.decode(Notes.Action.self, forKey: .notes))
+        case .counter: self = .counter(try container.decode(Counter.Action.self, forKey: .counter))
+        }
+    }
+
+    /// Encodes `{"<feature>": <feature action>}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Feature.self)
+        switch self {
+        case .login(let action): try container.encode(action, forKey: .login)
+        case .session(let action): try container.encode(action, forKey: .session)
+        case .profile(let command): try container.encode(command, forKey: .profile)
+        case .posts(let command): try container.encode(command, forKey: .posts)
+        case .notes(let action): try container.encode(action, forKey: .notes)
+        case .counter(let action): try container.encode(action, forKey: .counter)
+        }
+    }
+}
