@@ -46,6 +46,20 @@ struct LiveClientTests {
         }
     }
 
+    @Test func hostileUsernamesAndPasswordsAreStoredAndCheckedAsTyped() async throws {
+        let live = try environment()
+        for username in ["O'Brien_100%\"--", "ünïcødé 👩‍💻 user", "Robert'); DROP TABLE accounts;--"] {
+            let hostile = Credentials(username: Username(username), password: Password("p'%_\"\\ 👀 \(username)"))
+            let user = try await live.auth.signUp(hostile)
+            #expect(user.username.rawValue == username)
+            let session = try await live.auth.authenticate(hostile)
+            #expect(try await live.profile.load(session.token).username.rawValue == username)
+        }
+        await #expect(throws: AppError.invalidCredentials) {
+            try await live.auth.authenticate(Credentials(username: "O'Brien_100%\"--", password: "p'%_"))
+        }
+    }
+
     @Test func aWrongPasswordAndAnUnknownUserGetTheSameError() async throws {
         let live = try environment()
         _ = try await live.auth.signUp(credentials)
