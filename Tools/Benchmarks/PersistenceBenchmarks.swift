@@ -104,7 +104,7 @@ func persistenceBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool
         if selected("restore") {
             // Always the full session (the target is about 100,000 actions), replayed in full from
             // its first snapshot: the worst case, since periodic snapshots shorten every replay.
-            let restorePlan = RunPlan(warmUps: 0, runs: max(1, plan.runs / 2), scale: 1)
+            let restorePlan = RunPlan(warmUps: 1, runs: max(1, plan.runs / 2), scale: 1)
             let samples = try await repeatedThrowing(restorePlan) { try await restoreSample(100_000) }
             results.append(Measurement(name: "restore", unit: .milliseconds, samples: samples, target: .atMost(1_000)))
         }
