@@ -19,8 +19,9 @@ enum Crypto {
         #if canImport(CCrypto)
         let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) == 1 }
         #else
-        let ok = bytes.withUnsafeMutableBufferPointer {
-            SecRandomCopyBytes(kSecRandomDefault, count, $0.baseAddress!) == errSecSuccess
+        let ok = bytes.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return count == 0 }
+            return SecRandomCopyBytes(kSecRandomDefault, count, base) == errSecSuccess
         }
         #endif
         guard ok else { throw failure("generate random bytes") }
