@@ -59,34 +59,14 @@ struct CrashRecoveryTests {
             _ = try await AppEnvironment.live(database: database, configuration: .testing).auth.signUp(Self.credentials)
         }
 
-        let output = Mutex(Data())
-        let pipe = Pipe()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            output.withLock { $0.append(chunk) }
-        }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "crashChild"]
-        child.environment = ProcessInfo.processInfo.environment.merging(["APPCORE_CRASH_CHILD_DB": path]) { $1 }
-        child.standardOutput = pipe
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-
-        func lines() -> [Substring] {
-            output.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n")
-        }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while lines().filter({ $0.hasPrefix("durable ") }).count < 5, child.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(child.isRunning, "the child was still writing when killed")
-        kill(child.processIdentifier, SIGKILL)
+        let child = try TestChild(running: "crashChild", environment: ["APPCORE_CRASH_CHILD_DB": path])
+        await child.waitForLine { lines in lines.filter { $0.hasPrefix("durable ") }.count >= 5 }
+        #expect(child.process.isRunning, "the child was still writing when killed")
+        kill(child.process.processIdentifier, SIGKILL)
         child.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(child.process.terminationReason == .uncaughtSignal)
 
-        let seen = lines()
+        let seen = child.lines
         let acknowledged = Set(seen.filter { $0.hasPrefix("ack ") }.compactMap { Note.ID(String($0.dropFirst(4))) })
         let durable = seen.filter { $0.hasPrefix("durable ") }.compactMap { Int($0.dropFirst(8)) }.max() ?? 0
         #expect(acknowledged.count >= 5)

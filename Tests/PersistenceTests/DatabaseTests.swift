@@ -208,25 +208,13 @@ struct DatabaseFaultTests {
     @Test func anotherProcessWritingMakesThisOneWaitNotFail() async throws {
         let path = folder.file("shared.sqlite")
         let database = try Database(path: path, migrations: DatabaseTests.schema, busyTimeout: .seconds(10))
-        let pipe = Pipe()
-        let holding = Flag()
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            if String(decoding: handle.availableData, as: UTF8.self).contains("holding") { holding.set() }
-        }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "lockHolderChild"]
-        child.environment = ProcessInfo.processInfo.environment.merging(["APPCORE_LOCK_HOLDER_DB": path]) { $1 }
-        child.standardOutput = pipe
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        await holding.wait()
+        let child = try TestChild(running: "lockHolderChild", environment: ["APPCORE_LOCK_HOLDER_DB": path])
+        await child.waitForLine { $0.contains("holding") }
         let started = ContinuousClock.now
         try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('from this process')") }
         #expect(ContinuousClock.now - started > .milliseconds(200), "this process waited for the other's lock")
         child.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        #expect(child.terminationStatus == 0)
+        #expect(child.process.terminationStatus == 0)
         let names = try database.read { db throws(DatabaseError) in try db.query("SELECT name FROM items ORDER BY id") { $0.text(0) } }
         #expect(names == ["from the other process", "from this process"])
         let integrity = try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } }

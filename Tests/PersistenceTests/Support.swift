@@ -74,3 +74,46 @@ final class LockHolder: Sendable {
         if let failure = failure.withLock({ $0 }) { throw failure }
     }
 }
+
+/// This test binary re-run as a child process that runs only the test `filter` names, with
+/// `environment` added; its standard output is collected as it comes.
+final class TestChild: Sendable {
+    let process: Process
+    private let output = Mutex(Data())
+    private let pipe = Pipe()
+
+    init(running filter: String, environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        self.process = process
+        // Holds the child object until `waitUntilExit` removes the handler.
+        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            output.withLock { $0.append(chunk) }
+        }
+        try process.run()
+    }
+
+    /// The lines the child printed so far.
+    var lines: [Substring] {
+        output.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n")
+    }
+
+    /// Waits (up to `timeout`) until the child printed a line satisfying `condition`.
+    func waitForLine(timeout: Duration = .seconds(30), where condition: ([Substring]) -> Bool) async {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(lines), process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits until the child exits and stops collecting its output.
+    func waitUntilExit() {
+        process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+    }
+}
