@@ -12,6 +12,11 @@ let modules: [Target] = [
     .target(name: "Reducers", dependencies: ["Models", "StateStore", "AppEnvironment"], path: "Modules/Reducers"),
     .target(name: "ViewModels", dependencies: ["Models", "StateStore", "Reducers"], path: "Modules/ViewModels"),
     .target(
+        name: "Console",
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels"],
+        path: "Modules/Console"
+    ),
+    .target(
         name: "Persistence",
         dependencies: [
             "Models", "AppEnvironment", "StateStore", "CSQLite",
@@ -69,6 +74,11 @@ let tests: [Target] = [
         name: "ViewModelsTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels"],
         path: "Tests/ViewModelsTests"
+    ),
+    .testTarget(
+        name: "ConsoleTests",
+        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "Console"],
+        path: "Tests/ConsoleTests"
     ),
     .testTarget(
         name: "PersistenceTests",
