@@ -36,6 +36,13 @@ let systemLibraries: [Target] = [
                    providers: [.apt(["libssl-dev"])]),
 ]
 
+// MARK: - Apps
+
+/// The shells: executables that own the terminal or the files, and nothing else.
+let apps: [Target] = [
+    .executableTarget(name: "appcore-batch", dependencies: ["Console", "Persistence"], path: "Apps/Batch"),
+]
+
 // MARK: - Tools
 
 let tools: [Target] = [
@@ -95,7 +102,7 @@ let sharedSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let targets = modules + systemLibraries + tools + tests
+let targets = modules + systemLibraries + apps + tools + tests
 for target in targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }
@@ -104,6 +111,7 @@ let package = Package(
     name: "AppCore",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: modules.map { .library(name: $0.name, targets: [$0.name]) }
+        + apps.map { .executable(name: $0.name, targets: [$0.name]) }
         + [.executable(name: "appcore-bench", targets: ["appcore-bench"])],
     dependencies: [],
     targets: targets,

@@ -144,7 +144,7 @@ public final class ConsoleSession: @unchecked Sendable {
         let changed = after.changed(since: before)
         let output = changed.map { after.render($0) }.joined(separator: "\n")
         if let first = rejections.first {
-            return Result(status: .rejected(Self.plain(first.message)), output: output, changed: changed)
+            return Result(status: .rejected("rejected: " + (first.reason ?? Self.plain(first.message))), output: output, changed: changed)
         }
         return Result(status: .ok, output: output, changed: changed)
     }
@@ -163,6 +163,12 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         let running = store.runningEffects.map { ValueRenderer.oneLine($0) }
         return running.isEmpty ? nil : "timed out after \(timeout) waiting for the effects of \(running.joined(separator: ", "))"
+    }
+
+    /// Screen `name` (or `all`) rendered as text.
+    public func render(screen name: String) -> String {
+        let screens = Screens(self)
+        return name == "all" ? Screens.names.map { screens.render($0) }.joined(separator: "\n") : screens.render(name)
     }
 
     /// A diagnostic's message without the type prefixes of the rendered values.

@@ -91,6 +91,7 @@ public struct Session: Reducer {
         case .signedIn(let session):
             state.current = session
             state.error = nil
+            state.signUp = .idle
             return .none
         case .signOutTapped:
             guard let session = state.current else {

@@ -32,11 +32,15 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     public let kind: Kind
     /// A one-line explanation a person can act on.
     public let message: String
+    /// Why, in words for the person who caused it (the rule that refused an action), when the
+    /// diagnostic has such a reason; front ends show it instead of the full message.
+    public let reason: String?
 
     /// Creates a diagnostic with an explanation.
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, reason: String? = nil) {
         self.kind = kind
         self.message = message
+        self.reason = reason
     }
 
     /// `"<kind>: <message>"`.
@@ -51,7 +55,7 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     public static func invalidTransition(action: some Any, state: some Any, reason: String? = nil) -> Diagnostic {
         var message = "\(ValueRenderer.oneLine(action)) is not valid in state \(ValueRenderer.oneLine(state))"
         if let reason { message += ": \(reason)" }
-        return Diagnostic(.invalidTransition, message)
+        return Diagnostic(.invalidTransition, message, reason: reason)
     }
 
     /// An action for a child that is not there.

@@ -24,7 +24,7 @@ struct DiagnosticsTests {
             diagnostics: .collecting(into: log))
         store.send(.turnOff)
         #expect(store.currentState == .off)
-        #expect(log.entries == [Diagnostic(.invalidTransition, "Command.turnOff is not valid in state State.off: already there")])
+        #expect(log.entries == [Diagnostic(.invalidTransition, "Command.turnOff is not valid in state State.off: already there", reason: "already there")])
     }
 
     @Test func missingChild() {

@@ -1,0 +1,63 @@
+import Console
+import Foundation
+import Persistence
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// appcore-batch: runs scripts of the console language and reports; see `appcore-batch --help`.
+
+let usage = """
+    usage: appcore-batch [options] <script>...
+           appcore-batch --replay-journal --db PATH
+      --json               one JSON object per command instead of a transcript
+      --no-wait            do not wait for each command's effects
+      --env memory|live    clients in memory on a test clock (default) or on a database
+      --db PATH            the database for --env live and --replay-journal
+      --jobs N             run up to N scripts at once (default 1)
+      --login-style fsm|adhoc|middleware
+      --quiet              print only failures and the summary
+    Exits 0 when every script passed, 1 when one failed, 2 on bad usage.
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("appcore-batch: \(message)\n".utf8))
+    exit(2)
+}
+
+var options = BatchOptions()
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--json": options.json = true
+    case "--no-wait": options.wait = false
+    case "--quiet": options.quiet = true
+    case "--replay-journal": options.replayJournal = true
+    case "--env":
+        guard let value = arguments.next(), ["memory", "live"].contains(value) else { fail("--env needs memory or live") }
+        options.live = value == "live"
+    case "--db":
+        guard let value = arguments.next() else { fail("--db needs a path") }
+        options.database = value
+    case "--jobs":
+        guard let value = arguments.next(), let jobs = Int(value), jobs > 0 else { fail("--jobs needs a positive number") }
+        options.jobs = jobs
+    case "--login-style":
+        guard let value = arguments.next(), let style = LoginStyleName(rawValue: value) else { fail("--login-style needs fsm, adhoc or middleware") }
+        options.loginStyle = style
+    case "--help", "-h":
+        print(usage)
+        exit(0)
+    default:
+        if argument.hasPrefix("--") { fail("unknown option \(argument) (try --help)") }
+        options.scripts.append(argument)
+    }
+}
+
+do {
+    exit(try await Batch(options: options).run())
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Runs a script — lines of the language — through a fresh session and reports every line.
+public struct ScriptRunner: Sendable {
+    /// One line's outcome.
+    public struct LineReport: Sendable, Equatable, Codable {
+        /// The line's number in the script, from 1.
+        public var line: Int
+        /// The line as written.
+        public var command: String
+        /// Whether it succeeded (a `! ` line succeeds when its command is rejected).
+        public var ok: Bool
+        /// What it printed, or why it failed.
+        public var output: String
+        /// The screens it changed.
+        public var changes: [String]
+    }
+
+    /// A whole script's outcome.
+    public struct Report: Sendable, Equatable {
+        /// The script's name (its path).
+        public var name: String
+        /// Every line that was not blank or a comment.
+        public var lines: [LineReport]
+
+        /// Whether every line succeeded.
+        public var passed: Bool { lines.allSatisfy(\.ok) }
+        /// The lines that failed.
+        public var failures: [LineReport] { lines.filter { !$0.ok } }
+    }
+
+    /// Makes the session each script runs in.
+    public let makeSession: @Sendable () -> ConsoleSession
+
+    /// A runner whose scripts each get a session from `makeSession`.
+    public init(makeSession: @escaping @Sendable () -> ConsoleSession) {
+        self.makeSession = makeSession
+    }
+
+    /// Runs `script` (its text) named `name`.
+    public func run(_ script: String, name: String) async -> Report {
+        let session = makeSession()
+        var reports: [LineReport] = []
+        for (offset, line) in script.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let text = String(line)
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let result = await session.execute(text)
+            var output = result.output
+            switch result.status {
+            case .ok: break
+            case .rejected(let message), .error(let message):
+                output = output.isEmpty ? message : output + "\n" + message
+            }
+            reports.append(LineReport(line: offset + 1, command: trimmed, ok: result.succeeded, output: output, changes: result.changed))
+            if result.quits { break }
+        }
+        session.store.shutDown()
+        return Report(name: name, lines: reports)
+    }
+}
+
+extension ScriptRunner.Report {
+    /// Each command, then its output indented: what a person reads.
+    public func transcript(quiet: Bool = false) -> String {
+        var text = ""
+        for line in lines where !quiet || !line.ok {
+            text += "> \(line.command)\n"
+            if !line.ok { text += "FAILED at \(name):\(line.line): \(line.command)\n" }
+            for outputLine in line.output.split(separator: "\n", omittingEmptySubsequences: false) where !line.output.isEmpty {
+                text += "  \(outputLine)\n"
+            }
+        }
+        return text
+    }
+
+    /// One JSON object per command: line, command, ok, output, changes.
+    public func jsonLines() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return lines.compactMap { line in
+            (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) }
+        }.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")
+    }
+}
