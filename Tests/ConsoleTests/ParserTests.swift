@@ -1,0 +1,50 @@
+import Console
+import Testing
+
+@Suite("Line language")
+struct ParserTests {
+    func parse(_ line: String) throws -> ParsedLine? { try ParsedLine.parse(line) }
+
+    func error(_ line: String) -> String {
+        do {
+            _ = try ParsedLine.parse(line)
+            return "(accepted)"
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func everyCommandParsesWithItsArguments() throws {
+        for spec in CommandSpec.all {
+            let arguments = spec.required.enumerated().map { "arg\($0.offset)" }
+            let line = ([spec.name] + arguments).joined(separator: " ")
+            let parsed = try #require(try parse(line))
+            #expect(parsed.spec == spec)
+            #expect(parsed.arguments.map(\.text) == arguments)
+        }
+    }
+
+    @Test func quotesEscapesCommentsAndColumns() throws {
+        let parsed = try #require(try parse(##"  notes.edit 0003 "say \"hi\" \\ now" # a comment"##))
+        #expect(parsed.arguments.map(\.text) == ["0003", #"say "hi" \ now"#])
+        #expect(parsed.arguments.map(\.column) == [14, 19])
+        #expect(try parse("# only a comment") == nil)
+        #expect(try parse("   ") == nil)
+        #expect(try parse(##"notes.add "# not a comment""##)?.arguments.first?.text == "# not a comment")
+        #expect(try parse(#"notes.search """#)?.arguments.first?.text == "")
+        let rejected = try #require(try parse("! counter.decrement"))
+        #expect(rejected.expectsRejection && rejected.spec.name == "counter.decrement")
+    }
+
+    @Test func badLinesSayWhatAndWhere() {
+        #expect(error("notes.ad x") == "unknown command “notes.ad” at column 1; did you mean “notes.add”? (help lists every command)")
+        #expect(error("logut").contains("did you mean “logout”"))
+        #expect(error("frobnicate") == "unknown command “frobnicate” at column 1 (help lists every command)")
+        #expect(error("notes.add buy milk") == "notes.add takes 1 argument (usage: notes.add <text>), got 2; the first extra one is “milk” at column 15 — put text with spaces in double quotes")
+        #expect(error("notes.edit 0003") == "notes.edit takes 2 arguments (usage: notes.edit <id> <text>), got 1")
+        #expect(error("fail a b c") == "fail takes 1 to 2 arguments (usage: fail <client.endpoint> [count]), got 3; the first extra one is “c” at column 10")
+        #expect(error(#"notes.add "unclosed"#) == "the quote opened at column 11 is never closed")
+        #expect(error(#"notes.add "bad \n escape""#) == #"unknown escape \n at column 16 (inside quotes only \" and \\ are escapes)"#)
+        #expect(error("!") == "“!” must be followed by the command expected to be rejected")
+    }
+}

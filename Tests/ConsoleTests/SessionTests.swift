@@ -1,0 +1,103 @@
+import Console
+import Foundation
+import Testing
+
+@Suite("Console session")
+struct ConsoleSessionTests {
+    func session() -> ConsoleSession { ConsoleSession(environment: .memory()) }
+
+    func run(_ session: ConsoleSession, _ lines: [String]) async -> [ConsoleSession.Result] {
+        var results: [ConsoleSession.Result] = []
+        for line in lines { results.append(await session.execute(line)) }
+        return results
+    }
+
+    @Test func aSignedInSessionWithNotesAndTheirErrors() async {
+        let console = session()
+        let results = await run(console, [
+            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
+            "notes.add \"buy milk\"", "fail notes.update", "notes.edit 0003 \"buy oat milk\"",
+            "expect notes.count == 1", "notes.retry 0003", "notes.edit nope x", "notes.delete 0003", "expect notes.isEmpty == true",
+        ])
+        #expect(results.map(\.succeeded) == [true, true, true, true, true, true, true, true, true, false, true, true])
+        #expect(results[6].output.contains("NOT SAVED"))
+        #expect(results[9].status == .error("argument 1 <id> at column 12: there is no note with id “nope” (view notes lists them)"))
+    }
+
+    @Test func rejectionsExpectationsAndSignInFirst() async {
+        let console = session()
+        let results = await run(console, [
+            "notes.add x", "! notes.add x", "! counter.increment", "expect counter.count == 1", "expect counter.count > 5",
+            "expect login.errorMessage == nil", "expect counter.nope == 1", "expect counter.count ~ 1",
+        ])
+        #expect(results[0].status == .rejected("rejected: You are not signed in. Sign in first."))
+        #expect(results[1].succeeded)
+        #expect(results[2].status == .rejected("“counter.increment” was expected to be rejected, but it was accepted"))
+        #expect(results[3].succeeded)
+        #expect(results[4].status == .rejected("expected counter.count > 5, but it is 1"))
+        #expect(results[5].succeeded)
+        #expect(results[6].status == .error("argument 1 <path> at column 8: counter has no property “nope” (it has canDecrement, count)"))
+        #expect(results[7].status == .error("argument 2 <op> at column 22: unknown operator “~” (==, !=, <, <=, >, >=, contains)"))
+    }
+
+    @Test func timeTravelAndTheClock() async {
+        let console = session()
+        let results = await run(console, [
+            "counter.increment", "counter.increment", "undo", "expect counter.count == 1", "redo", "jump 0",
+            "expect counter.count == 0", "diff 2", "advance 300ms", "advance soon", "jump 99",
+        ])
+        #expect(results.prefix(9).allSatisfy { $0.succeeded })
+        #expect(results[7].output.contains("count"))
+        #expect(results[9].status == .error("argument 1 at column 9: “soon” is not a duration (like 300ms, 2s or 1m)"))
+        #expect(!results[10].succeeded)
+    }
+
+    @Test func theRecordingNeverHoldsThePassword() async throws {
+        let path = NSTemporaryDirectory() + "appcore-record-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let console = session()
+        _ = await run(console, ["record \(path)", "login.username alice.liddell", "login.password \"top secret!\"", "signup bob.builder canwefixit", "stop"])
+        let script = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(script == "login.username alice.liddell\nlogin.password <redacted>\nsignup bob.builder <redacted>\n")
+    }
+
+    /// Thousands of random and mutated lines: no crash, and a line that fails changes nothing.
+    @Test func fuzzedLinesNeverCrashAndRejectedOnesChangeNothing() async {
+        let console = session()
+        _ = await run(console, ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "notes.add seed"])
+        var generator = SplitMix(seed: 42)
+        let words = CommandSpec.all.map(\.name) + ["\"", "\\", "#", "!", "0003", "-1", "999999999999", "\"a b\"", "💥", "", "nil", "==", "300ms", "notes", "all"]
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz.\" \\#!0123456789💥\t")
+        for round in 0..<3_000 {
+            var line: String
+            if round % 2 == 0 {
+                line = (0..<Int(generator.next() % 5)).map { _ in words[Int(generator.next() % UInt64(words.count))] }.joined(separator: " ")
+            } else {
+                line = String((0..<Int(generator.next() % 30)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            }
+            if line.hasPrefix("record") || line.hasPrefix("quit") || line.hasPrefix("wait") { continue }
+            let before = console.store.currentState
+            let result = await console.execute(line)
+            if case .error = result.status {
+                #expect(console.store.currentState == before, "“\(line)” failed but changed the state")
+            }
+            if case .rejected = result.status, !line.hasPrefix("expect"), !line.contains("!") {
+                #expect(console.store.currentState.counter == before.counter && console.store.currentState.notes.items == before.notes.items,
+                        "“\(line)” was rejected but changed the state")
+            }
+        }
+    }
+}
+
+/// A small deterministic random generator, so a failing fuzz case can be replayed.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
