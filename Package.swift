@@ -87,6 +87,7 @@ let tests: [Target] = [
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "Console"],
         path: "Tests/ConsoleTests"
     ),
+    .testTarget(name: "AppsTests", dependencies: ["appcore-batch"], path: "Tests/AppsTests"),
     .testTarget(
         name: "PersistenceTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],

@@ -96,6 +96,9 @@ public final class ConsoleSession: @unchecked Sendable {
             guard let read = try ParsedLine.parse(line) else { return Result(status: .ok, output: "", changed: []) }
             parsed = read
         } catch {
+            if line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("! ") {
+                return Result(status: .ok, output: "refused as expected: \(error.message)", changed: [])
+            }
             return Result(status: .error(error.message), output: "", changed: [])
         }
         recording?.record(line, parsed)
@@ -105,10 +108,12 @@ public final class ConsoleSession: @unchecked Sendable {
             case .rejected(let message):
                 result.status = .ok
                 result.output = (result.output.isEmpty ? "" : result.output + "\n") + "rejected as expected: \(message)"
+            case .error(let message):
+                // Bad input is refused too: `!` lines check it.
+                result.status = .ok
+                result.output = "refused as expected: \(message)"
             case .ok:
                 result.status = .rejected("“\(parsed.spec.name)” was expected to be rejected, but it was accepted")
-            case .error:
-                break
             }
         }
         return result

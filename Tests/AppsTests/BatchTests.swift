@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// The built `appcore-batch`, driven as a subprocess: golden transcripts of the scenario scripts
+/// in `Tests/Fixtures/scripts`, exit codes, and `--json`.
+///
+/// Re-record the goldens deliberately with `APPCORE_RECORD_GOLDEN=1 swift test --filter AppsTests`.
+@Suite("appcore-batch")
+struct BatchTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+    static let scripts = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("scripts").path))?
+        .filter { $0.hasSuffix(".script") }.sorted() ?? []
+    static let recording = ProcessInfo.processInfo.environment["APPCORE_RECORD_GOLDEN"] == "1"
+
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    static func batch(_ arguments: [String]) throws -> Run {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-batch")
+        process.arguments = arguments
+        process.currentDirectoryURL = fixtures
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self), errors: String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test(arguments: scripts)
+    func transcriptMatchesItsGolden(script: String) throws {
+        let run = try Self.batch(["scripts/\(script)"])
+        #expect(run.status == 0, "\(script) failed:\n\(run.output)")
+        let golden = Self.fixtures.appendingPathComponent("golden").appendingPathComponent(script.replacingOccurrences(of: ".script", with: ".transcript"))
+        if Self.recording {
+            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try run.output.write(to: golden, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        #expect(run.output == expected, "the transcript of \(script) changed; re-record with APPCORE_RECORD_GOLDEN=1 if that is intended")
+    }
+
+    @Test func theThreeLoginStylesGiveIdenticalTranscripts() throws {
+        let transcripts = try ["fsm", "adhoc", "middleware"].map { try Self.batch(["--login-style", $0, "scripts/login-styles.script"]) }
+        #expect(transcripts.allSatisfy { $0.status == 0 })
+        #expect(transcripts[0].output == transcripts[1].output && transcripts[1].output == transcripts[2].output)
+    }
+
+    @Test func aFailedExpectationNamesFileLineAndValuesAndExitsOne() throws {
+        let path = NSTemporaryDirectory() + "appcore-failing-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "counter.increment\nexpect counter.count == 5\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try Self.batch(["--quiet", path])
+        #expect(run.status == 1)
+        #expect(run.output.contains("FAILED at \(path):2: expect counter.count == 5"))
+        #expect(run.output.contains("expected counter.count == 5, but it is 1"))
+        #expect(run.output.hasSuffix("0 passed, 1 failed\n"))
+    }
+
+    @Test func jsonLinesDescribeEveryCommand() throws {
+        let run = try Self.batch(["--json", "scripts/time-travel.script", "scripts/sign-in.script"])
+        #expect(run.status == 0)
+        let lines = run.output.split(separator: "\n").dropLast()
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.count > 10)
+        #expect(objects.allSatisfy { $0["line"] is Int && $0["command"] is String && $0["ok"] is Bool && $0["output"] is String && $0["changes"] is [Any] })
+        #expect(objects.first?["command"] as? String == "counter.increment")
+        #expect((objects.first?["changes"] as? [String]) == ["counter"])
+        #expect(run.output.hasSuffix("2 passed, 0 failed\n"))
+    }
+
+    @Test func badUsageExitsTwoWithAMessage() throws {
+        let unknown = try Self.batch(["--frobnicate"])
+        #expect(unknown.status == 2 && unknown.errors.contains("unknown option --frobnicate"))
+        let missing = try Self.batch(["no/such/file.script"])
+        #expect(missing.status == 2 && missing.errors.contains("cannot read the script no/such/file.script"))
+        let none = try Self.batch([])
+        #expect(none.status == 2)
+    }
+
+    @Test func scriptsRunInParallelWithTheSameResults() throws {
+        let sequential = try Self.batch(["--quiet"] + Self.scripts.map { "scripts/\($0)" })
+        let parallel = try Self.batch(["--quiet", "--jobs", "4"] + Self.scripts.map { "scripts/\($0)" })
+        #expect(sequential.status == 0 && parallel.status == 0)
+        #expect(parallel.output == sequential.output)
+    }
+}
