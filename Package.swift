@@ -40,6 +40,7 @@ let systemLibraries: [Target] = [
 
 /// The shells: executables that own the terminal or the files, and nothing else.
 let apps: [Target] = [
+    .executableTarget(name: "appcore-repl", dependencies: ["Console", "Persistence"], path: "Apps/REPL"),
     .executableTarget(name: "appcore-batch", dependencies: ["Console", "Persistence"], path: "Apps/Batch"),
 ]
 
@@ -87,7 +88,7 @@ let tests: [Target] = [
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "Console"],
         path: "Tests/ConsoleTests"
     ),
-    .testTarget(name: "AppsTests", dependencies: ["appcore-batch"], path: "Tests/AppsTests"),
+    .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl"], path: "Tests/AppsTests"),
     .testTarget(
         name: "PersistenceTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],

@@ -59,6 +59,10 @@ public final class ConsoleSession: @unchecked Sendable {
     let notes: NotesViewModel
     let counter: CounterViewModel
     var recording: Recording?
+    /// The screens as last shown, for ``takeScreenChanges()``.
+    let shown = Locked<Screens?>(nil)
+    /// The handles of commands whose effects may still run, for ``cancelEffects()``.
+    let inFlight = Locked<[StoreTask]>([])
 
     /// A fresh app on `environment`, starting from `initialState` (a restored one, or a new app
     /// with `loginStyle`).
@@ -103,6 +107,7 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         recording?.record(line, parsed)
         var result = await run(parsed)
+        shown.withLock { $0 = Screens(self) }
         if parsed.expectsRejection {
             switch result.status {
             case .rejected(let message):
@@ -142,7 +147,7 @@ public final class ConsoleSession: @unchecked Sendable {
                 return Result(status: .error(timeout), output: "", changed: [])
             }
         } else {
-            _ = task
+            inFlight.withLock { $0.append(task) }
         }
         let rejections = diagnostics.drain().filter { $0.kind == .invalidTransition || $0.kind == .missingChild }
         let after = Screens(self)

@@ -60,6 +60,14 @@ public struct AppFeature: Reducer {
         /// A counter action.
         case counter(Counter.Action)
 
+        /// Whether the action holds a secret (a typed password), which journals store redacted.
+        public var carriesSecret: Bool {
+            switch self {
+            case .login(.passwordChanged), .login(.login), .session(.signUpTapped): true
+            default: false
+            }
+        }
+
         /// Where login actions sit among the app's actions (for ``LoginMiddleware``).
         public static let loginPath = ActionPath<Action, LoginAction>(
             embed: Action.login,

@@ -56,6 +56,27 @@ struct JournalTests {
         #expect(restored.login.status.isAuthenticated)
     }
 
+    @Test func aSignInReplaysToASignedInStateThoughItsPasswordWasRedacted() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let environment = AppEnvironment.inMemory()
+        _ = try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "wonderland"))
+        let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment))
+        let journal = try AppJournal(database: database)
+        let recording = journal.record(store, snapshotEvery: .max) { $0.carriesSecret }
+        for action: AppFeature.Action in [.login(.usernameChanged("alice.liddell")), .login(.passwordChanged("wonderland")), .login(.signInTapped)] {
+            await store.send(action).finish()
+        }
+        await store.waitForEffects()
+        await store.send(.notes(.addTapped("kept"))).finish()
+        await store.waitForEffects()
+        recording.cancel()
+        try journal.close()
+        let (restored, _) = try AppJournal(database: database).restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
+        #expect(restored.session.isSignedIn)
+        #expect(restored.notes.items.map(\.note.text) == ["kept"])
+        #expect(restored.login.status.password.isEmpty)
+    }
+
     @Test func secretsAreNeverWrittenInClear() async throws {
         let path = folder.file("app.sqlite")
         let database = try Database(path: path, migrations: AppSchema.migrations)

@@ -125,8 +125,17 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     }
 
     /// Appends every action `store` reduces from now on, and snapshots its state every
-    /// `snapshotEvery` actions. Cancel the returned subscription (or release it) to stop.
-    public func record(_ store: RootStore<State, Action>, snapshotEvery: Int = 10_000) -> StoreSubscription {
+    /// `snapshotEvery` actions and after every action `carriesSecret` picks. Cancel the returned
+    /// subscription (or release it) to stop.
+    ///
+    /// An action with a secret is journaled redacted, so replaying it would not give the state
+    /// it gave (an empty password is not a valid one); the snapshot right after it keeps the
+    /// state instead, and the replay starts from there.
+    public func record(
+        _ store: RootStore<State, Action>,
+        snapshotEvery: Int = 10_000,
+        carriesSecret: @escaping @Sendable (Action) -> Bool = { _ in false }
+    ) -> StoreSubscription {
         let counter = Locked(0)
         return store.observeActions { [self] action, state in
             append(action)
@@ -134,7 +143,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 count += 1
                 return count % snapshotEvery == 0
             }
-            if due { try? snapshot(state) }
+            if due || carriesSecret(action) { try? snapshot(state) }
         }
     }
 

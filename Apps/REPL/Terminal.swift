@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The terminal: raw mode for the line editor, and every write, serialised so output from
+/// finishing effects never tears the line being typed.
+final class Terminal: @unchecked Sendable {
+    let isInteractive: Bool
+    let usesColour: Bool
+    private var original = termios()
+    private var isRaw = false
+    private let lock = NSLock()
+    /// What the editor shows after the prompt, redrawn after background output.
+    private var prompt = ""
+    private var status = ""
+    private var buffer: [Character] = []
+    private var cursor = 0
+
+    init() {
+        isInteractive = isatty(0) == 1 && isatty(1) == 1
+        usesColour = isInteractive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    func enterRawMode() {
+        guard isInteractive, !isRaw else { return }
+        tcgetattr(0, &original)
+        var raw = original
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        withUnsafeMutableBytes(of: &raw.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        tcsetattr(0, TCSAFLUSH, &raw)
+        isRaw = true
+    }
+
+    func restore() {
+        guard isRaw else { return }
+        tcsetattr(0, TCSAFLUSH, &original)
+        isRaw = false
+    }
+
+    func colour(_ text: String, _ code: String) -> String {
+        usesColour ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Prints `text` on its own lines, above the line being edited.
+    func printAbove(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard isRaw else {
+            write(text + "\n")
+            return
+        }
+        write("\r\u{1B}[K" + text.replacingOccurrences(of: "\n", with: "\r\n") + "\r\n")
+        redrawLocked()
+    }
+
+    /// Shows the editor's state.
+    func show(prompt: String, buffer: [Character], cursor: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        self.prompt = prompt
+        self.buffer = buffer
+        self.cursor = cursor
+        redrawLocked()
+    }
+
+    /// Ends the edited line (Enter).
+    func newline() {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer = []
+        cursor = 0
+        prompt = ""
+        write("\r\n")
+    }
+
+    /// Shows `text` (a spinner) before the prompt until it is set back to "".
+    func setStatus(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard text != status else { return }
+        status = text
+        if isRaw { redrawLocked() }
+    }
+
+    private func redrawLocked() {
+        let after = buffer.count - cursor
+        var text = "\r\u{1B}[K" + status + prompt + String(buffer)
+        if after > 0 { text += "\u{1B}[\(after)D" }
+        write(text)
+    }
+
+    /// One byte from standard input; `nil` at end of input.
+    func readByte() -> UInt8? {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(0, &byte, 1)
+            if count == 1 { return byte }
+            if count < 0, errno == EINTR { continue }
+            return nil
+        }
+    }
+}
