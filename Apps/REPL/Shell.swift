@@ -37,14 +37,15 @@ final class Shell: @unchecked Sendable {
     /// where everything is.
     static func start(databasePath: String?, live: Bool, loginStyle: ConsoleLoginStyle, terminal: Terminal) throws -> Shell {
         guard let databasePath else {
-            let session = ConsoleSession(environment: .memory(), loginStyle: loginStyle, waitsForEffects: !terminal.isInteractive)
+            let session = ConsoleSession(environment: memoryEnvironment(interactive: terminal.isInteractive), loginStyle: loginStyle,
+                                         waitsForEffects: !terminal.isInteractive)
             if terminal.isInteractive { terminal.printAbove("appcore: in memory, nothing is kept (type help)") }
             return Shell(session: session, terminal: terminal, journal: nil, recording: nil)
         }
         let database = try Database(path: databasePath, migrations: AppSchema.migrations)
         let environment = live
             ? ConsoleEnvironment(name: "live", base: .live(database: database), manualClock: nil)
-            : ConsoleEnvironment.memory()
+            : memoryEnvironment(interactive: terminal.isInteractive)
         let journal = try Journal<AppState, AppAction>(database: database)
         var (state, replayed) = try journal.restore(from: AppState(loginStyle: loginStyle), using: App(environment: environment.app))
         if replayed == 0 && state == AppState() { state = AppState(loginStyle: loginStyle) }
@@ -54,6 +55,14 @@ final class Shell: @unchecked Sendable {
             terminal.printAbove("appcore: database \(databasePath) (\(environment.name) clients); restored \(replayed) actions (type help)")
         }
         return Shell(session: session, terminal: terminal, journal: journal, recording: recording)
+    }
+
+    /// In-memory clients: on the manual clock for piped scripts (deterministic, `advance` works),
+    /// on real time at a terminal, where nobody would move the clock for a debounced search.
+    private static func memoryEnvironment(interactive: Bool) -> ConsoleEnvironment {
+        interactive
+            ? ConsoleEnvironment(name: "memory", base: .inMemory(clock: ContinuousClock(), start: Date()), manualClock: nil)
+            : .memory()
     }
 
     func run(historyPath: String?) async {

@@ -1,0 +1,165 @@
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// glibc's `openpty` (in libc since 2.34), which the Glibc module does not export.
+@_silgen_name("openpty")
+private func openPseudoTerminal(
+    _ master: UnsafeMutablePointer<Int32>, _ slave: UnsafeMutablePointer<Int32>,
+    _ name: UnsafeMutablePointer<CChar>?, _ settings: UnsafeRawPointer?, _ size: UnsafeRawPointer?
+) -> Int32
+
+/// The built `appcore-repl` on a pseudo-terminal, typed at like a person would.
+@Suite("appcore-repl")
+struct REPLTests {
+    /// A child process on a pseudo-terminal: what it prints is collected; keys are written to it.
+    final class PTYProcess: @unchecked Sendable {
+        let process = Process()
+        private let master: Int32
+        private let output = ByteLog()
+        private var reader: Thread?
+
+        init(arguments: [String], environment: [String: String]) throws {
+            var master: Int32 = -1, slave: Int32 = -1
+            guard openPseudoTerminal(&master, &slave, nil, nil, nil) == 0 else { throw CocoaError(.fileReadUnknown) }
+            self.master = master
+            let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+            process.standardInput = handle
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            close(slave)
+            let masterDescriptor = master
+            let reader = Thread { [output] in
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = read(masterDescriptor, &buffer, buffer.count)
+                    if count <= 0 { return }
+                    output.append(buffer[0..<count])
+                }
+            }
+            reader.start()
+            self.reader = reader
+        }
+
+        var text: String { output.text }
+
+        func type(_ keys: String) {
+            _ = keys.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) }
+        }
+
+        /// Waits until the output contains `needle` (after `after` characters), up to 10 s.
+        @discardableResult
+        func waitFor(_ needle: String, after offset: Int = 0) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                let all = text
+                if all.count > offset, all.dropFirst(offset).contains(needle) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return false
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            close(master)
+        }
+    }
+
+    static let environment = ["NO_COLOR": "1", "TERM": "xterm", "XDG_DATA_HOME": NSTemporaryDirectory() + "appcore-repl-\(UUID().uuidString)"]
+
+    @Test func lineEditingCompletionHistoryAndCtrlKeys() async throws {
+        let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
+        #expect(await repl.waitFor("appcore> "))
+
+        // Tab completes a command; Enter runs it.
+        var mark = repl.text.count
+        repl.type("counter.inc\t\r")
+        #expect(await repl.waitFor("counter: 1", after: mark))
+
+        // Home, End, Backspace and Ctrl-W edit the line before it runs.
+        mark = repl.text.count
+        repl.type("iew countXX\u{7F}\u{7F}er\u{1B}[Hv\u{1B}[F\r")
+        #expect(await repl.waitFor("counter: 1", after: mark), "“view counter” after editing")
+        mark = repl.text.count
+        repl.type("counter.reset junk junk\u{17}\u{17}\u{7F}\r")
+        #expect(await repl.waitFor("counter: 0", after: mark), "Ctrl-W deleted the extra words")
+
+        // Up recalls the history.
+        mark = repl.text.count
+        repl.type("\u{1B}[A\u{1B}[A\r")
+        #expect(await repl.waitFor("counter: 0", after: mark))
+
+        // A bad line is named and the session goes on; Ctrl-C does not end it.
+        mark = repl.text.count
+        repl.type("counter.incremnt\r")
+        #expect(await repl.waitFor("did you mean “counter.increment”", after: mark))
+        repl.type("\u{03}")
+        #expect(await repl.waitFor("(Ctrl-D quits)", after: mark))
+        #expect(repl.process.isRunning)
+
+        // Ctrl-D on an empty line quits cleanly.
+        repl.type("\u{04}")
+        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!repl.process.isRunning)
+        #expect(repl.process.terminationStatus == 0)
+    }
+
+    @Test func anEffectFinishingWhileTypingDoesNotMangleTheLine() async throws {
+        let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
+        #expect(await repl.waitFor("appcore> "))
+        repl.type("signup alice.liddell wonderland\rlogin.username alice.liddell\rlogin.password wonderland\rlogin.submit\r")
+        #expect(await repl.waitFor("alice.liddell> "))
+        repl.type("notes.add \"milk and honey\"\r")
+        #expect(await repl.waitFor("milk and honey"))
+        let mark = repl.text.count
+        // The search is debounced for 300 ms: its result arrives while the next line is typed.
+        repl.type("notes.search honey\rview cou")
+        // The command's own output says the search is running; the result comes later, alone.
+        #expect(await repl.waitFor("matching \"honey\" (searching…)", after: mark))
+        #expect(await repl.waitFor("matching \"honey\"\r", after: mark))
+        let after = String(repl.text.dropFirst(mark))
+        let resultEnd = try #require(after.range(of: "matching \"honey\"\r", options: .backwards))
+        #expect(after[resultEnd.upperBound...].contains("alice.liddell> view cou"), "the typed text is redrawn after the result")
+        repl.type("nter\r")
+        #expect(await repl.waitFor("counter: 0", after: mark))
+        repl.type("quit\r")
+        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(repl.process.terminationStatus == 0)
+    }
+
+    @Test func pipedInputGivesPlainResults() throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
+        process.arguments = ["--in-memory"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("counter.increment\nnotes.add x\n".utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text == "counter: 1\nerror: rejected: You are not signed in. Sign in first.\n")
+        #expect(!text.contains("\u{1B}"), "no colour or prompt when not on a terminal")
+    }
+}
+
+/// Bytes appended from a reader thread, read as text.
+final class ByteLog: Sendable {
+    private let data = Mutex(Data())
+
+    func append(_ bytes: ArraySlice<UInt8>) {
+        data.withLock { $0.append(contentsOf: bytes) }
+    }
+
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+}
