@@ -49,7 +49,7 @@ let apps: [Target] = [
 let tools: [Target] = [
     .executableTarget(
         name: "appcore-bench",
-        dependencies: ["StateStore", "Models", "AppEnvironment", "Reducers", "Persistence"],
+        dependencies: ["StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "Console"],
         path: "Tools/Benchmarks"
     ),
 ]

@@ -18,7 +18,7 @@ extension ConsoleSession {
     }
 
     /// Whether effects are still running (a shell shows a spinner meanwhile).
-    public var isBusy: Bool { !store.runningEffects.isEmpty }
+    public var isBusy: Bool { store.hasRunningEffects }
 
     /// Cancels every effect the session's commands started and that is still running; returns
     /// how many were running.

@@ -107,7 +107,9 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         recording?.record(line, parsed)
         var result = await run(parsed)
-        shown.withLock { $0 = Screens(self) }
+        if !result.changed.isEmpty || parsed.spec.group != .inspect {
+            shown.withLock { $0 = Screens(self) }
+        }
         if parsed.expectsRejection {
             switch result.status {
             case .rejected(let message):
@@ -139,7 +141,7 @@ public final class ConsoleSession: @unchecked Sendable {
 
     /// Sends `action`, waits for its effects if the session does, and reports what changed.
     func send(_ action: AppFeature.Action) async -> Result {
-        let before = Screens(self)
+        let before = shown.withLock { $0 } ?? Screens(self)
         _ = diagnostics.drain()
         let task = store.send(action)
         if waitsForEffects {
@@ -164,7 +166,7 @@ public final class ConsoleSession: @unchecked Sendable {
     func settle(within timeout: Duration) async -> String? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if store.runningEffects.isEmpty { return nil }
+            if !store.hasRunningEffects { return nil }
             if let clock = environment.manualClock, clock.sleeperCount > 0 {
                 await clock.run()
                 continue

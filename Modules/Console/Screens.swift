@@ -34,20 +34,27 @@ struct Screens: Equatable {
 
     /// The properties of screen `name` by their names, for `expect`.
     func properties(of name: String) -> [String: Any]? {
-        let snapshot: Any
         switch name {
-        case "login": snapshot = login
-        case "session": snapshot = session
-        case "profile": snapshot = profile
-        case "notes": snapshot = notes
-        case "counter": snapshot = counter
-        default: return nil
+        case "login": [
+            "username": login.username, "maskedPassword": login.maskedPassword, "hasValidCredentials": login.hasValidCredentials,
+            "isBusy": login.isBusy, "isAuthenticated": login.isAuthenticated, "errorMessage": login.errorMessage as Any,
+            "isSignInEnabled": login.isSignInEnabled, "credentialsHint": login.credentialsHint as Any,
+        ]
+        case "session": [
+            "isSignedIn": session.isSignedIn, "username": session.username as Any, "displayName": session.displayName as Any,
+            "message": session.message as Any,
+        ]
+        case "profile": [
+            "status": profile.status.rawValue, "rows": profile.rows, "postCount": profile.postCount, "canAddPost": profile.canAddPost,
+        ]
+        case "notes": [
+            "rows": notes.rows, "count": notes.count, "selectedID": notes.selectedID as Any, "selectedText": notes.selectedText as Any,
+            "searchQuery": notes.searchQuery, "isSearching": notes.isSearching, "isLoading": notes.isLoading,
+            "errorMessage": notes.errorMessage as Any, "isEmpty": notes.isEmpty, "emptyMessage": notes.emptyMessage as Any,
+        ]
+        case "counter": ["count": counter.count, "canDecrement": counter.canDecrement]
+        default: nil
         }
-        var properties: [String: Any] = [:]
-        for child in Mirror(reflecting: snapshot).children {
-            if let label = child.label { properties[label] = child.value }
-        }
-        return properties
     }
 
     /// A property's value as `expect` compares it: `nil`, `true`, `3`, `loaded`, the text itself.

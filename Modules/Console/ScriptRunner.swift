@@ -43,7 +43,7 @@ public struct ScriptRunner: Sendable {
         var reports: [LineReport] = []
         for (offset, line) in script.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = String(line)
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let result = await session.execute(text)
             var output = result.output

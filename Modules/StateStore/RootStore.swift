@@ -101,6 +101,11 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         root.effects.runningOrigins
     }
 
+    /// Whether any effect is running: ``runningEffects`` without building the list.
+    public var hasRunningEffects: Bool {
+        !root.effects.isIdle
+    }
+
     /// Waits until no effect is running; returns early if the calling task is cancelled.
     public func waitForEffects() async {
         await root.effects.waitUntilIdle()

@@ -55,6 +55,7 @@ StandardStream.error.write("appcore-bench: this is a debug build; measure with `
 
 var measurements = await storeBenchmarks(plan, selected: selected)
 measurements += await persistenceBenchmarks(plan, selected: selected)
+measurements += await consoleBenchmarks(plan, selected: selected)
 if selected("memory") {
     measurements.append(Measurement(name: "memory", unit: .bytes, samples: [peakResidentBytes()], target: nil))
 }

@@ -256,6 +256,10 @@ final class EffectRunner<Action: Sendable>: Sendable {
     // MARK: - Inspecting
 
     /// The actions whose effects are still running, oldest first.
+    var isIdle: Bool {
+        registry.withLock { $0.running.isEmpty }
+    }
+
     var runningOrigins: [Action] {
         registry.withLock { registry in
             registry.running.sorted { $0.key < $1.key }.map(\.value.origin)

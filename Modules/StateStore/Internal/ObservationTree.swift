@@ -49,9 +49,14 @@ class StateNode<Value: Sendable>: @unchecked Sendable, Observable {
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// Observation's bookkeeping for the store's `state`.
     @usableFromInline let registrar = ObservationRegistrar()
+    /// `\.observedState`, made once: a key path into a generic class is instantiated at run time
+    /// (type lookups by mangled name), which cost more than everything else in a tracked read.
+    @usableFromInline let observedStateKeyPath: KeyPath<StateNode, Void>
 
     @usableFromInline
-    init() {}
+    init() {
+        observedStateKeyPath = \.observedState
+    }
 
     /// The key path Observation tracks for the store's `state`; it carries no value itself.
     @usableFromInline
@@ -60,14 +65,14 @@ class StateNode<Value: Sendable>: @unchecked Sendable, Observable {
     /// Reports a tracked read of the store's state.
     @usableFromInline
     final func accessObservedState() {
-        registrar.access(self, keyPath: \.observedState)
+        registrar.access(self, keyPath: observedStateKeyPath)
     }
 
     /// Tells Observation the store's state changed.
     @usableFromInline
     final func notifyRegistrar() {
-        registrar.willSet(self, keyPath: \.observedState)
-        registrar.didSet(self, keyPath: \.observedState)
+        registrar.willSet(self, keyPath: observedStateKeyPath)
+        registrar.didSet(self, keyPath: observedStateKeyPath)
     }
 
     /// Records what a change to `value` must notify, and propagates it to the children.
