@@ -37,13 +37,20 @@ public struct ScriptRunner: Sendable {
         self.makeSession = makeSession
     }
 
+    /// `line` without the blanks around it.
+    static func trimmed(_ line: Substring) -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        guard let first = line.firstIndex(where: { !isBlank($0) }), let last = line.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(line[first...last])
+    }
+
     /// Runs `script` (its text) named `name`.
     public func run(_ script: String, name: String) async -> Report {
         let session = makeSession()
         var reports: [LineReport] = []
         for (offset, line) in script.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = String(line)
-            let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+            let trimmed = Self.trimmed(line)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let result = await session.execute(text)
             var output = result.output

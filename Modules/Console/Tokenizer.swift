@@ -24,53 +24,61 @@ public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
 /// quotes keep spaces, and inside quotes `\"` and `\\` stand for `"` and `\`.
 enum Tokenizer {
     static func tokens(in line: String) throws(LineError) -> [Token] {
+        // Unicode scalars, not characters: no grapheme breaking on every line of a long script.
         var tokens: [Token] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var start: Int?
         var quoteStart: Int?
         var escaping = false
         var column = 0
-        for character in line {
+        for scalar in line.unicodeScalars {
             column += 1
-            if let opened = quoteStart {
+            if quoteStart != nil {
                 if escaping {
-                    guard character == "\"" || character == "\\" else {
-                        throw LineError("unknown escape \\\(character) at column \(column - 1) (inside quotes only \\\" and \\\\ are escapes)")
+                    guard scalar == "\"" || scalar == "\\" else {
+                        throw LineError("unknown escape \\\(Character(scalar)) at column \(column - 1) (inside quotes only \\\" and \\\\ are escapes)")
                     }
-                    current.append(character)
+                    current.append(scalar)
                     escaping = false
-                } else if character == "\\" {
+                } else if scalar == "\\" {
                     escaping = true
-                } else if character == "\"" {
+                } else if scalar == "\"" {
                     quoteStart = nil
-                    _ = opened
                 } else {
-                    current.append(character)
+                    current.append(scalar)
                 }
                 continue
             }
-            switch character {
+            switch scalar {
             case "#":
-                if let start { tokens.append(Token(text: current, column: start)) }
+                if let start { tokens.append(Token(text: String(current), column: start)) }
                 return tokens
             case "\"":
                 if start == nil { start = column }
                 quoteStart = column
-            case _ where character.isWhitespace:
+            case " ", "\t", "\r", "\n":
                 if let begun = start {
-                    tokens.append(Token(text: current, column: begun))
-                    current = ""
+                    tokens.append(Token(text: String(current), column: begun))
+                    current = String.UnicodeScalarView()
                     start = nil
                 }
             default:
-                if start == nil { start = column }
-                current.append(character)
+                if scalar.properties.isWhitespace {
+                    if let begun = start {
+                        tokens.append(Token(text: String(current), column: begun))
+                        current = String.UnicodeScalarView()
+                        start = nil
+                    }
+                } else {
+                    if start == nil { start = column }
+                    current.append(scalar)
+                }
             }
         }
         if let opened = quoteStart {
             throw LineError("the quote opened at column \(opened) is never closed")
         }
-        if let start { tokens.append(Token(text: current, column: start)) }
+        if let start { tokens.append(Token(text: String(current), column: start)) }
         return tokens
     }
 
