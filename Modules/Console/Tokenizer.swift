@@ -63,7 +63,7 @@ enum Tokenizer {
                     start = nil
                 }
             default:
-                if scalar.properties.isWhitespace {
+                if scalar.value >= 0x80, scalar.properties.isWhitespace {
                     if let begun = start {
                         tokens.append(Token(text: String(current), column: begun))
                         current = String.UnicodeScalarView()
