@@ -132,6 +132,3 @@ final class Progress: @unchecked Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }
-
-/// The names `--login-style` accepts.
-typealias LoginStyleName = ConsoleLoginStyle

@@ -45,7 +45,7 @@ while let argument = arguments.next() {
         guard let value = arguments.next(), let jobs = Int(value), jobs > 0 else { fail("--jobs needs a positive number") }
         options.jobs = jobs
     case "--login-style":
-        guard let value = arguments.next(), let style = LoginStyleName(rawValue: value) else { fail("--login-style needs fsm, adhoc or middleware") }
+        guard let value = arguments.next(), let style = ConsoleLoginStyle(rawValue: value) else { fail("--login-style needs fsm, adhoc or middleware") }
         options.loginStyle = style
     case "--help", "-h":
         print(usage)

@@ -200,20 +200,19 @@ extension ConsoleSession {
         let duration = try Self.duration(line.arguments[0].text, argument: 1, in: line)
         let before = Screens(self)
         await clock.advance(by: duration)
-        if waitsForEffects { _ = await settleWithoutClock() }
+        if waitsForEffects { await settleWithoutClock() }
         let after = Screens(self)
         let changed = after.changed(since: before)
         return Result(status: .ok, output: (["time +\(line.arguments[0].text)"] + changed.map { after.render($0) }).joined(separator: "\n"), changed: changed)
     }
 
     /// Lets effects woken by `advance` finish, without moving the clock further.
-    private func settleWithoutClock() async -> Bool {
+    private func settleWithoutClock() async {
         for _ in 0..<1_000 {
             let sleepers = environment.manualClock?.sleeperCount ?? 0
-            if store.runningEffects.count <= sleepers { return true }
+            if store.runningEffects.count <= sleepers { return }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return false
     }
 
     /// `300ms`, `2s`, `1.5s`, `1m`.

@@ -107,9 +107,7 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         recording?.record(line, parsed)
         var result = await run(parsed)
-        if !result.changed.isEmpty || parsed.spec.group != .inspect {
-            shown.withLock { $0 = Screens(self) }
-        }
+        shown.withLock { $0 = Screens(self) }
         if parsed.expectsRejection {
             switch result.status {
             case .rejected(let message):

@@ -193,7 +193,9 @@ struct DatabaseFaultTests {
 
     static let holderDatabase = ProcessInfo.processInfo.environment["APPCORE_LOCK_HOLDER_DB"]
 
-    /// The other process: holds the write lock for 1.5 s, then commits.
+    /// The other process: holds the write lock until the parent creates `<db>.release`, then
+    /// commits. Released by the parent, not by a timer, so a loaded machine cannot make the
+    /// lock go away before the parent tries it.
     @Test(.enabled(if: holderDatabase != nil, "runs only as the child process of anotherProcess…"))
     func lockHolderChild() throws {
         let path = try #require(Self.holderDatabase)
@@ -201,7 +203,10 @@ struct DatabaseFaultTests {
         try database.write { db throws(DatabaseError) in
             try db.execute("INSERT INTO items (name) VALUES ('from the other process')")
             FileHandle.standardOutput.write(Data("holding\n".utf8))
-            Thread.sleep(forTimeInterval: 1.5)
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: path + ".release"), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
         }
     }
 
@@ -210,9 +215,16 @@ struct DatabaseFaultTests {
         let database = try Database(path: path, migrations: DatabaseTests.schema, busyTimeout: .seconds(10))
         let child = try TestChild(running: "lockHolderChild", environment: ["APPCORE_LOCK_HOLDER_DB": path])
         await child.waitForLine { $0.contains("holding") }
-        let started = ContinuousClock.now
-        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('from this process')") }
-        #expect(ContinuousClock.now - started > .milliseconds(200), "this process waited for the other's lock")
+        let done = Flag()
+        let writer = Thread {
+            try? database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('from this process')") }
+            done.set()
+        }
+        writer.start()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!done.isSet, "this process waits while the other holds the lock")
+        #expect(FileManager.default.createFile(atPath: path + ".release", contents: Data()))
+        await done.wait()
         child.waitUntilExit()
         #expect(child.process.terminationStatus == 0)
         let names = try database.read { db throws(DatabaseError) in try db.query("SELECT name FROM items ORDER BY id") { $0.text(0) } }

@@ -24,6 +24,4 @@ extension SQLValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Exp
 extension SQLValue {
     /// An integer from an `Int`.
     public static func int(_ value: Int) -> SQLValue { .integer(Int64(value)) }
-    /// Text, or NULL for `nil`.
-    public static func optionalText(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
 }
