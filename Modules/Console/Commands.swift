@@ -104,17 +104,18 @@ public struct ParsedLine: Hashable, Sendable {
     /// Reads `line`; `nil` for a blank line or a comment.
     public static func parse(_ line: String) throws(LineError) -> ParsedLine? {
         var text = Substring(line)
-        var expectsRejection = false
         var offset = 0
-        let trimmed = text.drop { $0 == " " || $0 == "\t" }
-        offset = text.count - trimmed.count
-        text = trimmed
+        while let first = text.unicodeScalars.first, first == " " || first == "\t" {
+            text = Substring(text.unicodeScalars.dropFirst())
+            offset += 1
+        }
+        var expectsRejection = false
         if text.hasPrefix("! ") || text == "!" {
             expectsRejection = true
             text = text.dropFirst(1)
             offset += 1
         }
-        let tokens = try Tokenizer.tokens(in: String(text)).map { Token(text: $0.text, column: $0.column + offset) }
+        let tokens = try Tokenizer.tokens(in: text, columnOffset: offset)
         guard let first = tokens.first else {
             if expectsRejection { throw LineError("“!” must be followed by the command expected to be rejected") }
             return nil

@@ -104,6 +104,7 @@ extension ConsoleSession {
         let after = Screens(self)
         combined.changed = after.changed(since: before)
         combined.output = combined.changed.map { after.render($0) }.joined(separator: "\n")
+        combined.screens = after
         return combined
     }
 
@@ -161,14 +162,13 @@ extension ConsoleSession {
     private func expect(_ line: ParsedLine) throws(LineError) -> Result {
         let path = line.arguments[0], op = line.arguments[1], expected = line.arguments[2]
         let parts = path.text.split(separator: ".", maxSplits: 1).map(String.init)
-        let screens = Screens(self)
-        guard parts.count == 2, let properties = screens.properties(of: parts[0]) else {
+        guard parts.count == 2, let names = Screens.propertyNames[parts[0]] else {
             throw LineError("argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screens.names.joined(separator: ", ")))")
         }
-        guard let actual = properties[parts[1]] else {
-            throw LineError("argument 1 <path> at column \(path.column): \(parts[0]) has no property “\(parts[1])” (it has \(properties.keys.sorted().joined(separator: ", ")))")
+        let screens = Screens(self)
+        guard let actualText = screens.value(of: parts[1], on: parts[0]) else {
+            throw LineError("argument 1 <path> at column \(path.column): \(parts[0]) has no property “\(parts[1])” (it has \(names.joined(separator: ", ")))")
         }
-        let actualText = Screens.describe(actual)
         let holds: Bool
         switch op.text {
         case "==": holds = actualText == expected.text
@@ -188,9 +188,9 @@ extension ConsoleSession {
             throw LineError("argument 2 <op> at column \(op.column): unknown operator “\(op.text)” (==, !=, <, <=, >, >=, contains)")
         }
         guard holds else {
-            return Result(status: .rejected("expected \(path.text) \(op.text) \(expected.text), but it is \(actualText)"), output: "", changed: [])
+            return Result(status: .rejected("expected \(path.text) \(op.text) \(expected.text), but it is \(actualText)"), output: "", changed: [], screens: screens)
         }
-        return Result(status: .ok, output: "ok: \(path.text) is \(actualText)", changed: [])
+        return Result(status: .ok, output: "ok: \(path.text) is \(actualText)", changed: [], screens: screens)
     }
 
     private func advance(_ line: ParsedLine) async throws(LineError) -> Result {

@@ -60,7 +60,7 @@ extension ConsoleSession {
         case "[command]": candidates = CommandSpec.all.map(\.name)
         case "[path]": candidates = ["login", "session", "profile", "posts", "notes", "counter"]
         case "<path>": candidates = Screens.names.flatMap { name in
-            (Screens(self).properties(of: name) ?? [:]).keys.sorted().map { "\(name).\($0)" }
+            (Screens.propertyNames[name] ?? []).map { "\(name).\($0)" }
         }
         case "<op>": candidates = ["==", "!=", "<", "<=", ">", ">=", "contains"]
         default: candidates = []

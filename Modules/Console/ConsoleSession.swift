@@ -34,6 +34,8 @@ public final class ConsoleSession: @unchecked Sendable {
         public var changed: [String]
         /// Whether the line asks to leave.
         public var quits = false
+        /// The screens as the line left them, when it read them anyway.
+        var screens: Screens?
 
         /// Whether the line succeeded, counting `! ` lines that were rejected as success.
         public var succeeded: Bool {
@@ -107,7 +109,8 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         recording?.record(line, parsed)
         var result = await run(parsed)
-        shown.withLock { $0 = Screens(self) }
+        let screens = result.screens ?? Screens(self)
+        shown.withLock { $0 = screens }
         if parsed.expectsRejection {
             switch result.status {
             case .rejected(let message):
@@ -153,10 +156,11 @@ public final class ConsoleSession: @unchecked Sendable {
         let after = Screens(self)
         let changed = after.changed(since: before)
         let output = changed.map { after.render($0) }.joined(separator: "\n")
+        var result = Result(status: .ok, output: output, changed: changed, screens: after)
         if let first = rejections.first {
-            return Result(status: .rejected("rejected: " + (first.reason ?? Self.plain(first.message))), output: output, changed: changed)
+            result.status = .rejected("rejected: " + (first.reason ?? Self.plain(first.message)))
         }
-        return Result(status: .ok, output: output, changed: changed)
+        return result
     }
 
     /// Waits until no effect runs, moving the manual clock past every sleeper meanwhile;

@@ -32,40 +32,51 @@ struct Screens: Equatable {
         return names
     }
 
-    /// The properties of screen `name` by their names, for `expect`.
-    func properties(of name: String) -> [String: Any]? {
-        switch name {
-        case "login": [
-            "username": login.username, "maskedPassword": login.maskedPassword, "hasValidCredentials": login.hasValidCredentials,
-            "isBusy": login.isBusy, "isAuthenticated": login.isAuthenticated, "errorMessage": login.errorMessage as Any,
-            "isSignInEnabled": login.isSignInEnabled, "credentialsHint": login.credentialsHint as Any,
-        ]
-        case "session": [
-            "isSignedIn": session.isSignedIn, "username": session.username as Any, "displayName": session.displayName as Any,
-            "message": session.message as Any,
-        ]
-        case "profile": [
-            "status": profile.status.rawValue, "rows": profile.rows, "postCount": profile.postCount, "canAddPost": profile.canAddPost,
-        ]
-        case "notes": [
-            "rows": notes.rows, "count": notes.count, "selectedID": notes.selectedID as Any, "selectedText": notes.selectedText as Any,
-            "searchQuery": notes.searchQuery, "isSearching": notes.isSearching, "isLoading": notes.isLoading,
-            "errorMessage": notes.errorMessage as Any, "isEmpty": notes.isEmpty, "emptyMessage": notes.emptyMessage as Any,
-        ]
-        case "counter": ["count": counter.count, "canDecrement": counter.canDecrement]
+    /// The properties `expect` can check, by screen name.
+    static let propertyNames: [String: [String]] = [
+        "login": ["credentialsHint", "errorMessage", "hasValidCredentials", "isAuthenticated", "isBusy", "isSignInEnabled", "maskedPassword", "username"],
+        "session": ["displayName", "isSignedIn", "message", "username"],
+        "profile": ["canAddPost", "postCount", "rows", "status"],
+        "notes": ["count", "emptyMessage", "errorMessage", "isEmpty", "isLoading", "isSearching", "rows", "searchQuery", "selectedID", "selectedText"],
+        "counter": ["canDecrement", "count"],
+    ]
+
+    /// Property `property` of screen `name` as `expect` compares it: `nil`, `true`, `3`,
+    /// `loaded`, `2 items`, the text itself; `nil` when the screen has no such property.
+    func value(of property: String, on name: String) -> String? {
+        func text(_ value: String?) -> String { value ?? "nil" }
+        func items(_ count: Int) -> String { "\(count) items" }
+        return switch (name, property) {
+        case ("login", "username"): login.username
+        case ("login", "maskedPassword"): login.maskedPassword
+        case ("login", "hasValidCredentials"): String(login.hasValidCredentials)
+        case ("login", "isBusy"): String(login.isBusy)
+        case ("login", "isAuthenticated"): String(login.isAuthenticated)
+        case ("login", "errorMessage"): text(login.errorMessage)
+        case ("login", "isSignInEnabled"): String(login.isSignInEnabled)
+        case ("login", "credentialsHint"): text(login.credentialsHint)
+        case ("session", "isSignedIn"): String(session.isSignedIn)
+        case ("session", "username"): text(session.username)
+        case ("session", "displayName"): text(session.displayName)
+        case ("session", "message"): text(session.message)
+        case ("profile", "status"): profile.status.rawValue
+        case ("profile", "rows"): items(profile.rows.count)
+        case ("profile", "postCount"): String(profile.postCount)
+        case ("profile", "canAddPost"): String(profile.canAddPost)
+        case ("notes", "rows"): items(notes.rows.count)
+        case ("notes", "count"): String(notes.count)
+        case ("notes", "selectedID"): text(notes.selectedID?.description)
+        case ("notes", "selectedText"): text(notes.selectedText)
+        case ("notes", "searchQuery"): notes.searchQuery
+        case ("notes", "isSearching"): String(notes.isSearching)
+        case ("notes", "isLoading"): String(notes.isLoading)
+        case ("notes", "errorMessage"): text(notes.errorMessage)
+        case ("notes", "isEmpty"): String(notes.isEmpty)
+        case ("notes", "emptyMessage"): text(notes.emptyMessage)
+        case ("counter", "count"): String(counter.count)
+        case ("counter", "canDecrement"): String(counter.canDecrement)
         default: nil
         }
-    }
-
-    /// A property's value as `expect` compares it: `nil`, `true`, `3`, `loaded`, the text itself.
-    static func describe(_ value: Any) -> String {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            guard let wrapped = mirror.children.first?.value else { return "nil" }
-            return describe(wrapped)
-        }
-        if mirror.displayStyle == .collection { return "\(mirror.children.count) items" }
-        return "\(value)"
     }
 
     // MARK: - Rendering

@@ -38,20 +38,26 @@ public struct ScriptRunner: Sendable {
     }
 
     /// `line` without the blanks around it.
-    static func trimmed(_ line: Substring) -> String {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-        guard let first = line.firstIndex(where: { !isBlank($0) }), let last = line.lastIndex(where: { !isBlank($0) }) else { return "" }
-        return String(line[first...last])
+    static func trimmed(_ line: Substring) -> Substring {
+        let scalars = line.unicodeScalars
+        let isBlank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return Substring(scalars[first...last])
+    }
+
+    /// The lines of `script`, split at line feeds by byte rather than by character.
+    static func lines(of script: String) -> [Substring] {
+        script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { script[$0.startIndex..<$0.endIndex] }
     }
 
     /// Runs `script` (its text) named `name`.
     public func run(_ script: String, name: String) async -> Report {
         let session = makeSession()
         var reports: [LineReport] = []
-        for (offset, line) in script.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let text = String(line)
+        for (offset, line) in Self.lines(of: script).enumerated() {
             let trimmed = Self.trimmed(line)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let text = String(line)
             let result = await session.execute(text)
             var output = result.output
             switch result.status {
@@ -59,7 +65,7 @@ public struct ScriptRunner: Sendable {
             case .rejected(let message), .error(let message):
                 output = output.isEmpty ? message : output + "\n" + message
             }
-            reports.append(LineReport(line: offset + 1, command: trimmed, ok: result.succeeded, output: output, changes: result.changed))
+            reports.append(LineReport(line: offset + 1, command: String(trimmed), ok: result.succeeded, output: output, changes: result.changed))
             if result.quits { break }
         }
         session.store.shutDown()

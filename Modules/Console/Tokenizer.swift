@@ -23,62 +23,77 @@ public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Splits a line into words: spaces separate them, `#` outside quotes starts a comment, double
 /// quotes keep spaces, and inside quotes `\"` and `\\` stand for `"` and `\`.
 enum Tokenizer {
-    static func tokens(in line: String) throws(LineError) -> [Token] {
+    /// The words of `line`; columns count Unicode scalars from 1, plus `columnOffset`.
+    static func tokens(in line: Substring, columnOffset: Int = 0) throws(LineError) -> [Token] {
         // Unicode scalars, not characters: no grapheme breaking on every line of a long script.
+        // A word is copied in runs of plain scalars, not scalar by scalar.
+        let scalars = line.unicodeScalars
         var tokens: [Token] = []
-        var current = String.UnicodeScalarView()
+        var current = ""
+        var runStart: Substring.UnicodeScalarView.Index?
         var start: Int?
         var quoteStart: Int?
         var escaping = false
-        var column = 0
-        for scalar in line.unicodeScalars {
+        var column = columnOffset
+        func flushRun(before end: Substring.UnicodeScalarView.Index) {
+            guard let begun = runStart else { return }
+            // Scalar-aligned indices slice the line exactly; appending a substring copies bytes.
+            current.append(contentsOf: line[begun..<end])
+            runStart = nil
+        }
+        func endWord(at end: Substring.UnicodeScalarView.Index) {
+            flushRun(before: end)
+            guard let begun = start else { return }
+            tokens.append(Token(text: current, column: begun))
+            current = ""
+            start = nil
+        }
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
             column += 1
             if quoteStart != nil {
                 if escaping {
                     guard scalar == "\"" || scalar == "\\" else {
                         throw LineError("unknown escape \\\(Character(scalar)) at column \(column - 1) (inside quotes only \\\" and \\\\ are escapes)")
                     }
-                    current.append(scalar)
+                    runStart = index
                     escaping = false
                 } else if scalar == "\\" {
+                    flushRun(before: index)
                     escaping = true
                 } else if scalar == "\"" {
+                    flushRun(before: index)
                     quoteStart = nil
-                } else {
-                    current.append(scalar)
+                } else if runStart == nil {
+                    runStart = index
                 }
-                continue
-            }
-            switch scalar {
-            case "#":
-                if let start { tokens.append(Token(text: String(current), column: start)) }
-                return tokens
-            case "\"":
-                if start == nil { start = column }
-                quoteStart = column
-            case " ", "\t", "\r", "\n":
-                if let begun = start {
-                    tokens.append(Token(text: String(current), column: begun))
-                    current = String.UnicodeScalarView()
-                    start = nil
-                }
-            default:
-                if scalar.value >= 0x80, scalar.properties.isWhitespace {
-                    if let begun = start {
-                        tokens.append(Token(text: String(current), column: begun))
-                        current = String.UnicodeScalarView()
-                        start = nil
-                    }
-                } else {
+            } else {
+                switch scalar {
+                case "#":
+                    endWord(at: index)
+                    return tokens
+                case "\"":
+                    flushRun(before: index)
                     if start == nil { start = column }
-                    current.append(scalar)
+                    quoteStart = column
+                case " ", "\t", "\r", "\n":
+                    endWord(at: index)
+                default:
+                    if scalar.value >= 0x80, scalar.properties.isWhitespace {
+                        endWord(at: index)
+                    } else {
+                        if start == nil { start = column }
+                        if runStart == nil { runStart = index }
+                    }
                 }
             }
+            scalars.formIndex(after: &index)
         }
         if let opened = quoteStart {
             throw LineError("the quote opened at column \(opened) is never closed")
         }
-        if let start { tokens.append(Token(text: String(current), column: start)) }
+        endWord(at: scalars.endIndex)
         return tokens
     }
 

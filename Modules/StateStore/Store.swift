@@ -160,11 +160,33 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         state toChildState: KeyPath<State, ChildState> & Sendable,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
+        scope(deriving: { $0[keyPath: toChildState] }, action: embed)
+    }
+
+    /// A store for a value derived from this store's state, whose observers hear only about
+    /// changes of that value.
+    ///
+    /// Use it where a key path would be computed on every action of a busy store: a closure is
+    /// called directly, while a key path is applied by the runtime.
+    ///
+    /// ```swift
+    /// let summary = appStore.scope(deriving: { Summary(count: $0.counter.count) }, action: { $0 })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - toChildState: Derives the child's value from this store's state; it must be pure, and
+    ///     its result is compared with `==` after each action.
+    ///   - embed: Wraps the child's actions into this store's actions.
+    @inlinable
+    public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
+        deriving toChildState: @escaping @Sendable (State) -> ChildState,
+        action embed: @escaping @Sendable (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
         let parent = node
         let read = readWhileLocked
         let lock = lock
         lock.lock()
-        let scopeNode = ScopeNode<State, ChildState>(project: { $0[keyPath: toChildState] }, initialParent: read())
+        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, initialParent: read())
         parent.addChild(scopeNode) { value, deliveries in scopeNode.update(from: value, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(

@@ -64,9 +64,8 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
                 // A new action after undo replaces the redo branch.
                 let redoCount = history.entries.count - 1 - history.cursor
                 if redoCount > 0 { history.entries.removeLast(redoCount) }
-                history.entries.append(Entry(index: history.nextIndex, action: action, state: state))
+                history.entries.append(Entry(index: history.nextIndex, action: action, state: state), keepingAtMost: capacity)
                 history.nextIndex += 1
-                if history.entries.count > capacity { _ = history.entries.popFirst() }
                 history.cursor = history.entries.count - 1
             }
         }

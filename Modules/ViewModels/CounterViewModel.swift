@@ -22,12 +22,12 @@ public final class CounterViewModel: ViewModel {
 
     /// The view model of a store running the counter.
     public init(store: Store<Counter.State, Counter.Action>) {
-        self.store = store.scope(state: \.counterSnapshot, action: { $0 })
+        self.store = store.scope(deriving: { $0.counterSnapshot }, action: { $0 })
     }
 
     /// The view model of the app's counter.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.counter, action: AppFeature.Action.counter))
+        self.init(store: appStore.scope(deriving: { $0.counter }, action: AppFeature.Action.counter))
     }
 
     /// What the screen shows now.

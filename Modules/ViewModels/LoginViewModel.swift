@@ -49,12 +49,12 @@ public final class LoginViewModel: ViewModel {
 
     /// The view model of a store running the login feature.
     public init(store: Store<Login.State, LoginAction>) {
-        self.store = store.scope(state: \.loginSnapshot, action: { $0 })
+        self.store = store.scope(deriving: { $0.loginSnapshot }, action: { $0 })
     }
 
     /// The view model of the app's sign-in screen.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.login, action: AppFeature.Action.login))
+        self.init(store: appStore.scope(deriving: { $0.login }, action: AppFeature.Action.login))
     }
 
     /// What the screen shows now.

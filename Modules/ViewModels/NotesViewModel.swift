@@ -89,12 +89,12 @@ public final class NotesViewModel: ViewModel {
 
     /// The view model of a store running the notes feature.
     public init(store: Store<Notes.State, Notes.Action>) {
-        self.store = store.scope(state: \.notesSnapshot, action: { $0 })
+        self.store = store.scope(deriving: { $0.notesSnapshot }, action: { $0 })
     }
 
     /// The view model of the app's notes.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.notes, action: AppFeature.Action.notes))
+        self.init(store: appStore.scope(deriving: { $0.notes }, action: AppFeature.Action.notes))
     }
 
     /// What the screen shows now.

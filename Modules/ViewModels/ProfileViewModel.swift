@@ -80,8 +80,8 @@ public final class ProfileViewModel: ViewModel {
 
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        screen = appStore.scope(state: \.profileScreen, action: { $0 })
-        store = screen.scope(state: \.profileSnapshot, action: { $0 })
+        screen = appStore.scope(deriving: { $0.profileScreen }, action: { $0 })
+        store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
 
     /// What the screen shows now.

@@ -35,12 +35,12 @@ public final class SessionViewModel: ViewModel {
 
     /// The view model of a store running the session feature.
     public init(store: Store<Session.State, Session.Action>) {
-        self.store = store.scope(state: \.sessionSnapshot, action: { $0 })
+        self.store = store.scope(deriving: { $0.sessionSnapshot }, action: { $0 })
     }
 
     /// The view model of the app's session.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.session, action: AppFeature.Action.session))
+        self.init(store: appStore.scope(deriving: { $0.session }, action: AppFeature.Action.session))
     }
 
     /// What the session area shows now.

@@ -64,6 +64,22 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 
+    @Test func aDerivedStoreIsNotifiedOnlyWhenTheDerivedValueChanges() {
+        let store = Board.store(rows: 3)
+        let total = store.scope(deriving: { $0.rows.reduce(0) { $0 + $1.count } }, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = total.observe { seen.append($0) }
+        store.send(.retitle("Scores"))
+        store.send(.row(id: 1, .increment))
+        store.send(.sortDescending)
+        store.send(.incrementAll)
+        store.send(.remove(2))
+        #expect(seen.all == [0, 1, 4, 3])
+        total.send(.retitle("Totals"))
+        #expect(store.currentState.title == "Totals")
+        subscription.cancel()
+    }
+
     @Test func aScopedStoreSendsThroughItsParent() {
         let store = Board.store(rows: 0)
         let title = store.scope(state: \.title, action: Board.Action.retitle)

@@ -56,6 +56,20 @@ struct TimelineTests {
         #expect(store.currentState.count == 20)
     }
 
+    /// Capacities that fill the buffer's storage exactly (2, 8, 16) and ones that leave room (5, 9).
+    @Test(arguments: [2, 5, 8, 9, 16])
+    func droppingTheOldestKeepsTheNewestInOrder(capacity: Int) throws {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let timeline = Timeline(recording: store, capacity: capacity)
+        for _ in 0..<(3 * capacity + 1) { store.send(.increment) }
+        let newest = 3 * capacity + 1
+        #expect(timeline.entries.map(\.index) == Array((newest - capacity + 1)...newest))
+        #expect(timeline.entries.map(\.state.count) == Array((newest - capacity + 1)...newest))
+        try timeline.jump(to: newest - capacity + 1)
+        #expect(store.currentState.count == newest - capacity + 1)
+        #expect(!timeline.undo())
+    }
+
     @Test func restoringNotifiesObserversButNotActionObservers() {
         let store = RootStore(initialState: Counter.State(), reducer: Counter())
         let timeline = Timeline(recording: store, capacity: 10)

@@ -13,12 +13,12 @@ import Synchronization
 /// Children are stored as closures made where the child store is created (`Store.scope`,
 /// which is inlinable), so the comparison code is specialised for the concrete types.
 ///
-/// The node is also the Observation subject of its store: `Store.state` reports access on the
-/// node and a change notifies the node's registrar. Nothing refers to a store weakly, which
+/// The node owns its store's Observation subject: `Store.state` reports access through it and
+/// a change notifies it. Nothing refers to a store weakly, which
 /// keeps retains of stores on the fast path. Every `var` is guarded by the tree's lock, so the
 /// runtime's exclusivity checks are switched off for them.
 @usableFromInline
-class StateNode<Value: Sendable>: @unchecked Sendable, Observable {
+class StateNode<Value: Sendable>: @unchecked Sendable {
     @usableFromInline
     struct Subscriber {
         @usableFromInline let id: UInt64
@@ -47,32 +47,22 @@ class StateNode<Value: Sendable>: @unchecked Sendable, Observable {
     @exclusivity(unchecked) @usableFromInline var collections: [CollectionKey: AnyObject] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
-    /// Observation's bookkeeping for the store's `state`.
-    @usableFromInline let registrar = ObservationRegistrar()
-    /// `\.observedState`, made once: a key path into a generic class is instantiated at run time
-    /// (type lookups by mangled name), which cost more than everything else in a tracked read.
-    @usableFromInline let observedStateKeyPath: KeyPath<StateNode, Void>
+    /// The Observation subject standing for the store's `state`.
+    @usableFromInline let observation = StateObservation()
 
     @usableFromInline
-    init() {
-        observedStateKeyPath = \.observedState
-    }
-
-    /// The key path Observation tracks for the store's `state`; it carries no value itself.
-    @usableFromInline
-    var observedState: Void { () }
+    init() {}
 
     /// Reports a tracked read of the store's state.
-    @usableFromInline
+    @inlinable
     final func accessObservedState() {
-        registrar.access(self, keyPath: observedStateKeyPath)
+        observation.access()
     }
 
     /// Tells Observation the store's state changed.
-    @usableFromInline
+    @inlinable
     final func notifyRegistrar() {
-        registrar.willSet(self, keyPath: observedStateKeyPath)
-        registrar.didSet(self, keyPath: observedStateKeyPath)
+        observation.notifyChange()
     }
 
     /// Records what a change to `value` must notify, and propagates it to the children.
@@ -135,6 +125,34 @@ class StateNode<Value: Sendable>: @unchecked Sendable, Observable {
 }
 
 private let subscriberIDs = Atomic<UInt64>(0)
+
+/// What Observation tracks for one store's `state`.
+///
+/// Not generic on purpose: reporting a read or a change on a generic subject looks up its type
+/// metadata and conformance at run time on every call, which cost more than the read itself.
+@usableFromInline
+final class StateObservation: Observable, @unchecked Sendable {
+    @usableFromInline let registrar = ObservationRegistrar()
+    private static let member: KeyPath<StateObservation, Void> & Sendable = \.state
+
+    @usableFromInline
+    init() {}
+
+    /// The member Observation tracks; it carries no value itself.
+    @usableFromInline
+    var state: Void { () }
+
+    @usableFromInline
+    func access() {
+        registrar.access(self, keyPath: Self.member)
+    }
+
+    @usableFromInline
+    func notifyChange() {
+        registrar.willSet(self, keyPath: Self.member)
+        registrar.didSet(self, keyPath: Self.member)
+    }
+}
 
 /// A notification owed to one node's subscribers, delivered after the lock is released.
 @usableFromInline

@@ -19,6 +19,19 @@ struct RingBuffer<Element> {
         count += 1
     }
 
+    /// Appends `element`, dropping the oldest element when `limit` are already kept.
+    @inlinable
+    mutating func append(_ element: Element, keepingAtMost limit: Int) {
+        while limit > 0, count > limit { _ = popFirst() }
+        guard limit > 0, count == limit else { return append(element) }
+        // Full slots: the new element replaces the oldest in place. Otherwise the oldest slot
+        // is emptied and the new element goes after the last.
+        let tail = (head + count) % slots.count
+        if tail != head { slots[head] = nil }
+        slots[tail] = element
+        head = (head + 1) % slots.count
+    }
+
     @inlinable
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
