@@ -30,13 +30,13 @@ public struct Password: Hashable, Sendable, Codable, ExpressibleByStringLiteral 
     public var isEmpty: Bool { clearText.isEmpty }
 
     /// Whether the password has at least ``minimumLength`` characters.
-    public var isValid: Bool { problem == nil }
+    public var isValid: Bool { clearText.count >= Self.minimumLength }
 
     /// Why the password cannot be used, or `nil` when it is valid. Never contains the password.
     public var problem: String? {
-        clearText.count < Self.minimumLength
-            ? "A password needs at least \(Self.minimumLength) characters."
-            : nil
+        isValid
+            ? nil
+            : "A password needs at least \(Self.minimumLength) characters."
     }
 
     /// Decodes `null` as an empty password and a string as that password.

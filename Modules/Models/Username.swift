@@ -20,7 +20,9 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     }
 
     /// Whether the username has at least ``minimumLength`` characters and is not all whitespace.
-    public var isValid: Bool { problem == nil }
+    public var isValid: Bool {
+        rawValue.count >= Self.minimumLength && !rawValue.allSatisfy(\.isWhitespace)
+    }
 
     /// Why the username cannot be used, or `nil` when it is valid.
     public var problem: String? {

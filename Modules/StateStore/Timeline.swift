@@ -37,34 +37,31 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
     }
 
     private struct History {
-        var entries = RingBuffer<Entry>()
+        var entries: BoundedBuffer<Entry>
         var nextIndex = 0
         /// Offset in `entries` of the entry the store currently shows.
         var cursor = 0
     }
 
     private let store: RootStore<State, Action>
-    private let capacity: Int
     private let history: Locked<History>
     private let subscription: Locked<StoreSubscription?>
 
     /// Starts recording `store`, keeping at most `capacity` entries (at least 2).
     public init(recording store: RootStore<State, Action>, capacity: Int) {
         self.store = store
-        self.capacity = max(2, capacity)
-        var history = History()
+        var history = History(entries: BoundedBuffer(capacity: max(2, capacity)))
         history.entries.append(Entry(index: 0, action: nil, state: store.currentState))
         history.nextIndex = 1
         self.history = Locked(history)
         subscription = Locked(nil)
         let recorded = self.history
-        let capacity = self.capacity
         let subscription = store.observeActions { action, state in
             recorded.withLock { history in
                 // A new action after undo replaces the redo branch.
                 let redoCount = history.entries.count - 1 - history.cursor
                 if redoCount > 0 { history.entries.removeLast(redoCount) }
-                history.entries.append(Entry(index: history.nextIndex, action: action, state: state), keepingAtMost: capacity)
+                history.entries.append(Entry(index: history.nextIndex, action: action, state: state))
                 history.nextIndex += 1
                 history.cursor = history.entries.count - 1
             }

@@ -17,6 +17,12 @@ struct ModelsTests {
         #expect(problem.contains("password needs at least 8"))
     }
 
+    @Test(arguments: ["", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀"])
+    func validityAndProblemAlwaysAgree(text: String) {
+        #expect(Username(text).isValid == (Username(text).problem == nil))
+        #expect(Password(text).isValid == (Password(text).problem == nil))
+    }
+
     @Test func aPasswordNeverPrintsItsText() throws {
         let secret = "correct horse battery"
         let password = Password(secret)

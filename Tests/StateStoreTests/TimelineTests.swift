@@ -70,6 +70,21 @@ struct TimelineTests {
         #expect(!timeline.undo())
     }
 
+    @Test func undoingAfterTheOldestWereDroppedThenBranchingKeepsTheOrder() {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let timeline = Timeline(recording: store, capacity: 4)
+        for _ in 0..<10 { store.send(.increment) }
+        timeline.undo()
+        timeline.undo()
+        store.send(.note("branch"))
+        #expect(timeline.entries.map(\.index) == [7, 8, 11])
+        #expect(timeline.entries.map(\.state.count) == [7, 8, 8])
+        store.send(.increment)
+        store.send(.increment)
+        #expect(timeline.entries.map(\.index) == [8, 11, 12, 13])
+        #expect(timeline.current.state.count == 10)
+    }
+
     @Test func restoringNotifiesObserversButNotActionObservers() {
         let store = RootStore(initialState: Counter.State(), reducer: Counter())
         let timeline = Timeline(recording: store, capacity: 10)

@@ -1,5 +1,5 @@
 /// A growable first-in, first-out buffer with O(1) append, removal at the front and indexed
-/// access; the runtime's action queue and the timeline's bounded history.
+/// access; the runtime's action queue.
 @usableFromInline
 struct RingBuffer<Element> {
     @usableFromInline var slots: ContiguousArray<Element?> = []
@@ -19,19 +19,6 @@ struct RingBuffer<Element> {
         count += 1
     }
 
-    /// Appends `element`, dropping the oldest element when `limit` are already kept.
-    @inlinable
-    mutating func append(_ element: Element, keepingAtMost limit: Int) {
-        while limit > 0, count > limit { _ = popFirst() }
-        guard limit > 0, count == limit else { return append(element) }
-        // Full slots: the new element replaces the oldest in place. Otherwise the oldest slot
-        // is emptied and the new element goes after the last.
-        let tail = (head + count) % slots.count
-        if tail != head { slots[head] = nil }
-        slots[tail] = element
-        head = (head + 1) % slots.count
-    }
-
     @inlinable
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
@@ -40,14 +27,6 @@ struct RingBuffer<Element> {
         head = (head + 1) % slots.count
         count -= 1
         return element
-    }
-
-    mutating func removeLast(_ k: Int) {
-        precondition(k <= count, "RingBuffer: removing more elements than present")
-        for offset in (count - k)..<count {
-            slots[(head + offset) % slots.count] = nil
-        }
-        count -= k
     }
 
     /// The element `offset` places after the first.
