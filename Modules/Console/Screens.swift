@@ -3,7 +3,10 @@ import Models
 import ViewModels
 
 /// Every screen's snapshot at one moment, and how each renders as text.
-struct Screens: Equatable {
+///
+/// A class: results carry it through several async calls per line, and copying five snapshots
+/// each time showed up in the batch runner's profile.
+final class Screens: Sendable, Equatable {
     /// The screen names `view` accepts, in the order `view all` shows them.
     static let names = ["login", "session", "profile", "notes", "counter"]
 
@@ -19,6 +22,10 @@ struct Screens: Equatable {
         profile = console.profile.snapshot
         notes = console.notes.snapshot
         counter = console.counter.snapshot
+    }
+
+    static func == (lhs: Screens, rhs: Screens) -> Bool {
+        lhs === rhs || lhs.changed(since: rhs).isEmpty
     }
 
     /// The names of the screens that differ from `earlier`.
