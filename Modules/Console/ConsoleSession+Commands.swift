@@ -251,8 +251,11 @@ extension ConsoleSession {
     private func history() -> Result {
         let entries = timeline.entries
         let current = timeline.current.index
+        let width = String(entries.last?.index ?? 0).count
         let lines = entries.map { entry in
-            "\(entry.index == current ? ">" : " ") \(entry.index)  " + (entry.action.map { Self.plain(ValueRenderer.oneLine($0)) } ?? "(start)")
+            let number = String(entry.index)
+            return "\(entry.index == current ? ">" : " ") \(String(repeating: " ", count: width - number.count))\(number)  "
+                + (entry.action.map { Self.plain(ValueRenderer.oneLine($0)) } ?? "(start)")
         }
         return Result(status: .ok, output: lines.joined(separator: "\n"), changed: [])
     }
