@@ -66,6 +66,9 @@ final class Shell: @unchecked Sendable {
     }
 
     func run(historyPath: String?) async {
+        if journal != nil, let ended = await session.resumeAfterRestart(), terminal.isInteractive {
+            terminal.printAbove(ended)
+        }
         if terminal.isInteractive {
             await runInteractive(historyPath: historyPath)
         } else {

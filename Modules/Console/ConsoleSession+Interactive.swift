@@ -17,6 +17,15 @@ extension ConsoleSession {
         return changed.isEmpty ? nil : changed.map { now.render($0) }.joined(separator: "\n")
     }
 
+    /// Tells the app it started again from a journal (`Session.Action.restored`, which ends a
+    /// session that lost its token) and returns the screens that changed, rendered; `nil` when
+    /// nothing changed. A shell calls it once, after it starts recording the journal.
+    public func resumeAfterRestart() async -> String? {
+        let result = await send(.session(.restored))
+        shown.withLock { $0 = result.screens }
+        return result.output.isEmpty ? nil : result.output
+    }
+
     /// Whether effects are still running (a shell shows a spinner meanwhile).
     public var isBusy: Bool { store.hasRunningEffects }
 

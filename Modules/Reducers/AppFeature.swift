@@ -10,6 +10,8 @@ import StateStore
 ///   nothing and are reported as "sign in first" diagnostics.
 /// - Signing out cancels the user's requests in flight and resets login, profile, posts and
 ///   notes; the counter belongs to no one and stays.
+/// - Started again from a journal, a session that lost its token (tokens are never saved) ends
+///   the same way, with the username kept in the login form and a "sign in again" message.
 ///
 /// ```swift
 /// let environment = AppEnvironment.inMemory()
@@ -111,10 +113,18 @@ public struct AppFeature: Reducer {
             let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .signOutTapped).map(Action.session)
             guard wasSignedIn else { return effect }
             state.login = Login.State(style: state.login.style)
-            state.profile = .initialized
-            state.posts = Posts.State()
-            state.notes = Notes.State()
+            resetUserFeatures(&state)
             return .merge(.cancel(id: UserRequestsID()), effect)
+
+        case .session(.restored):
+            guard let user = state.session.current?.user else { return .none }
+            let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .restored).map(Action.session)
+            guard !state.session.isSignedIn else { return effect }
+            // Signing in again only needs the password.
+            state.login = Login.State(style: state.login.style)
+            let typed = Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(user.username)).map(Action.login)
+            resetUserFeatures(&state)
+            return .merge(.cancel(id: UserRequestsID()), effect, typed)
 
         case .session(let sessionAction):
             return Session(auth: environment.auth).reduce(into: &state.session, action: sessionAction).map(Action.session)
@@ -154,6 +164,13 @@ public struct AppFeature: Reducer {
             reduce(into: &state, action: .posts(.load)),
             reduce(into: &state, action: .notes(.listRequested))
         )
+    }
+
+    /// Forgets what belonged to the user who was signed in: profile, posts and notes.
+    private func resetUserFeatures(_ state: inout State) {
+        state.profile = .initialized
+        state.posts = Posts.State()
+        state.notes = Notes.State()
     }
 
     private static func signInFirst(_ action: Action) -> Effect<Action> {

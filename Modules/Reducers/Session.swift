@@ -53,6 +53,10 @@ public struct Session: Reducer {
         case signOutTapped
         /// The auth client answered a sign out.
         case signOutResponse(Outcome<Done>)
+        /// The app started again from saved state (a journal). Tokens are never saved, so a
+        /// session restored without one can make no request: it ends, and the user is told to
+        /// sign in again.
+        case restored
     }
 
     /// Creates accounts and ends sessions.
@@ -108,6 +112,12 @@ public struct Session: Reducer {
                 }))
             }
         case .signOutResponse(.success):
+            return .none
+        case .restored:
+            guard let session = state.current, session.token.isEmpty else { return .none }
+            state.current = nil
+            state.signUp = .idle
+            state.error = .sessionExpired
             return .none
         case .signOutResponse(.failure(let error)):
             // The local session is gone either way; the token stays valid until it expires.

@@ -135,21 +135,65 @@ struct REPLTests {
         #expect(repl.process.terminationStatus == 0)
     }
 
-    @Test func pipedInputGivesPlainResults() throws {
+    /// Runs the built `appcore-repl` with `arguments` on piped `input`; returns what it printed.
+    static func runPiped(_ arguments: [String], input text: String) throws -> String {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
-        process.arguments = ["--in-memory"]
+        process.arguments = arguments
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(Data("counter.increment\nnotes.add x\n".utf8))
+        input.fileHandleForWriting.write(Data(text.utf8))
         try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        return printed
+    }
+
+    @Test func pipedInputGivesPlainResults() throws {
+        let text = try Self.runPiped(["--in-memory"], input: "counter.increment\nnotes.add x\n")
         #expect(text == "counter: 1\nerror: rejected: You are not signed in. Sign in first.\n")
         #expect(!text.contains("\u{1B}"), "no colour or prompt when not on a terminal")
+    }
+
+    /// A restart restores the app from the journal. The session cannot survive it (its token is
+    /// never written down), so it ends, keeping the username; the password alone signs in again.
+    @Test func aRestartRestoresTheAppAndAsksForThePasswordAgain() throws {
+        let folder = NSTemporaryDirectory() + "appcore-restart-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = ["--db", folder + "/app.sqlite", "--env", "live"]
+        let first = try Self.runPiped(arguments, input: """
+            signup alice.liddell "through the looking glass"
+            login.username alice.liddell
+            login.password "through the looking glass"
+            login.submit
+            notes.add milk
+            counter.increment
+
+            """)
+        #expect(first.contains("session: signed in as alice.liddell"), "\(first)")
+        let second = try Self.runPiped(arguments, input: """
+            expect session.isSignedIn == false
+            expect session.message == "Your session has expired. Sign in again."
+            expect login.username == alice.liddell
+            expect counter.count == 1
+            login.password "through the looking glass"
+            login.submit
+            expect notes.count == 1
+            view notes
+
+            """)
+        #expect(!second.contains("error:"), "\(second)")
+        #expect(second.contains("session: signed in as alice.liddell"))
+        #expect(second.contains("milk"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        for file in files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file))
+            #expect(bytes.range(of: Data("looking glass".utf8)) == nil, "the password reached \(file)")
+        }
     }
 }
 

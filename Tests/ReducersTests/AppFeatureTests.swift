@@ -112,6 +112,47 @@ struct AppFeatureTests {
         await store.finish()
         #expect(store.state.counter.count == 3, "the counter belongs to no one")
     }
+
+    /// A journal restores a session without its token (tokens are never saved): the restart ends
+    /// it, keeps the username for the next sign in, and signing in again brings everything back.
+    @Test(arguments: LoginStyle.allCases)
+    func aSessionRestoredWithoutItsTokenEndsAndSigningInAgainWorks(style: LoginStyle) async {
+        var restored = AppFeature.State(loginStyle: style)
+        restored.session.current = AuthSession(user: alice, token: AccessToken(""))
+        restored.notes.items = [Notes.Item(note: note(7, "milk"))]
+        restored.profile = .loaded(alice)
+        restored.counter.count = 2
+        let environment = Self.signedInEnvironment()
+        let store = RootStore(initialState: restored, reducer: AppFeature(environment: environment)) {
+            AppFeature.loginMiddleware(environment)
+        }
+        store.send(.session(.restored))
+        var state = store.currentState
+        #expect(state.session == Session.State(error: .sessionExpired))
+        #expect(state.login.style == style)
+        #expect(state.login.status.username == alice.username)
+        #expect(!state.login.status.isAuthenticated)
+        #expect(state.profile == .initialized && state.notes == Notes.State() && state.posts == Posts.State())
+        #expect(state.counter.count == 2)
+
+        store.send(.login(.passwordChanged(goodCredentials.password)))
+        await store.send(.login(.signInTapped)).finish()
+        await store.waitForEffects()
+        state = store.currentState
+        #expect(state.session.current == aliceSession)
+        #expect(state.session.error == nil)
+        #expect(state.notes.items.map(\.note) == Self.storedNotes)
+    }
+
+    @Test func aRestoredSessionThatKeptItsTokenAndASignedOutAppAreLeftAsTheyAre() async {
+        var signedIn = AppFeature.State()
+        signedIn.session.current = aliceSession
+        signedIn.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
+        let store = TestStore(initialState: signedIn, reducer: AppFeature(environment: failingEnvironment()))
+        await store.send(.session(.restored))
+        let signedOut = TestStore(initialState: AppFeature.State(), reducer: AppFeature(environment: failingEnvironment()))
+        await signedOut.send(.session(.restored))
+    }
 }
 
 /// Every client endpoint failing, driven through the whole app on the in-memory clients: the
