@@ -14,8 +14,8 @@ import Synchronization
 /// which is inlinable), so the comparison code is specialised for the concrete types.
 ///
 /// The node owns its store's Observation subject: `Store.state` reports access through it and
-/// a change notifies it. Nothing refers to a store weakly, which
-/// keeps retains of stores on the fast path. Every `var` is guarded by the tree's lock, so the
+/// a change notifies it. Nothing refers to a store weakly, which keeps retains of stores on the
+/// fast path. Every `var` is guarded by the tree's lock, so the
 /// runtime's exclusivity checks are switched off for them.
 @usableFromInline
 class StateNode<Value: Sendable>: @unchecked Sendable {
@@ -131,7 +131,7 @@ private let subscriberIDs = Atomic<UInt64>(0)
 /// Not generic on purpose: reporting a read or a change on a generic subject looks up its type
 /// metadata and conformance at run time on every call, which cost more than the read itself.
 @usableFromInline
-final class StateObservation: Observable, @unchecked Sendable {
+final class StateObservation: Observable, Sendable {
     @usableFromInline let registrar = ObservationRegistrar()
     private static let member: KeyPath<StateObservation, Void> & Sendable = \.state
 
