@@ -285,12 +285,16 @@ extension ConsoleSession {
     private func diff(_ line: ParsedLine) throws(LineError) -> Result {
         let entries = timeline.entries
         var index = timeline.current.index
+        if line.argument(0) == nil, entries.count < 2 {
+            return Result(status: .rejected("no action has been reduced yet, so there is nothing to diff"), output: "", changed: [])
+        }
         if let text = line.argument(0) {
             guard let number = Int(text) else { throw LineError("argument 1 [n] at column \(line.arguments[0].column): “\(text)” is not a number") }
             index = number
         }
         guard let position = entries.firstIndex(where: { $0.index == index }), position > 0, let action = entries[position].action else {
-            return Result(status: .rejected("no action \(index) in history (history lists them)"), output: "", changed: [])
+            let available = entries.count > 1 ? "actions \(entries[1].index)…\(entries[entries.count - 1].index) are available" : "none yet"
+            return Result(status: .rejected("no action \(index) in history (\(available); history lists them)"), output: "", changed: [])
         }
         let change = ValueDiff(old: entries[position - 1].state, new: entries[position].state)
         let header = "\(index)  \(Self.plain(ValueRenderer.oneLine(action)))"
