@@ -127,7 +127,8 @@ final class Shell: @unchecked Sendable {
             }
         }
         if let historyPath {
-            let kept = editor.history.suffix(1_000).joined(separator: "\n") + "\n"
+            // Passwords never reach the file (lines that do not read are left out too).
+            let kept = editor.history.filter(ParsedLine.mayBeKept).suffix(1_000).joined(separator: "\n") + "\n"
             _ = FileManager.default.createFile(atPath: historyPath, contents: Data(kept.utf8), attributes: [.posixPermissions: 0o600])
         }
     }

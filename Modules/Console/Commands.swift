@@ -19,6 +19,16 @@ public struct CommandSpec: Hashable, Sendable {
     /// `notes.edit <id> <text>`.
     public var usage: String { ([name] + required + optional).joined(separator: " ") }
 
+    /// The index of the argument that is a secret (a password), which must never be written
+    /// down in clear; `nil` when the command takes none.
+    public var secretArgument: Int? {
+        switch name {
+        case "login.password": 0
+        case "signup": 1
+        default: nil
+        }
+    }
+
     /// Every command, in the order `help` lists them.
     public static let all: [CommandSpec] = [
         CommandSpec(name: "signup", required: ["<username>", "<password>"], optional: [], summary: "create an account (8+ characters each)", group: .account),
@@ -99,6 +109,27 @@ public struct ParsedLine: Hashable, Sendable {
     /// The argument at `index`, if given.
     public func argument(_ index: Int) -> String? {
         index < arguments.count ? arguments[index].text : nil
+    }
+
+    /// Whether the line holds a secret.
+    public var carriesSecret: Bool {
+        spec.secretArgument.map { $0 < arguments.count } ?? false
+    }
+
+    /// The line rebuilt from its words with the secret, if any, replaced by `<redacted>`.
+    public var redacted: String {
+        let words = arguments.enumerated().map { index, token in
+            index == spec.secretArgument ? "<redacted>" : Tokenizer.quoted(token.text)
+        }
+        return ([expectsRejection ? "! " + spec.name : spec.name] + words).joined(separator: " ")
+    }
+
+    /// Whether `line` may be kept as typed, in a history file for instance: it reads as a
+    /// command and holds no secret. A line that does not read is not kept either, since a
+    /// misspelt `login.pasword` may still hold a password.
+    public static func mayBeKept(_ line: String) -> Bool {
+        guard let parsed = try? parse(line) else { return false }
+        return !parsed.carriesSecret
     }
 
     /// Reads `line`; `nil` for a blank line or a comment.

@@ -331,15 +331,7 @@ final class Recording {
 
     func record(_ line: String, _ parsed: ParsedLine) {
         guard !["record", "stop"].contains(parsed.spec.name) else { return }
-        var text = line
-        if !includeSecrets, parsed.spec.name == "login.password" || parsed.spec.name == "signup" {
-            let words = [parsed.expectsRejection ? "! " + parsed.spec.name : parsed.spec.name]
-                + parsed.arguments.enumerated().map { index, token in
-                    let isSecret = (parsed.spec.name == "login.password" && index == 0) || (parsed.spec.name == "signup" && index == 1)
-                    return isSecret ? "<redacted>" : Tokenizer.quoted(token.text)
-                }
-            text = words.joined(separator: " ")
-        }
+        let text = !includeSecrets && parsed.carriesSecret ? parsed.redacted : line
         guard let handle = FileHandle(forWritingAtPath: path) else { return }
         defer { try? handle.close() }
         _ = try? handle.seekToEnd()

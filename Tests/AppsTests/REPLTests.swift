@@ -112,6 +112,34 @@ struct REPLTests {
         #expect(repl.process.terminationStatus == 0)
     }
 
+    /// The history file keeps commands for the next session, but never a password.
+    @Test func theHistoryFileNeverHoldsAPassword() async throws {
+        let folder = NSTemporaryDirectory() + "appcore-history-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repl = try PTYProcess(arguments: ["--env", "memory"], environment: Self.environment.merging(["XDG_DATA_HOME": folder]) { $1 })
+        #expect(await repl.waitFor("appcore> "))
+        var mark = repl.text.count
+        repl.type("signup alice.liddell \"white rabbit\"\r")
+        #expect(await repl.waitFor("created", after: mark))
+        mark = repl.text.count
+        repl.type("login.pasword \"white rabbit\"\r")
+        #expect(await repl.waitFor("did you mean", after: mark))
+        mark = repl.text.count
+        repl.type("login.password \"white rabbit\"\r")
+        #expect(await repl.waitFor("valid", after: mark))
+        mark = repl.text.count
+        repl.type("counter.increment\r")
+        #expect(await repl.waitFor("counter: 1", after: mark))
+        repl.type("\u{04}")
+        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        let history = try String(contentsOfFile: folder + "/appcore/history", encoding: .utf8)
+        #expect(history == "counter.increment\n")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder + "/appcore") {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder + "/appcore/" + file))
+            #expect(bytes.range(of: Data("white rabbit".utf8)) == nil, "the password reached \(file)")
+        }
+    }
+
     @Test func anEffectFinishingWhileTypingDoesNotMangleTheLine() async throws {
         let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
         #expect(await repl.waitFor("appcore> "))

@@ -47,4 +47,16 @@ struct ParserTests {
         #expect(error(#"notes.add "bad \n escape""#) == #"unknown escape \n at column 16 (inside quotes only \" and \\ are escapes)"#)
         #expect(error("!") == "“!” must be followed by the command expected to be rejected")
     }
+
+    @Test func secretsAreKnownAndRedacted() throws {
+        let signup = try #require(try ParsedLine.parse(#"! signup "alice liddell" "white rabbit""#))
+        #expect(signup.carriesSecret)
+        #expect(signup.redacted == #"! signup "alice liddell" <redacted>"#)
+        #expect(try ParsedLine.parse("login.password x")?.redacted == "login.password <redacted>")
+        #expect(try ParsedLine.parse("login.username alice")?.carriesSecret == false)
+        #expect(ParsedLine.mayBeKept("notes.add \"milk and eggs\""))
+        #expect(!ParsedLine.mayBeKept("login.password hunter22"))
+        #expect(!ParsedLine.mayBeKept("login.pasword hunter22"), "a misspelt command may still hold a password")
+        #expect(!ParsedLine.mayBeKept(""))
+    }
 }
