@@ -18,6 +18,8 @@ final class LineEditor {
     private var cursor = 0
     private var historyIndex: Int?
     private var draft: [Character] = []
+    /// Whether the line being read is a secret, shown masked.
+    private var masked = false
 
     init(terminal: Terminal, history: [String], complete: @escaping (String) -> [String]) {
         self.terminal = terminal
@@ -25,18 +27,21 @@ final class LineEditor {
         self.complete = complete
     }
 
-    /// Reads one line with `prompt` shown.
-    func readLine(prompt: String) -> EditorEvent {
+    /// Reads one line with `prompt` shown. A `secret` line shows a `•` per character and is
+    /// neither kept in the history nor completed.
+    func readLine(prompt: String, secret: Bool = false) -> EditorEvent {
         buffer = []
         cursor = 0
         historyIndex = nil
+        masked = secret
+        defer { masked = false }
         refresh(prompt)
         while let byte = terminal.readByte() {
             switch byte {
             case 13, 10:
                 let line = String(buffer)
                 terminal.newline()
-                if !line.trimmingCharactersInSet().isEmpty, history.last != line { history.append(line) }
+                if !secret, !line.trimmingCharactersInSet().isEmpty, history.last != line { history.append(line) }
                 return .line(line)
             case 3:
                 buffer = []
@@ -59,7 +64,7 @@ final class LineEditor {
                 buffer.removeSubrange(..<cursor)
                 cursor = 0
             case 23: deleteWordBackward()
-            case 9: completeWord(prompt)
+            case 9: if !secret { completeWord(prompt) }
             case 27: escapeSequence()
             default:
                 if byte >= 32 { insert(byte) }
@@ -70,7 +75,7 @@ final class LineEditor {
     }
 
     private func refresh(_ prompt: String) {
-        terminal.show(prompt: prompt, buffer: buffer, cursor: cursor)
+        terminal.show(prompt: prompt, buffer: masked ? Array(repeating: "•", count: buffer.count) : buffer, cursor: cursor)
     }
 
     /// Collects the bytes of one UTF-8 character starting with `first`.
@@ -141,7 +146,7 @@ final class LineEditor {
     }
 
     private func recall(_ step: Int) {
-        guard !history.isEmpty else { return }
+        guard !masked, !history.isEmpty else { return }
         if historyIndex == nil {
             guard step < 0 else { return }
             draft = buffer

@@ -114,7 +114,12 @@ final class Shell: @unchecked Sendable {
             let user = session.signedInUsername
             let prompt = user.map { terminal.colour($0, "32") } ?? terminal.colour("appcore", "2")
             switch editor.readLine(prompt: prompt + "> ") {
-            case .line(let line):
+            case .line(var line):
+                if line.trimmingCharacters(in: .whitespaces) == "login.password" {
+                    // Asked for on its own line, the password is never echoed.
+                    guard case .line(let password) = editor.readLine(prompt: "password: ", secret: true) else { continue }
+                    line = ParsedLine.line("login.password", arguments: [password])
+                }
                 let result = await session.execute(line)
                 let text = describe(result)
                 if !text.isEmpty { terminal.printAbove(text) }

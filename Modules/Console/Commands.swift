@@ -33,7 +33,7 @@ public struct CommandSpec: Hashable, Sendable {
     public static let all: [CommandSpec] = [
         CommandSpec(name: "signup", required: ["<username>", "<password>"], optional: [], summary: "create an account (8+ characters each)", group: .account),
         CommandSpec(name: "login.username", required: ["<text>"], optional: [], summary: "type the username", group: .login),
-        CommandSpec(name: "login.password", required: ["<text>"], optional: [], summary: "type the password (never shown or recorded)", group: .login),
+        CommandSpec(name: "login.password", required: ["<text>"], optional: [], summary: "type the password (never recorded); at a terminal, alone, it asks without echo", group: .login),
         CommandSpec(name: "login.submit", required: [], optional: [], summary: "sign in with what was typed", group: .login),
         CommandSpec(name: "login.ack", required: [], optional: [], summary: "dismiss the sign-in error", group: .login),
         CommandSpec(name: "logout", required: [], optional: [], summary: "sign out", group: .account),
@@ -122,6 +122,11 @@ public struct ParsedLine: Hashable, Sendable {
             index == spec.secretArgument ? "<redacted>" : Tokenizer.quoted(token.text)
         }
         return ([expectsRejection ? "! " + spec.name : spec.name] + words).joined(separator: " ")
+    }
+
+    /// A line running `command` with `arguments`, each quoted where the language needs it.
+    public static func line(_ command: String, arguments: [String]) -> String {
+        ([command] + arguments.map(Tokenizer.quoted)).joined(separator: " ")
     }
 
     /// Whether `line` may be kept as typed, in a history file for instance: it reads as a

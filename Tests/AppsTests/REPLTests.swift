@@ -140,6 +140,22 @@ struct REPLTests {
         }
     }
 
+    /// `login.password` alone asks for the password and shows only a dot per character.
+    @Test func thePasswordCanBeTypedWithoutEcho() async throws {
+        let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
+        #expect(await repl.waitFor("appcore> "))
+        let mark = repl.text.count
+        repl.type("login.username alice.liddell\rlogin.password\r")
+        #expect(await repl.waitFor("password: ", after: mark))
+        repl.type("white rabbit\r")
+        #expect(await repl.waitFor("valid, sign in enabled", after: mark))
+        #expect(repl.text.contains(String(repeating: "•", count: 12)))
+        #expect(!repl.text.contains("white rabbit"), "the password was echoed")
+        repl.type("\u{04}")
+        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!repl.process.isRunning)
+    }
+
     @Test func anEffectFinishingWhileTypingDoesNotMangleTheLine() async throws {
         let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
         #expect(await repl.waitFor("appcore> "))
