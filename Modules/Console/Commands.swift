@@ -118,10 +118,8 @@ public struct ParsedLine: Hashable, Sendable {
 
     /// The line rebuilt from its words with the secret, if any, replaced by `<redacted>`.
     public var redacted: String {
-        let words = arguments.enumerated().map { index, token in
-            index == spec.secretArgument ? "<redacted>" : Tokenizer.quoted(token.text)
-        }
-        return ([expectsRejection ? "! " + spec.name : spec.name] + words).joined(separator: " ")
+        let words = arguments.enumerated().map { index, token in index == spec.secretArgument ? "<redacted>" : token.text }
+        return (expectsRejection ? "! " : "") + Self.line(spec.name, arguments: words)
     }
 
     /// A line running `command` with `arguments`, each quoted where the language needs it.

@@ -112,18 +112,16 @@ public struct AppFeature: Reducer {
             let wasSignedIn = state.session.isSignedIn
             let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .signOutTapped).map(Action.session)
             guard wasSignedIn else { return effect }
-            state.login = Login.State(style: state.login.style)
-            resetUserFeatures(&state)
+            forgetUser(&state)
             return .merge(.cancel(id: UserRequestsID()), effect)
 
         case .session(.restored):
             guard let user = state.session.current?.user else { return .none }
             let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .restored).map(Action.session)
             guard !state.session.isSignedIn else { return effect }
+            forgetUser(&state)
             // Signing in again only needs the password.
-            state.login = Login.State(style: state.login.style)
             let typed = Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(user.username)).map(Action.login)
-            resetUserFeatures(&state)
             return .merge(.cancel(id: UserRequestsID()), effect, typed)
 
         case .session(let sessionAction):
@@ -166,8 +164,10 @@ public struct AppFeature: Reducer {
         )
     }
 
-    /// Forgets what belonged to the user who was signed in: profile, posts and notes.
-    private func resetUserFeatures(_ state: inout State) {
+    /// Forgets what belonged to the user who was signed in: the login form (its style stays),
+    /// profile, posts and notes.
+    private func forgetUser(_ state: inout State) {
+        state.login = Login.State(style: state.login.style)
         state.profile = .initialized
         state.posts = Posts.State()
         state.notes = Notes.State()

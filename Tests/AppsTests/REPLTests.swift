@@ -55,6 +55,12 @@ struct REPLTests {
             _ = keys.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, $0.count - 1) }
         }
 
+        /// Types `keys` that end the session, then waits up to 5 s for the process to exit.
+        func typeAndWaitForExit(_ keys: String) async {
+            type(keys)
+            for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+
         /// Waits until the output contains `needle` (after `after` characters), up to 10 s.
         @discardableResult
         func waitFor(_ needle: String, after offset: Int = 0) async -> Bool {
@@ -106,8 +112,7 @@ struct REPLTests {
         #expect(repl.process.isRunning)
 
         // Ctrl-D on an empty line quits cleanly.
-        repl.type("\u{04}")
-        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        await repl.typeAndWaitForExit("\u{04}")
         #expect(!repl.process.isRunning)
         #expect(repl.process.terminationStatus == 0)
     }
@@ -130,8 +135,7 @@ struct REPLTests {
         mark = repl.text.count
         repl.type("counter.increment\r")
         #expect(await repl.waitFor("counter: 1", after: mark))
-        repl.type("\u{04}")
-        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        await repl.typeAndWaitForExit("\u{04}")
         let history = try String(contentsOfFile: folder + "/appcore/history", encoding: .utf8)
         #expect(history == "counter.increment\n")
         for file in try FileManager.default.contentsOfDirectory(atPath: folder + "/appcore") {
@@ -151,8 +155,7 @@ struct REPLTests {
         #expect(await repl.waitFor("valid, sign in enabled", after: mark))
         #expect(repl.text.contains(String(repeating: "•", count: 12)))
         #expect(!repl.text.contains("white rabbit"), "the password was echoed")
-        repl.type("\u{04}")
-        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        await repl.typeAndWaitForExit("\u{04}")
         #expect(!repl.process.isRunning)
     }
 
@@ -174,8 +177,7 @@ struct REPLTests {
         #expect(after[resultEnd.upperBound...].contains("alice.liddell> view cou"), "the typed text is redrawn after the result")
         repl.type("nter\r")
         #expect(await repl.waitFor("counter: 0", after: mark))
-        repl.type("quit\r")
-        for _ in 0..<500 where repl.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        await repl.typeAndWaitForExit("quit\r")
         #expect(repl.process.terminationStatus == 0)
     }
 
