@@ -1,6 +1,7 @@
 import Synchronization
 
-/// An ordered collection of identified elements, with O(1) access by id.
+/// An ordered collection of identified elements, with fast access by id, that stays cheap to
+/// copy and change at any size.
 ///
 /// Use it for lists of child features: ``Reducer/forEach(_:action:element:)`` runs a child
 /// reducer on one element by id, and ``Store/scope(_:id:action:)`` derives a store for one
@@ -12,6 +13,14 @@ import Synchronization
 /// notes[id: 1]?.text = "oat milk"
 /// ```
 ///
+/// It is a persistent collection: copies share their storage, and a change copies only the
+/// handful of small nodes it touches. A store's state, its scoped observers, a view model's
+/// snapshot and a timeline can each hold a version of ten thousand elements, and an action that
+/// changes one of them costs O(log n) — not a copy of the whole collection, which is what a
+/// plain array would cost as soon as anyone else holds the previous state. Finding an element
+/// by id, inserting or removing one anywhere, `index(id:)` and `subscript(position)` are
+/// O(log n); iterating is O(n).
+///
 /// Besides its elements, every value carries a version stamp and a short log of the ids its
 /// most recent mutations touched. Neither is part of its value (`==`, `hash` and `Codable` look
 /// at elements only); they let a store find which elements changed since it last looked in time
@@ -21,15 +30,21 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// The identifier of an element.
     public typealias ID = Element.ID
 
-    @usableFromInline var storage: [Element]
-    @usableFromInline var positions: [ID: Int]
+    /// The elements in order, each under an order key that only grows along the collection.
+    @usableFromInline var tree: OrderedTree<Element>
+    /// The order key of each element, by id.
+    @usableFromInline var orderKeys: HashTrie<ID, Int64>
     @usableFromInline var changeLog: ChangeLog<ID>
+
+    /// The distance between the order keys of neighbours when keys are assigned afresh: room for
+    /// 24 inserts between any two before the keys are assigned again.
+    @inlinable static var keySpacing: Int64 { 1 << 24 }
 
     /// Creates an empty collection.
     @inlinable
     public init() {
-        storage = []
-        positions = [:]
+        tree = OrderedTree()
+        orderKeys = HashTrie()
         changeLog = ChangeLog()
     }
 
@@ -39,31 +54,49 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     public init(uniqueElements elements: some Sequence<Element>) {
         self.init()
-        for element in elements {
-            precondition(positions[element.id] == nil, "IdentifiedArray: duplicate id \(element.id)")
-            positions[element.id] = storage.count
-            storage.append(element)
+        do {
+            try rebuild(from: ContiguousArray(elements))
+        } catch {
+            preconditionFailure("IdentifiedArray: duplicate id \(error.id)")
         }
-        if !storage.isEmpty { changeLog.recordReplacement() }
+        if !tree.isEmpty { changeLog.recordReplacement() }
+    }
+
+    /// Replaces the contents with `elements`, spacing their order keys evenly.
+    @inlinable
+    mutating func rebuild(from elements: ContiguousArray<Element>) throws(DuplicateID<ID>) {
+        var keys = HashTrie<ID, Int64>()
+        var orderKeys = ContiguousArray<Int64>()
+        orderKeys.reserveCapacity(elements.count)
+        for (offset, element) in elements.enumerated() {
+            let key = Int64(offset) &* Self.keySpacing
+            guard keys[element.id] == nil else { throw DuplicateID(id: element.id) }
+            keys.set(key, for: element.id)
+            orderKeys.append(key)
+        }
+        self.orderKeys = keys
+        tree = OrderedTree(keys: orderKeys, elements: elements)
     }
 
     // MARK: - Access by id
 
     /// The ids, in order.
     @inlinable
-    public var ids: [ID] { storage.map(\.id) }
+    public var ids: [ID] { map(\.id) }
 
     /// The elements, in order, as an array.
     @inlinable
-    public var elements: [Element] { storage }
+    public var elements: [Element] { Array(self) }
 
     /// Whether an element with `id` is present.
     @inlinable
-    public func contains(id: ID) -> Bool { positions[id] != nil }
+    public func contains(id: ID) -> Bool { orderKeys[id] != nil }
 
     /// The position of the element with `id`, if present.
     @inlinable
-    public func index(id: ID) -> Int? { positions[id] }
+    public func index(id: ID) -> Int? {
+        orderKeys[id].flatMap { tree.position(ofKey: $0) }
+    }
 
     /// The element with `id`; setting `nil` removes it, setting a value for a new id appends it.
     ///
@@ -71,18 +104,18 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     public subscript(id id: ID) -> Element? {
         get {
-            positions[id].map { storage[$0] }
+            orderKeys[id].flatMap { tree.element(forKey: $0) }
         }
         _modify {
-            if let position = positions[id] {
-                var element: Element? = storage[position]
+            if let key = orderKeys[id], let current = tree.element(forKey: key) {
+                var element: Element? = current
                 defer {
                     if let element {
                         precondition(element.id == id, "IdentifiedArray: element assigned to id \(id) has id \(element.id)")
-                        storage[position] = element
+                        tree.modify(key: key) { $0 = element }
                         changeLog.record(id)
                     } else {
-                        remove(at: position)
+                        remove(id: id)
                     }
                 }
                 yield &element
@@ -105,12 +138,12 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     @discardableResult
     public mutating func modify<Result>(id: ID, _ body: (inout Element) throws -> Result) rethrows -> Result? {
-        guard let position = positions[id] else { return nil }
-        defer {
-            precondition(storage[position].id == id, "IdentifiedArray: modify(id:) must keep the id")
-            changeLog.record(id)
+        guard let key = orderKeys[id] else { return nil }
+        defer { changeLog.record(id) }
+        return try tree.modify(key: key) { element in
+            defer { precondition(element.id == id, "IdentifiedArray: modify(id:) must keep the id") }
+            return try body(&element)
         }
-        return try body(&storage[position])
     }
 
     // MARK: - Structural changes
@@ -121,14 +154,12 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     @discardableResult
     public mutating func append(_ element: Element) -> Bool {
-        if let position = positions[element.id] {
-            storage[position] = element
+        if let key = orderKeys[element.id] {
+            tree.modify(key: key) { $0 = element }
             changeLog.record(element.id)
             return false
         }
-        positions[element.id] = storage.count
-        storage.append(element)
-        changeLog.record(element.id)
+        insertNew(element, at: tree.count)
         return true
     }
 
@@ -137,27 +168,62 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// - Precondition: No element has the same id, and `index` is in `0...count`.
     @inlinable
     public mutating func insert(_ element: Element, at index: Int) {
-        precondition(positions[element.id] == nil, "IdentifiedArray: duplicate id \(element.id)")
-        storage.insert(element, at: index)
-        reindex(from: index)
+        precondition(orderKeys[element.id] == nil, "IdentifiedArray: duplicate id \(element.id)")
+        precondition(index >= 0 && index <= tree.count, "IdentifiedArray: index \(index) out of range")
+        insertNew(element, at: index)
+    }
+
+    /// Inserts an element whose id is new, choosing an order key between its neighbours'.
+    @inlinable
+    mutating func insertNew(_ element: Element, at index: Int) {
+        let key: Int64
+        if let chosen = orderKey(forInsertionAt: index) {
+            key = chosen
+        } else {
+            // No key left between the neighbours (or at an end): space all keys out again.
+            var elements = ContiguousArray(self)
+            elements.insert(element, at: index)
+            try? rebuild(from: elements)
+            changeLog.record(element.id)
+            return
+        }
+        tree.insert(element, key: key)
+        orderKeys.set(key, for: element.id)
         changeLog.record(element.id)
+    }
+
+    /// A key that sorts between the elements at `index - 1` and `index`; `nil` when there is none.
+    @inlinable
+    func orderKey(forInsertionAt index: Int) -> Int64? {
+        let spacing = Self.keySpacing
+        if tree.isEmpty { return 0 }
+        if index == tree.count {
+            let last = tree.key(at: index - 1)
+            return last <= Int64.max - spacing ? last + spacing : nil
+        }
+        let next = tree.key(at: index)
+        if index == 0 { return next >= Int64.min + spacing ? next - spacing : nil }
+        let previous = tree.key(at: index - 1)
+        return next - previous > 1 ? previous + (next - previous) / 2 : nil
     }
 
     /// Removes and returns the element with `id`, if present.
     @inlinable
     @discardableResult
     public mutating func remove(id: ID) -> Element? {
-        guard let position = positions[id] else { return nil }
-        return remove(at: position)
+        guard let key = orderKeys.remove(id) else { return nil }
+        let element = tree.remove(key: key)
+        changeLog.record(id)
+        return element
     }
 
     /// Removes and returns the element at `index`.
     @inlinable
     @discardableResult
     public mutating func remove(at index: Int) -> Element {
-        let element = storage.remove(at: index)
-        positions[element.id] = nil
-        reindex(from: index)
+        let key = tree.key(at: index)
+        guard let element = tree.remove(key: key) else { preconditionFailure("IdentifiedArray: no element at \(index)") }
+        orderKeys.remove(element.id)
         changeLog.record(element.id)
         return element
     }
@@ -165,23 +231,25 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     /// Removes every element.
     @inlinable
     public mutating func removeAll() {
-        guard !storage.isEmpty else { return }
-        storage.removeAll()
-        positions.removeAll()
+        guard !tree.isEmpty else { return }
+        tree = OrderedTree()
+        orderKeys = HashTrie()
         changeLog.recordReplacement()
     }
 
     /// Removes the elements that satisfy `shouldBeRemoved`.
     @inlinable
     public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
-        let removed = try storage.filter(shouldBeRemoved).map(\.id)
+        var kept = ContiguousArray<Element>()
+        var removed: [ID] = []
+        for element in self {
+            if try shouldBeRemoved(element) { removed.append(element.id) } else { kept.append(element) }
+        }
         guard !removed.isEmpty else { return }
-        let removedIDs = Set(removed)
-        storage.removeAll { removedIDs.contains($0.id) }
-        positions = Dictionary(uniqueKeysWithValues: storage.enumerated().map { ($1.id, $0) })
         if removed.count == 1, let id = removed.first {
-            changeLog.record(id)
+            remove(id: id)
         } else {
+            try? rebuild(from: kept)
             changeLog.recordReplacement()
         }
     }
@@ -190,25 +258,20 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     public mutating func move(from source: Int, to destination: Int) {
         guard source != destination else { return }
-        let element = storage.remove(at: source)
-        storage.insert(element, at: destination)
-        reindex(from: Swift.min(source, destination))
+        let key = tree.key(at: source)
+        guard let element = tree.remove(key: key) else { return }
+        orderKeys.remove(element.id)
+        insertNew(element, at: destination)
         changeLog.recordReorder()
     }
 
     /// Sorts the elements in place.
     @inlinable
     public mutating func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
-        try storage.sort(by: areInIncreasingOrder)
-        reindex(from: 0)
+        var elements = ContiguousArray(self)
+        try elements.sort(by: areInIncreasingOrder)
+        try? rebuild(from: elements)
         changeLog.recordReorder()
-    }
-
-    @inlinable
-    mutating func reindex(from start: Int) {
-        for position in start..<storage.count {
-            positions[storage[position].id] = position
-        }
     }
 
     // MARK: - Change tracking
@@ -226,25 +289,72 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 }
 
+/// Two elements of an identified collection had the same id.
+@usableFromInline
+struct DuplicateID<ID: Sendable>: Error {
+    @usableFromInline let id: ID
+
+    @inlinable
+    init(id: ID) { self.id = id }
+}
+
 // MARK: - Collection
 
 extension IdentifiedArray: RandomAccessCollection {
     /// The position of the first element.
     @inlinable
-    public var startIndex: Int { storage.startIndex }
+    public var startIndex: Int { 0 }
     /// The position past the last element.
     @inlinable
-    public var endIndex: Int { storage.endIndex }
+    public var endIndex: Int { tree.count }
+    /// How many elements there are.
+    @inlinable
+    public var count: Int { tree.count }
+    /// Whether there are none.
+    @inlinable
+    public var isEmpty: Bool { tree.isEmpty }
 
-    /// The element at `position`.
+    /// The element at `position` (O(log n)).
     @inlinable
     public subscript(position: Int) -> Element {
-        get { storage[position] }
+        get {
+            precondition(position >= 0 && position < tree.count, "IdentifiedArray: index \(position) out of range")
+            return tree.element(at: position)
+        }
         set {
-            precondition(newValue.id == storage[position].id, "IdentifiedArray: positional assignment must keep the id")
-            storage[position] = newValue
+            precondition(position >= 0 && position < tree.count, "IdentifiedArray: index \(position) out of range")
+            let key = tree.key(at: position)
+            tree.modify(key: key) { element in
+                precondition(newValue.id == element.id, "IdentifiedArray: positional assignment must keep the id")
+                element = newValue
+            }
             changeLog.record(newValue.id)
         }
+    }
+
+    /// Iterates in order, a leaf of the tree at a time.
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline var base: OrderedTree<Element>.Iterator
+
+        @inlinable
+        init(base: OrderedTree<Element>.Iterator) { self.base = base }
+
+        /// The next element.
+        @inlinable
+        public mutating func next() -> Element? { base.next() }
+    }
+
+    /// An iterator over the elements in order.
+    @inlinable
+    public func makeIterator() -> Iterator { Iterator(base: tree.makeIterator()) }
+
+    /// The elements transformed, in order (without looking each up by position).
+    @inlinable
+    public func map<T, E: Error>(_ transform: (Element) throws(E) -> T) throws(E) -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(count)
+        for element in self { result.append(try transform(element)) }
+        return result
     }
 }
 
@@ -257,10 +367,12 @@ extension IdentifiedArray: ExpressibleByArrayLiteral {
 }
 
 extension IdentifiedArray: Equatable where Element: Equatable {
-    /// Whether both hold the same elements in the same order.
+    /// Whether both hold the same elements in the same order. Versions of one collection share
+    /// most of their storage, and shared parts are not compared again.
     @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.changeLog.version == rhs.changeLog.version || lhs.storage == rhs.storage
+        lhs.changeLog.version == rhs.changeLog.version
+            || OrderedTree<Element>.elementsEqual(lhs.tree.root, rhs.tree.root, by: ==)
     }
 }
 
@@ -268,7 +380,8 @@ extension IdentifiedArray: Hashable where Element: Hashable {
     /// Hashes the elements in order.
     @inlinable
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(storage)
+        hasher.combine(count)
+        for element in self { hasher.combine(element) }
     }
 }
 
@@ -276,7 +389,8 @@ extension IdentifiedArray: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
     @inlinable
     public func encode(to encoder: any Encoder) throws {
-        try storage.encode(to: encoder)
+        var container = encoder.unkeyedContainer()
+        for element in self { try container.encode(element) }
     }
 }
 
@@ -286,30 +400,28 @@ extension IdentifiedArray: Decodable where Element: Decodable {
     /// - Throws: `DecodingError.dataCorrupted` when two elements share an id.
     @inlinable
     public init(from decoder: any Decoder) throws {
-        let elements = try [Element](from: decoder)
+        let elements = try ContiguousArray<Element>(from: decoder)
         self.init()
-        for element in elements {
-            guard positions[element.id] == nil else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                    debugDescription: "Duplicate id \(element.id) in IdentifiedArray"))
-            }
-            positions[element.id] = storage.count
-            storage.append(element)
+        do {
+            try rebuild(from: elements)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                debugDescription: "Duplicate id \(error.id) in IdentifiedArray"))
         }
-        if !storage.isEmpty { changeLog.recordReplacement() }
+        if !tree.isEmpty { changeLog.recordReplacement() }
     }
 }
 
 extension IdentifiedArray: CustomStringConvertible {
     /// The elements, rendered like an array.
     @inlinable
-    public var description: String { storage.description }
+    public var description: String { elements.description }
 }
 
 extension IdentifiedArray: CustomReflectable {
     /// Reflects as the collection of its elements.
     @inlinable
-    public var customMirror: Mirror { Mirror(self, unlabeledChildren: storage, displayStyle: .collection) }
+    public var customMirror: Mirror { Mirror(self, unlabeledChildren: elements, displayStyle: .collection) }
 }
 
 // MARK: - Change log

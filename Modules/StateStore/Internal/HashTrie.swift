@@ -1,0 +1,180 @@
+/// A persistent hash map (a compressed hash-array mapped trie): copies share their nodes, and a
+/// change copies only the few nodes on its key's path.
+///
+/// ``IdentifiedArray`` keeps the key of each element's place in its ``OrderedTree`` here, so
+/// that finding an element by id stays O(1)-ish without a `Dictionary` that every copy of the
+/// collection would have to copy whole on its next change.
+@usableFromInline
+struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
+    @usableFromInline typealias Node = HashTrieNode<Key, Value>
+
+    @usableFromInline var root = Node()
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    static func hash(_ key: Key) -> UInt64 { UInt64(bitPattern: Int64(key.hashValue)) }
+
+    @inlinable
+    subscript(key: Key) -> Value? {
+        let hash = Self.hash(key)
+        var node = root
+        var shift: UInt64 = 0
+        while shift < 64 {
+            let bit = Node.bit(hash, shift)
+            if node.dataMap & bit != 0 {
+                let index = Node.index(node.dataMap, bit)
+                return node.keys[index] == key ? node.values[index] : nil
+            }
+            guard node.nodeMap & bit != 0 else { return nil }
+            node = node.children[Node.index(node.nodeMap, bit)]
+            shift += 5
+        }
+        guard let index = node.keys.firstIndex(of: key) else { return nil }
+        return node.values[index]
+    }
+
+    /// Sets the value of `key`.
+    @inlinable
+    mutating func set(_ value: Value, for key: Key) {
+        Self.set(value, for: key, hash: Self.hash(key), shift: 0, in: &root)
+    }
+
+    /// Removes `key`; returns its value, `nil` when it was absent.
+    @inlinable
+    @discardableResult
+    mutating func remove(_ key: Key) -> Value? {
+        guard self[key] != nil else { return nil }
+        return Self.remove(key, hash: Self.hash(key), shift: 0, from: &root)
+    }
+
+    @inlinable
+    static func set(_ value: Value, for key: Key, hash: UInt64, shift: UInt64, in node: inout Node) {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        guard shift < 64 else {
+            // Every bit of the hash is used up: a list of colliding keys.
+            if let index = node.keys.firstIndex(of: key) {
+                node.values[index] = value
+            } else {
+                node.keys.append(key)
+                node.values.append(value)
+            }
+            return
+        }
+        let bit = Node.bit(hash, shift)
+        if node.dataMap & bit != 0 {
+            let index = Node.index(node.dataMap, bit)
+            if node.keys[index] == key {
+                node.values[index] = value
+                return
+            }
+            // Two keys share this slot: push both one level down.
+            let otherKey = node.keys.remove(at: index)
+            let otherValue = node.values.remove(at: index)
+            node.dataMap &= ~bit
+            let pair = Node.pair(otherKey, otherValue, Self.hash(otherKey), key, value, hash, shift: shift + 5)
+            node.nodeMap |= bit
+            node.children.insert(pair, at: Node.index(node.nodeMap, bit))
+        } else if node.nodeMap & bit != 0 {
+            set(value, for: key, hash: hash, shift: shift + 5, in: &node.children[Node.index(node.nodeMap, bit)])
+        } else {
+            node.dataMap |= bit
+            let index = Node.index(node.dataMap, bit)
+            node.keys.insert(key, at: index)
+            node.values.insert(value, at: index)
+        }
+    }
+
+    /// Removes `key`, which is present.
+    @inlinable
+    static func remove(_ key: Key, hash: UInt64, shift: UInt64, from node: inout Node) -> Value? {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        guard shift < 64 else {
+            guard let index = node.keys.firstIndex(of: key) else { return nil }
+            node.keys.remove(at: index)
+            return node.values.remove(at: index)
+        }
+        let bit = Node.bit(hash, shift)
+        if node.dataMap & bit != 0 {
+            let index = Node.index(node.dataMap, bit)
+            guard node.keys[index] == key else { return nil }
+            node.dataMap &= ~bit
+            node.keys.remove(at: index)
+            return node.values.remove(at: index)
+        }
+        guard node.nodeMap & bit != 0 else { return nil }
+        let childIndex = Node.index(node.nodeMap, bit)
+        let removed = remove(key, hash: hash, shift: shift + 5, from: &node.children[childIndex])
+        let child = node.children[childIndex]
+        if child.children.isEmpty, child.keys.count <= 1 {
+            // A child left with one entry (or none) moves it back up, keeping the trie shallow.
+            node.nodeMap &= ~bit
+            node.children.remove(at: childIndex)
+            if let onlyKey = child.keys.first, let onlyValue = child.values.first {
+                node.dataMap |= bit
+                let index = Node.index(node.dataMap, bit)
+                node.keys.insert(onlyKey, at: index)
+                node.values.insert(onlyValue, at: index)
+            }
+        }
+        return removed
+    }
+}
+
+/// A node of a ``HashTrie``: entries stored inline, and subtries, each in the slot its 5 bits
+/// of the hash select.
+@usableFromInline
+final class HashTrieNode<Key: Hashable, Value>: @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline var dataMap: UInt32 = 0
+    @exclusivity(unchecked) @usableFromInline var nodeMap: UInt32 = 0
+    @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Key> = []
+    @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Value> = []
+    @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<HashTrieNode> = []
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    func copy() -> HashTrieNode {
+        let node = HashTrieNode()
+        node.dataMap = dataMap
+        node.nodeMap = nodeMap
+        node.keys = keys
+        node.values = values
+        node.children = children
+        return node
+    }
+
+    @inlinable
+    static func bit(_ hash: UInt64, _ shift: UInt64) -> UInt32 {
+        1 << UInt32(truncatingIfNeeded: (hash >> shift) & 31)
+    }
+
+    @inlinable
+    static func index(_ map: UInt32, _ bit: UInt32) -> Int {
+        (map & (bit &- 1)).nonzeroBitCount
+    }
+
+    /// A node holding two different keys, as deep as their hashes need to part.
+    @inlinable
+    static func pair(_ key1: Key, _ value1: Value, _ hash1: UInt64, _ key2: Key, _ value2: Value, _ hash2: UInt64, shift: UInt64) -> HashTrieNode {
+        let node = HashTrieNode()
+        guard shift < 64 else {
+            node.keys = [key1, key2]
+            node.values = [value1, value2]
+            return node
+        }
+        let bit1 = bit(hash1, shift)
+        let bit2 = bit(hash2, shift)
+        if bit1 == bit2 {
+            node.nodeMap = bit1
+            node.children = [pair(key1, value1, hash1, key2, value2, hash2, shift: shift + 5)]
+        } else {
+            node.dataMap = bit1 | bit2
+            node.keys = bit1 < bit2 ? [key1, key2] : [key2, key1]
+            node.values = bit1 < bit2 ? [value1, value2] : [value2, value1]
+        }
+        return node
+    }
+}

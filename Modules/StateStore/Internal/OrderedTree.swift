@@ -1,0 +1,396 @@
+/// A persistent sequence of elements sorted by an integer key: a B+ tree whose nodes are shared
+/// between copies and copied only along the path a mutation takes.
+///
+/// Copying a tree is O(1); inserting, removing or changing one element is O(log n) and leaves
+/// every other copy untouched, so a store, its observers and a timeline can all hold versions of
+/// a ten-thousand-element collection without copying it on every action. Positions are found
+/// through the subtree counts each node keeps.
+///
+/// Keys are chosen by the owner (``IdentifiedArray`` keeps them in the order of its elements);
+/// every key occurs at most once.
+@usableFromInline
+struct OrderedTree<Element>: @unchecked Sendable {
+    @usableFromInline typealias Node = OrderedTreeNode<Element>
+
+    @usableFromInline var root: Node
+
+    /// Most elements a leaf holds, and most children a branch holds, before it splits.
+    @inlinable static var capacity: Int { 32 }
+    /// A node with fewer items than this is merged with a neighbour when they fit in one.
+    @inlinable static var minimumFill: Int { 8 }
+
+    @inlinable
+    init() {
+        root = Node(leafKeys: [], elements: [])
+    }
+
+    /// A tree of `elements` with `keys`, which must be strictly increasing.
+    @inlinable
+    init(keys: ContiguousArray<Int64>, elements: ContiguousArray<Element>) {
+        guard keys.count > Self.capacity else {
+            root = Node(leafKeys: keys, elements: elements)
+            return
+        }
+        // Leaves three quarters full, so the next inserts do not split them at once.
+        let fill = Self.capacity * 3 / 4
+        var level: [Node] = []
+        level.reserveCapacity(keys.count / fill + 1)
+        var start = 0
+        while start < keys.count {
+            let end = Swift.min(start + fill, keys.count)
+            level.append(Node(leafKeys: ContiguousArray(keys[start..<end]), elements: ContiguousArray(elements[start..<end])))
+            start = end
+        }
+        while level.count > 1 {
+            var parents: [Node] = []
+            parents.reserveCapacity(level.count / fill + 1)
+            var start = 0
+            while start < level.count {
+                let end = Swift.min(start + fill, level.count)
+                parents.append(Node(children: ContiguousArray(level[start..<end])))
+                start = end
+            }
+            level = parents
+        }
+        root = level[0]
+    }
+
+    @inlinable var count: Int { root.count }
+
+    @inlinable var isEmpty: Bool { root.count == 0 }
+
+    @inlinable var firstKey: Int64? { count == 0 ? nil : key(at: 0) }
+
+    @inlinable var lastKey: Int64? { count == 0 ? nil : key(at: count - 1) }
+
+    // MARK: - Reading
+
+    /// The leaf holding position `position`, and the position within it.
+    @inlinable
+    func leaf(containing position: Int) -> (Node, Int) {
+        var node = root
+        var offset = position
+        while !node.isLeaf {
+            var child = 0
+            while offset >= node.children[child].count {
+                offset -= node.children[child].count
+                child += 1
+            }
+            node = node.children[child]
+        }
+        return (node, offset)
+    }
+
+    @inlinable
+    func element(at position: Int) -> Element {
+        let (leaf, offset) = leaf(containing: position)
+        return leaf.elements[offset]
+    }
+
+    @inlinable
+    func key(at position: Int) -> Int64 {
+        let (leaf, offset) = leaf(containing: position)
+        return leaf.keys[offset]
+    }
+
+    /// The element with `key`, if present.
+    @inlinable
+    func element(forKey key: Int64) -> Element? {
+        var node = root
+        while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
+        guard let offset = node.keys.exactIndex(of: key) else { return nil }
+        return node.elements[offset]
+    }
+
+    /// The position of the element with `key`, if present.
+    @inlinable
+    func position(ofKey key: Int64) -> Int? {
+        var node = root
+        var position = 0
+        while !node.isLeaf {
+            let child = node.childIndex(for: key)
+            for earlier in 0..<child { position += node.children[earlier].count }
+            node = node.children[child]
+        }
+        guard let offset = node.keys.exactIndex(of: key) else { return nil }
+        return position + offset
+    }
+
+    // MARK: - Changing
+
+    /// Changes the element with `key` in place; `nil` (and `body` is not called) when absent.
+    @inlinable
+    mutating func modify<Result>(key: Int64, _ body: (inout Element) throws -> Result) rethrows -> Result? {
+        guard element(forKey: key) != nil else { return nil }
+        return try Self.modify(key: key, in: &root, body)
+    }
+
+    @inlinable
+    static func modify<Result>(key: Int64, in node: inout Node, _ body: (inout Element) throws -> Result) rethrows -> Result {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        if node.isLeaf {
+            // Present: checked by the caller.
+            let offset = node.keys.exactIndex(of: key) ?? 0
+            return try body(&node.elements[offset])
+        }
+        let child = node.childIndex(for: key)
+        return try modify(key: key, in: &node.children[child], body)
+    }
+
+    /// Inserts `element` under `key`, which must not be in the tree yet.
+    @inlinable
+    mutating func insert(_ element: Element, key: Int64) {
+        if let sibling = Self.insert(element, key: key, into: &root) {
+            root = Node(children: [root, sibling])
+        }
+    }
+
+    /// Inserts into the subtree at `node`; returns the new right half when `node` had to split.
+    @inlinable
+    static func insert(_ element: Element, key: Int64, into node: inout Node) -> Node? {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        node.count += 1
+        if node.isLeaf {
+            let offset = node.keys.insertionIndex(of: key)
+            node.keys.insert(key, at: offset)
+            node.elements.insert(element, at: offset)
+            return node.keys.count > capacity ? node.split() : nil
+        }
+        let child = node.childIndex(for: key)
+        if key < node.keys[child] { node.keys[child] = key }
+        guard let sibling = insert(element, key: key, into: &node.children[child]) else { return nil }
+        node.keys.insert(sibling.keys[0], at: child + 1)
+        node.children.insert(sibling, at: child + 1)
+        return node.children.count > capacity ? node.split() : nil
+    }
+
+    /// Removes and returns the element with `key`; `nil` when absent.
+    @inlinable
+    @discardableResult
+    mutating func remove(key: Int64) -> Element? {
+        guard element(forKey: key) != nil else { return nil }
+        let removed = Self.remove(key: key, from: &root)
+        if !root.isLeaf, root.children.count == 1 { root = root.children[0] }
+        return removed
+    }
+
+    @inlinable
+    static func remove(key: Int64, from node: inout Node) -> Element {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        node.count -= 1
+        if node.isLeaf {
+            let offset = node.keys.exactIndex(of: key) ?? 0
+            node.keys.remove(at: offset)
+            return node.elements.remove(at: offset)
+        }
+        let child = node.childIndex(for: key)
+        let removed = remove(key: key, from: &node.children[child])
+        node.rebalance(child: child)
+        return removed
+    }
+}
+
+/// A node of an ``OrderedTree``: a leaf of keyed elements, or a branch of child nodes.
+///
+/// Mutated only while uniquely referenced (the tree copies it first otherwise), which is what
+/// makes sharing it between threads safe.
+@usableFromInline
+final class OrderedTreeNode<Element>: @unchecked Sendable {
+    /// A leaf's element keys; a branch's lower bound of each child's keys.
+    @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Int64>
+    @exclusivity(unchecked) @usableFromInline var elements: ContiguousArray<Element>
+    @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<OrderedTreeNode>
+    /// Elements in this subtree.
+    @exclusivity(unchecked) @usableFromInline var count: Int
+    @usableFromInline let isLeaf: Bool
+
+    @inlinable
+    init(leafKeys keys: ContiguousArray<Int64>, elements: ContiguousArray<Element>) {
+        self.keys = keys
+        self.elements = elements
+        children = []
+        count = keys.count
+        isLeaf = true
+    }
+
+    @inlinable
+    init(children: ContiguousArray<OrderedTreeNode>) {
+        keys = ContiguousArray(children.map { $0.keys[0] })
+        elements = []
+        self.children = children
+        count = children.reduce(0) { $0 + $1.count }
+        isLeaf = false
+    }
+
+    @inlinable
+    init(copying node: OrderedTreeNode) {
+        keys = node.keys
+        elements = node.elements
+        children = node.children
+        count = node.count
+        isLeaf = node.isLeaf
+    }
+
+    @inlinable
+    func copy() -> OrderedTreeNode { OrderedTreeNode(copying: self) }
+
+    /// Keys (a leaf) or children (a branch).
+    @inlinable var itemCount: Int { keys.count }
+
+    /// The child whose key range holds `key`: the last whose lower bound is at most `key`.
+    @inlinable
+    func childIndex(for key: Int64) -> Int {
+        Swift.max(0, keys.insertionIndex(of: key) - 1)
+    }
+
+    /// Moves the upper half of this node into a new node and returns it.
+    @inlinable
+    func split() -> OrderedTreeNode {
+        let middle = keys.count / 2
+        let sibling: OrderedTreeNode
+        if isLeaf {
+            sibling = OrderedTreeNode(leafKeys: ContiguousArray(keys[middle...]), elements: ContiguousArray(elements[middle...]))
+            elements.removeSubrange(middle...)
+        } else {
+            let moved = ContiguousArray(children[middle...])
+            sibling = OrderedTreeNode(children: moved)
+            sibling.keys = ContiguousArray(keys[middle...])
+            children.removeSubrange(middle...)
+        }
+        keys.removeSubrange(middle...)
+        count -= sibling.count
+        return sibling
+    }
+
+    /// After a removal below `child`: drops it when empty, or merges it with a neighbour when
+    /// it became small and both fit in one node.
+    @inlinable
+    func rebalance(child: Int) {
+        let size = children[child].itemCount
+        if size == 0 {
+            keys.remove(at: child)
+            children.remove(at: child)
+            return
+        }
+        guard size < OrderedTree<Element>.minimumFill else { return }
+        let capacity = OrderedTree<Element>.capacity
+        if child + 1 < children.count, size + children[child + 1].itemCount <= capacity {
+            merge(child + 1, into: child)
+        } else if child > 0, size + children[child - 1].itemCount <= capacity {
+            merge(child, into: child - 1)
+        }
+    }
+
+    @inlinable
+    func merge(_ right: Int, into left: Int) {
+        if !isKnownUniquelyReferenced(&children[left]) { children[left] = children[left].copy() }
+        let source = children[right]
+        let target = children[left]
+        if target.isLeaf {
+            target.keys.append(contentsOf: source.keys)
+            target.elements.append(contentsOf: source.elements)
+        } else {
+            var bounds = source.keys
+            bounds[0] = Swift.max(bounds[0], keys[right])
+            target.keys.append(contentsOf: bounds)
+            target.children.append(contentsOf: source.children)
+        }
+        target.count += source.count
+        keys.remove(at: right)
+        children.remove(at: right)
+    }
+}
+
+extension ContiguousArray where Element == Int64 {
+    /// The first position whose key is greater than `key` (where `key` would be inserted).
+    @inlinable
+    func insertionIndex(of key: Int64) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low &+ high) >> 1
+            if self[middle] <= key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The position of `key`, if present.
+    @inlinable
+    func exactIndex(of key: Int64) -> Int? {
+        let index = insertionIndex(of: key) - 1
+        return index >= 0 && self[index] == key ? index : nil
+    }
+}
+
+// MARK: - Iteration
+
+extension OrderedTree {
+    /// Visits the elements in key order, a leaf at a time.
+    @usableFromInline
+    struct Iterator: IteratorProtocol {
+        @usableFromInline var leaf: ContiguousArray<Element>
+        @usableFromInline var offset = 0
+        /// The branches above the current leaf, with the position of the child being visited.
+        @usableFromInline var path: [(Node, Int)] = []
+
+        @inlinable
+        init(root: Node) {
+            var node = root
+            while !node.isLeaf {
+                path.append((node, 0))
+                node = node.children[0]
+            }
+            leaf = node.elements
+        }
+
+        @inlinable
+        mutating func next() -> Element? {
+            if offset < leaf.count {
+                defer { offset += 1 }
+                return leaf[offset]
+            }
+            return nextLeaf() ? next() : nil
+        }
+
+        @inlinable
+        mutating func nextLeaf() -> Bool {
+            while let (node, child) = path.popLast() {
+                guard child + 1 < node.children.count else { continue }
+                path.append((node, child + 1))
+                var next = node.children[child + 1]
+                while !next.isLeaf {
+                    path.append((next, 0))
+                    next = next.children[0]
+                }
+                leaf = next.elements
+                offset = 0
+                return true
+            }
+            return false
+        }
+    }
+
+    @inlinable
+    func makeIterator() -> Iterator { Iterator(root: root) }
+
+    /// Whether both trees hold equal elements in the same order; subtrees they share are
+    /// skipped, so comparing a tree with a changed copy costs the path that changed.
+    @inlinable
+    static func elementsEqual(_ lhs: Node, _ rhs: Node, by areEqual: (Element, Element) -> Bool) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.count == rhs.count else { return false }
+        if lhs.isLeaf, rhs.isLeaf {
+            return lhs.elements.elementsEqual(rhs.elements, by: areEqual)
+        }
+        if !lhs.isLeaf, !rhs.isLeaf, lhs.children.count == rhs.children.count,
+           zip(lhs.children, rhs.children).allSatisfy({ $0.count == $1.count }) {
+            return zip(lhs.children, rhs.children).allSatisfy { elementsEqual($0, $1, by: areEqual) }
+        }
+        var left = Iterator(root: lhs)
+        var right = Iterator(root: rhs)
+        while let element = left.next() {
+            guard let other = right.next(), areEqual(element, other) else { return false }
+        }
+        return true
+    }
+}
