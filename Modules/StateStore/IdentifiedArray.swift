@@ -221,8 +221,8 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     @discardableResult
     public mutating func remove(at index: Int) -> Element {
-        let key = tree.key(at: index)
-        guard let element = tree.remove(key: key) else { preconditionFailure("IdentifiedArray: no element at \(index)") }
+        precondition(index >= 0 && index < tree.count, "IdentifiedArray: index \(index) out of range")
+        let element = tree.remove(key: tree.key(at: index))
         orderKeys.remove(element.id)
         changeLog.record(element.id)
         return element
@@ -258,8 +258,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     public mutating func move(from source: Int, to destination: Int) {
         guard source != destination else { return }
-        let key = tree.key(at: source)
-        guard let element = tree.remove(key: key) else { return }
+        let element = tree.remove(key: tree.key(at: source))
         orderKeys.remove(element.id)
         insertNew(element, at: destination)
         changeLog.recordReorder()

@@ -19,7 +19,8 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
     @inlinable
     subscript(key: Key) -> Value? {
         let hash = Self.hash(key)
-        var node = root
+        // Unretained: `self` keeps every node alive while it is read.
+        unowned(unsafe) var node = root
         var shift: UInt64 = 0
         while shift < 64 {
             let bit = Node.bit(hash, shift)

@@ -68,7 +68,8 @@ struct OrderedTree<Element>: @unchecked Sendable {
     /// The leaf holding position `position`, and the position within it.
     @inlinable
     func leaf(containing position: Int) -> (Node, Int) {
-        var node = root
+        // Unretained: `self` keeps every node alive while it is read.
+        unowned(unsafe) var node = root
         var offset = position
         while !node.isLeaf {
             var child = 0
@@ -96,7 +97,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
     /// The element with `key`, if present.
     @inlinable
     func element(forKey key: Int64) -> Element? {
-        var node = root
+        unowned(unsafe) var node = root
         while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
         guard let offset = node.keys.exactIndex(of: key) else { return nil }
         return node.elements[offset]
@@ -105,7 +106,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
     /// The position of the element with `key`, if present.
     @inlinable
     func position(ofKey key: Int64) -> Int? {
-        var node = root
+        unowned(unsafe) var node = root
         var position = 0
         while !node.isLeaf {
             let child = node.childIndex(for: key)
@@ -118,19 +119,17 @@ struct OrderedTree<Element>: @unchecked Sendable {
 
     // MARK: - Changing
 
-    /// Changes the element with `key` in place; `nil` (and `body` is not called) when absent.
+    /// Changes the element with `key`, which must be present, in place.
     @inlinable
-    mutating func modify<Result>(key: Int64, _ body: (inout Element) throws -> Result) rethrows -> Result? {
-        guard element(forKey: key) != nil else { return nil }
-        return try Self.modify(key: key, in: &root, body)
+    mutating func modify<Result>(key: Int64, _ body: (inout Element) throws -> Result) rethrows -> Result {
+        try Self.modify(key: key, in: &root, body)
     }
 
     @inlinable
     static func modify<Result>(key: Int64, in node: inout Node, _ body: (inout Element) throws -> Result) rethrows -> Result {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         if node.isLeaf {
-            // Present: checked by the caller.
-            let offset = node.keys.exactIndex(of: key) ?? 0
+            guard let offset = node.keys.exactIndex(of: key) else { preconditionFailure("OrderedTree: no key \(key)") }
             return try body(&node.elements[offset])
         }
         let child = node.childIndex(for: key)
@@ -164,11 +163,10 @@ struct OrderedTree<Element>: @unchecked Sendable {
         return node.children.count > capacity ? node.split() : nil
     }
 
-    /// Removes and returns the element with `key`; `nil` when absent.
+    /// Removes and returns the element with `key`, which must be present.
     @inlinable
     @discardableResult
-    mutating func remove(key: Int64) -> Element? {
-        guard element(forKey: key) != nil else { return nil }
+    mutating func remove(key: Int64) -> Element {
         let removed = Self.remove(key: key, from: &root)
         if !root.isLeaf, root.children.count == 1 { root = root.children[0] }
         return removed
@@ -179,7 +177,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         node.count -= 1
         if node.isLeaf {
-            let offset = node.keys.exactIndex(of: key) ?? 0
+            guard let offset = node.keys.exactIndex(of: key) else { preconditionFailure("OrderedTree: no key \(key)") }
             node.keys.remove(at: offset)
             return node.elements.remove(at: offset)
         }
