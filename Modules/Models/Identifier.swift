@@ -20,11 +20,44 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
     }
 
     /// The lowercase UUID string.
-    public var description: String { rawValue.uuidString.lowercased() }
+    public var description: String {
+        // Formatted by hand: `uuidString.lowercased()` costs a C formatter and a case pass.
+        let digits: StaticString = "0123456789abcdef"
+        return withUnsafeBytes(of: rawValue.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var written = 0
+                for (offset, byte) in bytes.enumerated() {
+                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                        text[written] = UInt8(ascii: "-")
+                        written += 1
+                    }
+                    text[written] = digits.utf8Start[Int(byte >> 4)]
+                    text[written + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    written += 2
+                }
+                return written
+            }
+        }
+    }
 
-    /// Orders identifiers by their UUID string, for stable listings.
+    /// The UUID's 128 bits as two integers, most significant first.
+    public var bits: (high: UInt64, low: UInt64) {
+        withUnsafeBytes(of: rawValue.uuid) { bytes in
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            for offset in 0..<8 {
+                high = high << 8 | UInt64(bytes[offset])
+                low = low << 8 | UInt64(bytes[offset + 8])
+            }
+            return (high, low)
+        }
+    }
+
+    /// Orders identifiers by their UUID string (the same order as their bytes), for stable
+    /// listings.
     public static func < (lhs: Identifier, rhs: Identifier) -> Bool {
-        lhs.rawValue.uuidString < rhs.rawValue.uuidString
+        let (left, right) = (lhs.bits, rhs.bits)
+        return left.high != right.high ? left.high < right.high : left.low < right.low
     }
 
     /// Decodes the UUID string.

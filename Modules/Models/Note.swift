@@ -24,10 +24,12 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
 
     /// The first line that has text, trimmed; empty for a blank note.
     public var title: String {
-        text.split(whereSeparator: \.isNewline)
-            .lazy
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .first { !$0.isEmpty } ?? ""
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let first = line.firstIndex(where: { !$0.isWhitespace }),
+                  let last = line.lastIndex(where: { !$0.isWhitespace }) else { continue }
+            return String(line[first...last])
+        }
+        return ""
     }
 
     /// Whether the note matches a search `query`: every word of it appears in the text,

@@ -357,6 +357,18 @@ extension IdentifiedArray: RandomAccessCollection {
     }
 }
 
+extension IdentifiedArray {
+    /// Whether both hold equivalent elements in the same order, by `areEquivalent`.
+    ///
+    /// Versions of one collection share most of their storage; shared parts are skipped, so
+    /// comparing a collection with a copy that changed one element costs O(log n), not O(n).
+    @inlinable
+    public func elementsEqual(_ other: Self, by areEquivalent: (Element, Element) throws -> Bool) rethrows -> Bool {
+        if changeLog.version == other.changeLog.version { return true }
+        return try OrderedTree<Element>.elementsEqual(tree.root, other.tree.root, by: areEquivalent)
+    }
+}
+
 extension IdentifiedArray: ExpressibleByArrayLiteral {
     /// Creates a collection from a literal of elements with distinct ids.
     @inlinable
@@ -371,7 +383,7 @@ extension IdentifiedArray: Equatable where Element: Equatable {
     @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.changeLog.version == rhs.changeLog.version
-            || OrderedTree<Element>.elementsEqual(lhs.tree.root, rhs.tree.root, by: ==)
+            || OrderedTree<Element>.elementsEqual(lhs.tree.root, rhs.tree.root, by: { $0 == $1 })
     }
 }
 

@@ -29,7 +29,7 @@ public final class NotesViewModel: ViewModel {
     /// Everything the notes screen shows.
     public struct Snapshot: Hashable, Sendable, Codable {
         /// The rows to list: the search results while searching, otherwise every note.
-        public var rows: [Row]
+        public var rows: Rows
         /// How many rows are listed.
         public var count: Int
         /// The open note's id; `nil` when none.
@@ -52,27 +52,14 @@ public final class NotesViewModel: ViewModel {
         /// The rows' maximum preview length, in characters.
         public static let previewLength = 60
 
-        /// The snapshot of a notes state.
+        /// The snapshot of a notes state. It costs the same for ten notes as for ten thousand:
+        /// the rows share the state's storage and are built as they are read.
         public init(_ state: Notes.State) {
-            rows = state.visibleItems.map { item in
-                let title = item.note.title
-                let rest = item.note.text.drop { $0.isWhitespace }.drop { !$0.isNewline }
-                var reason: String?
-                if case .failed(let error) = item.save { reason = error.message }
-                return Row(
-                    id: item.id,
-                    title: title.isEmpty ? "New note" : Display.oneLine(title, limit: Self.previewLength),
-                    preview: Display.oneLine(rest, limit: Self.previewLength),
-                    updatedAt: Display.dateTime(item.note.updatedAt),
-                    isSelected: item.id == state.selectedID,
-                    isPending: item.isPending,
-                    isUnsaved: item.isUnsaved,
-                    unsavedReason: reason
-                )
-            }
+            rows = Rows(state)
             count = rows.count
-            selectedID = state.selected?.id
-            selectedText = state.selected?.note.text
+            let selected = state.selected
+            selectedID = selected?.id
+            selectedText = selected?.note.text
             searchQuery = state.searchQuery
             isSearching = state.isSearching
             isLoading = state.list == .loading
@@ -82,6 +69,143 @@ public final class NotesViewModel: ViewModel {
                 else if state.searchResults != nil { "No notes match “\(state.searchQuery)”." }
                 else if state.list == .loading { "Loading notes…" }
                 else { "No notes yet. Add one to get started." }
+        }
+    }
+
+    /// The rows of the list, in order: a collection that builds each ``Row`` when it is read.
+    ///
+    /// Showing a page of a ten-thousand-note list builds a page of rows, and comparing the rows
+    /// of two snapshots skips the notes they share, so a screen that updates after every action
+    /// pays for what changed. It encodes as a plain array of rows.
+    public struct Rows: RandomAccessCollection, Hashable, Sendable, Codable {
+        enum Storage: Sendable {
+            /// Every note, in the list's order.
+            case list(IdentifiedArray<Notes.Item>, selectedID: Note.ID?)
+            /// The notes a search found, in its order.
+            case found([Notes.Item], selectedID: Note.ID?)
+            /// Rows built already (decoded, or made by hand).
+            case built([Row])
+        }
+
+        let storage: Storage
+
+        /// Rows that were built already.
+        public init(_ rows: [Row]) {
+            storage = .built(rows)
+        }
+
+        init(_ state: Notes.State) {
+            if let results = state.searchResults {
+                storage = .found(results.compactMap { state.items[id: $0] }, selectedID: state.selectedID)
+            } else {
+                storage = .list(state.items, selectedID: state.selectedID)
+            }
+        }
+
+        /// The first position.
+        public var startIndex: Int { 0 }
+
+        /// The position past the last row.
+        public var endIndex: Int {
+            switch storage {
+            case .list(let items, _): items.count
+            case .found(let items, _): items.count
+            case .built(let rows): rows.count
+            }
+        }
+
+        /// The row at `position`.
+        public subscript(position: Int) -> Row {
+            switch storage {
+            case .list(let items, let selectedID): Row(items[position], selectedID: selectedID)
+            case .found(let items, let selectedID): Row(items[position], selectedID: selectedID)
+            case .built(let rows): rows[position]
+            }
+        }
+
+        /// Visits the rows in order without looking each note up by position.
+        public struct Iterator: IteratorProtocol {
+            let rows: Rows
+            var position = 0
+            var list: IdentifiedArray<Notes.Item>.Iterator?
+            var selectedID: Note.ID?
+
+            init(_ rows: Rows) {
+                self.rows = rows
+                if case .list(let items, let selectedID) = rows.storage {
+                    list = items.makeIterator()
+                    self.selectedID = selectedID
+                }
+            }
+
+            /// The next row.
+            public mutating func next() -> Row? {
+                if list != nil { return list?.next().map { Row($0, selectedID: selectedID) } }
+                guard position < rows.endIndex else { return nil }
+                defer { position += 1 }
+                return rows[position]
+            }
+        }
+
+        /// An iterator over the rows.
+        public func makeIterator() -> Iterator { Iterator(self) }
+
+        /// The ids of the rows added, removed or changed since `earlier`, in no particular
+        /// order; `nil` when that cannot be told without comparing every row (the list was
+        /// loaded anew, or the search changed): show the list from the top then.
+        public func changedIDs(since earlier: Rows) -> [Note.ID]? {
+            var changed: [Note.ID]
+            let selection: (Note.ID?, Note.ID?)
+            switch (earlier.storage, storage) {
+            case (.list(let old, let oldSelection), .list(let new, let newSelection)):
+                guard let ids = new.changedIDs(since: old.version) else { return nil }
+                changed = ids
+                selection = (oldSelection, newSelection)
+            case (.found(let old, let oldSelection), .found(let new, let newSelection)):
+                guard old.map(\.id) == new.map(\.id) else { return nil }
+                changed = zip(old, new).filter { $0 != $1 }.map(\.1.id)
+                selection = (oldSelection, newSelection)
+            default:
+                return nil
+            }
+            if selection.0 != selection.1 { changed += [selection.0, selection.1].compactMap { $0 } }
+            var seen = Set<Note.ID>()
+            return changed.filter { seen.insert($0).inserted }
+        }
+
+        /// Whether both list the same rows.
+        public static func == (lhs: Rows, rhs: Rows) -> Bool {
+            guard lhs.count == rhs.count else { return false }
+            switch (lhs.storage, rhs.storage) {
+            case (.list(let left, let leftSelection), .list(let right, let rightSelection)):
+                // A selection that moved shows on a row of either side, unless neither lists it.
+                if leftSelection != rightSelection {
+                    if let leftSelection, left.contains(id: leftSelection) { return false }
+                    if let rightSelection, right.contains(id: rightSelection) { return false }
+                }
+                return left.elementsEqual(right) { old, new in
+                    Row.showsTheSame(old, new) || Row(old, selectedID: leftSelection) == Row(new, selectedID: rightSelection)
+                }
+            default:
+                return lhs.elementsEqual(rhs)
+            }
+        }
+
+        /// Hashes the rows in order.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(count)
+            for row in self { hasher.combine(row) }
+        }
+
+        /// Encodes the rows as an array.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            for row in self { try container.encode(row) }
+        }
+
+        /// Decodes an array of rows.
+        public init(from decoder: any Decoder) throws {
+            storage = .built(try [Row](from: decoder))
         }
     }
 
@@ -101,7 +225,7 @@ public final class NotesViewModel: ViewModel {
     public var snapshot: Snapshot { store.state }
 
     /// The rows to list.
-    public var rows: [Row] { snapshot.rows }
+    public var rows: Rows { snapshot.rows }
     /// How many rows are listed.
     public var count: Int { snapshot.count }
     /// The open note's id.
@@ -145,6 +269,33 @@ public final class NotesViewModel: ViewModel {
     /// Dismiss the error shown.
     @discardableResult
     public func dismissError() -> StoreTask { store.send(.errorDismissed) }
+}
+
+extension NotesViewModel.Row {
+    /// The row of `item`, selected when its id is `selectedID`.
+    init(_ item: Notes.Item, selectedID: Note.ID?) {
+        let title = item.note.title
+        let rest = item.note.text.drop { $0.isWhitespace }.drop { !$0.isNewline }
+        var reason: String?
+        if case .failed(let error) = item.save { reason = error.message }
+        self.init(
+            id: item.id,
+            title: title.isEmpty ? "New note" : Display.oneLine(title, limit: NotesViewModel.Snapshot.previewLength),
+            preview: Display.oneLine(rest, limit: NotesViewModel.Snapshot.previewLength),
+            updatedAt: Display.dateTime(item.note.updatedAt),
+            isSelected: item.id == selectedID,
+            isPending: item.isPending,
+            isUnsaved: item.isUnsaved,
+            unsavedReason: reason
+        )
+    }
+
+    /// Whether two items certainly give the same row (selection aside), told without building
+    /// either: everything a row shows comes from these fields.
+    static func showsTheSame(_ old: Notes.Item, _ new: Notes.Item) -> Bool {
+        old.id == new.id && old.note.updatedAt == new.note.updatedAt && old.isPending == new.isPending
+            && old.save == new.save && old.note.text == new.note.text
+    }
 }
 
 extension Notes.State {

@@ -28,6 +28,33 @@ enum Display {
 extension Display {
     /// `"2027-01-15 08:00 UTC"`: the same on every machine, so transcripts are stable.
     static func dateTime(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        // Beyond ±3 million years a Gregorian date is not worth computing by hand.
+        guard seconds.isFinite, abs(seconds) < 1e14 else { return calendarDateTime(date) }
+        let total = Int64(seconds)
+        let (days, secondOfDay) = total.quotientAndRemainder(dividingBy: 86_400)
+        let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
+        let (year, month, dayOfMonth) = civilDate(daysSince1970: day)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(dayOfMonth)) \(two(second / 3_600)):\(two(second % 3_600 / 60)) UTC"
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
+    /// `civil_from_days`): what `Calendar` computes, without building one per row.
+    static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// ``dateTime(_:)`` through `Calendar`, for dates too far out to compute by hand.
+    static func calendarDateTime(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)

@@ -114,3 +114,23 @@ struct ModelsTests {
         #expect(AppError.network(reason: "timed out").message.contains("timed out"))
     }
 }
+
+@Suite("Identifier")
+struct IdentifierTests {
+    @Test func printsAndOrdersLikeItsLowercaseUUIDString() {
+        let uuids = (0..<200).map { _ in UUID() } + [UUID(uuidString: "00000000-0000-0000-0000-000000000000"), UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")].compactMap { $0 }
+        let ids = uuids.map { Identifier<Note>($0) }
+        for (uuid, id) in zip(uuids, ids) {
+            #expect(id.description == uuid.uuidString.lowercased())
+            #expect(Identifier<Note>(id.description) == id)
+        }
+        #expect(ids.sorted().map(\.description) == uuids.map { $0.uuidString.lowercased() }.sorted())
+    }
+
+    @Test func aTitleIsTheFirstLineWithTextTrimmed() {
+        let date = Date(timeIntervalSince1970: 0)
+        #expect(Note(id: Note.ID(UUID()), text: "\n \t \n  Groceries \t\nmilk", createdAt: date).title == "Groceries")
+        #expect(Note(id: Note.ID(UUID()), text: " \u{00A0}\n\r\n", createdAt: date).title == "")
+        #expect(Note(id: Note.ID(UUID()), text: "one line", createdAt: date).title == "one line")
+    }
+}

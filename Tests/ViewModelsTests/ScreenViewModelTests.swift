@@ -207,6 +207,39 @@ struct NotesViewModelTests {
         #expect(changes.changes >= 1)
     }
 
+    @Test func datesReadAsTheGregorianCalendarInUTC() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        // From 1600 to 2400, leap days and times just before midnight included.
+        var seconds = -11_676_096_000.0
+        while seconds < 13_569_465_600 {
+            let date = Date(timeIntervalSince1970: seconds)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+            let expected = String(format: "%04d-%02d-%02d %02d:%02d UTC", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
+            let state = Notes.State(items: [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 1)), text: "x", createdAt: date))])
+            #expect(NotesViewModel.Snapshot(state).rows.first?.updatedAt == expected, "at \(seconds)")
+            seconds += 86_399.5 * 13.7
+        }
+    }
+
+    @Test func rowsOfTenThousandNotesAreBuiltOnlyWhenRead() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var state = Notes.State(items: IdentifiedArray(uniqueElements: (1...10_000).map {
+            Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nbody", createdAt: start))
+        }))
+        let before = NotesViewModel.Snapshot(state)
+        state.items.modify(id: Note.ID(UUID(sequence: 7_000))) { $0.note.text = "changed" }
+        state.selectedID = Note.ID(UUID(sequence: 2))
+        let after = NotesViewModel.Snapshot(state)
+        #expect(after.count == 10_000 && after.rows[6_999].title == "changed" && after.rows[1].isSelected)
+        #expect(before != after)
+        #expect(Set(after.rows.changedIDs(since: before.rows) ?? []) == [Note.ID(UUID(sequence: 7_000)), Note.ID(UUID(sequence: 2))])
+        #expect(Array(after.rows.prefix(3)).map(\.title) == ["note 1", "note 2", "note 3"])
+        #expect(NotesViewModel.Rows(Array(after.rows)) == after.rows, "built rows equal the rows they were built from")
+        state.selectedID = nil
+        #expect(NotesViewModel.Snapshot(state).rows != after.rows, "the selection shows on a row")
+    }
+
     @Test func snapshotsAreCodable() throws {
         let snapshot = NotesViewModel.Snapshot(Notes.State(items: [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 1)), text: "x", createdAt: Date(timeIntervalSince1970: 0)))]))
         let decoded = try JSONDecoder().decode(NotesViewModel.Snapshot.self, from: JSONEncoder().encode(snapshot))

@@ -371,23 +371,26 @@ extension OrderedTree {
     @inlinable
     func makeIterator() -> Iterator { Iterator(root: root) }
 
-    /// Whether both trees hold equal elements in the same order; subtrees they share are
+    /// Whether both trees hold equivalent elements in the same order; subtrees they share are
     /// skipped, so comparing a tree with a changed copy costs the path that changed.
     @inlinable
-    static func elementsEqual(_ lhs: Node, _ rhs: Node, by areEqual: (Element, Element) -> Bool) -> Bool {
+    static func elementsEqual(_ lhs: Node, _ rhs: Node, by areEquivalent: (Element, Element) throws -> Bool) rethrows -> Bool {
         if lhs === rhs { return true }
         guard lhs.count == rhs.count else { return false }
         if lhs.isLeaf, rhs.isLeaf {
-            return lhs.elements.elementsEqual(rhs.elements, by: areEqual)
+            return try lhs.elements.elementsEqual(rhs.elements, by: areEquivalent)
         }
         if !lhs.isLeaf, !rhs.isLeaf, lhs.children.count == rhs.children.count,
            zip(lhs.children, rhs.children).allSatisfy({ $0.count == $1.count }) {
-            return zip(lhs.children, rhs.children).allSatisfy { elementsEqual($0, $1, by: areEqual) }
+            for (left, right) in zip(lhs.children, rhs.children) where try !elementsEqual(left, right, by: areEquivalent) {
+                return false
+            }
+            return true
         }
         var left = Iterator(root: lhs)
         var right = Iterator(root: rhs)
         while let element = left.next() {
-            guard let other = right.next(), areEqual(element, other) else { return false }
+            guard let other = right.next(), try areEquivalent(element, other) else { return false }
         }
         return true
     }
