@@ -51,7 +51,7 @@ public struct CommandSpec: Hashable, Sendable {
         CommandSpec(name: "counter.reset", required: [], optional: [], summary: "back to zero", group: .counter),
         CommandSpec(name: "help", required: [], optional: ["[command]"], summary: "list the commands, or explain one", group: .session),
         CommandSpec(name: "state", required: [], optional: ["[path]"], summary: "show the app state or a part of it (state notes)", group: .inspect),
-        CommandSpec(name: "view", required: ["<screen>"], optional: [], summary: "show a screen: login, session, profile, notes, counter or all", group: .inspect),
+        CommandSpec(name: "view", required: ["<screen>"], optional: ["[--all]"], summary: "show a screen: login, session, profile, notes, counter or all (--all: every note)", group: .inspect),
         CommandSpec(name: "expect", required: ["<path>", "<op>", "<value>"], optional: [], summary: "check a screen property: expect counter.count == 2", group: .inspect),
         CommandSpec(name: "wait", required: [], optional: ["[timeout]"], summary: "wait until every running effect finished (default 5s)", group: .time),
         CommandSpec(name: "advance", required: ["<duration>"], optional: [], summary: "move the test clock: advance 300ms", group: .time),

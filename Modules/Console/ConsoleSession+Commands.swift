@@ -38,17 +38,11 @@ extension ConsoleSession {
     /// note has (hyphens optional).
     func noteID(_ line: ParsedLine, _ index: Int) throws(LineError) -> Note.ID {
         let token = line.arguments[index]
-        let typed = token.text.lowercased().replacingOccurrences(of: "-", with: "")
-        let ids = store.currentState.notes.items.ids
-        let matches = ids.filter {
-            let full = $0.description.replacingOccurrences(of: "-", with: "")
-            return !typed.isEmpty && (full.hasPrefix(typed) || full.hasSuffix(typed))
-        }
         let name = line.spec.required[index]
-        switch matches.count {
-        case 1: return matches[0]
-        case 0: throw LineError("argument \(index + 1) \(name) at column \(token.column): there is no note with id “\(token.text)” (view notes lists them)")
-        default: throw LineError("argument \(index + 1) \(name) at column \(token.column): “\(token.text)” matches \(matches.count) notes; type more of the id")
+        switch noteIDs.resolve(token.text) {
+        case .note(let id): return id
+        case .none: throw LineError("argument \(index + 1) \(name) at column \(token.column): there is no note with id “\(token.text)” (view notes lists them)")
+        case .several(let count): throw LineError("argument \(index + 1) \(name) at column \(token.column): “\(token.text)” matches \(count) notes; type more of the id")
         }
     }
 
@@ -67,7 +61,7 @@ extension ConsoleSession {
             return await sendAll(actions)
         case "help": return help(line.argument(0))
         case "state": return try state(line.argument(0))
-        case "view": return try view(line.arguments[0])
+        case "view": return try view(line)
         case "expect": return try expect(line)
         case "wait":
             let timeout = try line.argument(0).map { (text: String) throws(LineError) -> Duration in try Self.duration(text, argument: 1, in: line) } ?? defaultTimeout
@@ -102,8 +96,7 @@ extension ConsoleSession {
             if case .ok = combined.status { combined.status = result.status }
         }
         let after = Screens(self)
-        combined.changed = after.changed(since: before)
-        combined.output = combined.changed.map { after.render($0) }.joined(separator: "\n")
+        (combined.changed, combined.output) = after.changes(since: before)
         combined.screens = after
         return combined
     }
@@ -120,7 +113,7 @@ extension ConsoleSession {
         }
         var output = "\(spec.usage)\n  \(spec.summary)"
         if spec.name == "fail" { output += "\n  endpoints: " + Endpoint.allCases.map(\.rawValue).joined(separator: ", ") }
-        if spec.name == "view" { output += "\n  screens: " + (Screens.names + ["all"]).joined(separator: ", ") }
+        if spec.name == "view" { output += "\n  screens: " + (Screens.names + ["all"]).joined(separator: ", ") + "; a long list shows its first \(Screens.pageSize) notes, --all every one" }
         if spec.name == "expect" { output += "\n  ops: ==, !=, <, <=, >, >=, contains; nil stands for no value" }
         return Result(status: .ok, output: output, changed: [])
     }
@@ -148,15 +141,19 @@ extension ConsoleSession {
         return Result(status: .ok, output: String(decoding: rendered, as: UTF8.self), changed: [])
     }
 
-    private func view(_ screen: Token) throws(LineError) -> Result {
-        let screens = Screens(self)
-        if screen.text == "all" {
-            return Result(status: .ok, output: Screens.names.map { screens.render($0) }.joined(separator: "\n"), changed: [])
-        }
-        guard Screens.names.contains(screen.text) else {
+    private func view(_ line: ParsedLine) throws(LineError) -> Result {
+        let screen = line.arguments[0]
+        guard screen.text == "all" || Screens.names.contains(screen.text) else {
             throw LineError("argument 1 <screen> at column \(screen.column): no screen “\(screen.text)” (screens: \((Screens.names + ["all"]).joined(separator: ", ")))")
         }
-        return Result(status: .ok, output: screens.render(screen.text), changed: [])
+        var extent = Screens.Extent.page
+        if let option = line.arguments.dropFirst().first {
+            guard option.text == "--all" else {
+                throw LineError("argument 2 at column \(option.column): unknown option “\(option.text)” (only --all, which lists every note)")
+            }
+            extent = .all
+        }
+        return Result(status: .ok, output: Screens(self).render(screen.text, extent), changed: [])
     }
 
     private func expect(_ line: ParsedLine) throws(LineError) -> Result {
@@ -201,9 +198,8 @@ extension ConsoleSession {
         let before = Screens(self)
         await clock.advance(by: duration)
         if waitsForEffects { await settleWithoutClock() }
-        let after = Screens(self)
-        let changed = after.changed(since: before)
-        return Result(status: .ok, output: (["time +\(line.arguments[0].text)"] + changed.map { after.render($0) }).joined(separator: "\n"), changed: changed)
+        let (changed, output) = Screens(self).changes(since: before)
+        return Result(status: .ok, output: (["time +\(line.arguments[0].text)"] + (changed.isEmpty ? [] : [output])).joined(separator: "\n"), changed: changed)
     }
 
     /// Lets effects woken by `advance` finish, without moving the clock further.
@@ -263,9 +259,8 @@ extension ConsoleSession {
     private func travel(_ name: String, _ move: () -> Bool) -> Result {
         let before = Screens(self)
         guard move() else { return Result(status: .rejected("nothing to \(name)"), output: "", changed: []) }
-        let after = Screens(self)
-        let changed = after.changed(since: before)
-        return Result(status: .ok, output: (["at \(timeline.current.index)"] + changed.map { after.render($0) }).joined(separator: "\n"), changed: changed)
+        let (changed, output) = Screens(self).changes(since: before)
+        return Result(status: .ok, output: (["at \(timeline.current.index)"] + (changed.isEmpty ? [] : [output])).joined(separator: "\n"), changed: changed)
     }
 
     private func jump(_ line: ParsedLine) throws(LineError) -> Result {
@@ -277,9 +272,8 @@ extension ConsoleSession {
         } catch {
             return Result(status: .rejected("\(error)"), output: "", changed: [])
         }
-        let after = Screens(self)
-        let changed = after.changed(since: before)
-        return Result(status: .ok, output: (["at \(index)"] + changed.map { after.render($0) }).joined(separator: "\n"), changed: changed)
+        let (changed, output) = Screens(self).changes(since: before)
+        return Result(status: .ok, output: (["at \(index)"] + (changed.isEmpty ? [] : [output])).joined(separator: "\n"), changed: changed)
     }
 
     private func diff(_ line: ParsedLine) throws(LineError) -> Result {

@@ -13,8 +13,8 @@ extension ConsoleSession {
             return shown
         }
         guard let earlier else { return nil }
-        let changed = now.changed(since: earlier)
-        return changed.isEmpty ? nil : changed.map { now.render($0) }.joined(separator: "\n")
+        let (changed, output) = now.changes(since: earlier)
+        return changed.isEmpty ? nil : output
     }
 
     /// Tells the app it started again from a journal (`Session.Action.restored`, which ends a
@@ -62,8 +62,7 @@ extension ConsoleSession {
         let candidates: [String]
         switch parameters[position] {
         case "<id>":
-            let ids = store.currentState.notes.items.ids
-            candidates = ids.map { Screens.shortID($0, among: ids) }
+            candidates = noteIDs.allShortIDs()
         case "<screen>": candidates = Screens.names + ["all"]
         case "<client.endpoint>": candidates = Endpoint.allCases.map(\.rawValue)
         case "[command]": candidates = CommandSpec.all.map(\.name)

@@ -60,6 +60,7 @@ public final class ConsoleSession: @unchecked Sendable {
     let profile: ProfileViewModel
     let notes: NotesViewModel
     let counter: CounterViewModel
+    let noteIDs: NoteIDs
     var recording: Recording?
     /// The screens as last shown, for ``takeScreenChanges()``.
     let shown = Locked<Screens?>(nil)
@@ -91,6 +92,7 @@ public final class ConsoleSession: @unchecked Sendable {
         profile = ProfileViewModel(appStore: store)
         notes = NotesViewModel(appStore: store)
         counter = CounterViewModel(appStore: store)
+        noteIDs = NoteIDs(store: store)
     }
 
     // MARK: - Running lines
@@ -154,8 +156,7 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         let rejections = diagnostics.drain().filter { $0.kind == .invalidTransition || $0.kind == .missingChild }
         let after = Screens(self)
-        let changed = after.changed(since: before)
-        let output = changed.map { after.render($0) }.joined(separator: "\n")
+        let (changed, output) = after.changes(since: before)
         var result = Result(status: .ok, output: output, changed: changed, screens: after)
         if let first = rejections.first {
             result.status = .rejected("rejected: " + (first.reason ?? Self.plain(first.message)))
@@ -179,10 +180,9 @@ public final class ConsoleSession: @unchecked Sendable {
         return running.isEmpty ? nil : "timed out after \(timeout) waiting for the effects of \(running.joined(separator: ", "))"
     }
 
-    /// Screen `name` (or `all`) rendered as text.
+    /// Screen `name` (or `all`) rendered as text, long lists cut to their first page.
     public func render(screen name: String) -> String {
-        let screens = Screens(self)
-        return name == "all" ? Screens.names.map { screens.render($0) }.joined(separator: "\n") : screens.render(name)
+        Screens(self).render(name)
     }
 
     /// A diagnostic's message without the type prefixes of the rendered values.

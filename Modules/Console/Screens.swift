@@ -10,11 +10,16 @@ final class Screens: Sendable, Equatable {
     /// The screen names `view` accepts, in the order `view all` shows them.
     static let names = ["login", "session", "profile", "notes", "counter"]
 
+    /// How many notes a screen lists before it says how many more there are.
+    static let pageSize = 20
+
     let login: LoginViewModel.Snapshot
     let session: SessionViewModel.Snapshot
     let profile: ProfileViewModel.Snapshot
     let notes: NotesViewModel.Snapshot
     let counter: CounterViewModel.Snapshot
+    /// The short ids the notes are shown with.
+    let noteIDs: NoteIDs
 
     init(_ console: ConsoleSession) {
         login = console.login.snapshot
@@ -22,6 +27,7 @@ final class Screens: Sendable, Equatable {
         profile = console.profile.snapshot
         notes = console.notes.snapshot
         counter = console.counter.snapshot
+        noteIDs = console.noteIDs
     }
 
     static func == (lhs: Screens, rhs: Screens) -> Bool {
@@ -88,15 +94,34 @@ final class Screens: Sendable, Equatable {
 
     // MARK: - Rendering
 
-    func render(_ name: String) -> String {
+    /// How much of a long list a screen shows.
+    enum Extent {
+        /// The first page, and how many more there are.
+        case page
+        /// Everything.
+        case all
+        /// What differs from an earlier moment: for the notes, the rows that changed and the
+        /// count (the first page when too much changed to tell).
+        case changes(since: Screens)
+    }
+
+    /// Screen `name`, or every screen for `all`.
+    func render(_ name: String, _ extent: Extent = .page) -> String {
         switch name {
+        case "all": Self.names.map { render($0, extent) }.joined(separator: "\n")
         case "login": renderLogin()
         case "session": renderSession()
         case "profile": renderProfile()
-        case "notes": renderNotes()
+        case "notes": renderNotes(extent)
         case "counter": renderCounter()
         default: ""
         }
+    }
+
+    /// The names of the screens that differ from `earlier`, and what changed on them rendered.
+    func changes(since earlier: Screens) -> (names: [String], output: String) {
+        let names = changed(since: earlier)
+        return (names, names.map { render($0, .changes(since: earlier)) }.joined(separator: "\n"))
     }
 
     private func renderLogin() -> String {
@@ -142,19 +167,41 @@ final class Screens: Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 
-    private func renderNotes() -> String {
-        var header = "notes: \(notes.count) note\(notes.count == 1 ? "" : "s")"
+    private func renderNotes(_ extent: Extent) -> String {
+        var header = "notes: \(Self.grouped(notes.count)) note\(notes.count == 1 ? "" : "s")"
         if !notes.searchQuery.isEmpty { header += " matching \(Self.quote(notes.searchQuery))\(notes.isSearching ? " (searching…)" : "")" }
         if notes.isLoading { header += " (loading…)" }
         var lines = [header]
-        let ids = notes.rows.map(\.id)
-        for row in notes.rows {
-            var line = "  \(row.isSelected ? "*" : " ") \(Self.shortID(row.id, among: ids))  \(row.title)"
+        let rows = notes.rows
+        var shown = Array(rows.prefix(Self.pageSize))
+        var deleted: [NotesViewModel.Row] = []
+        var isPage = true
+        switch extent {
+        case .all:
+            shown = Array(rows)
+        case .changes(let earlier):
+            if let ids = rows.changedIDs(since: earlier.notes.rows) {
+                shown = ids.compactMap(rows.index(id:)).sorted().map { rows[$0] }
+                deleted = ids.filter { rows.index(id: $0) == nil }.compactMap { earlier.notes.rows[id: $0] }
+                isPage = false
+            }
+        case .page:
+            break
+        }
+        let shortIDs = noteIDs.shortIDs(of: (shown + deleted).map(\.id))
+        for (row, shortID) in zip(shown, shortIDs) {
+            var line = "  \(row.isSelected ? "*" : " ") \(shortID)  \(row.title)"
             if !row.preview.isEmpty { line += " — \(row.preview)" }
             line += "  (\(row.updatedAt))"
             if row.isPending { line += " saving…" }
             if row.isUnsaved { line += " NOT SAVED: \(row.unsavedReason ?? "failed") (notes.retry)" }
             lines.append(line)
+        }
+        for (row, shortID) in zip(deleted, shortIDs.dropFirst(shown.count)) {
+            lines.append("  - \(shortID)  \(row.title)  (deleted)")
+        }
+        if isPage, rows.count > shown.count {
+            lines.append("    … and \(Self.grouped(rows.count - shown.count)) more (view notes --all lists every note)")
         }
         if let empty = notes.emptyMessage { lines.append("  \(empty)") }
         if let error = notes.errorMessage { lines.append("  error: \(error)") }
@@ -173,14 +220,14 @@ final class Screens: Sendable, Equatable {
         text.split(whereSeparator: \.isNewline).joined(separator: " ⏎ ")
     }
 
-    /// The shortest end of `id` (4 characters or more) that no other id in `ids` ends with.
-    static func shortID(_ id: Note.ID, among ids: [Note.ID]) -> String {
-        let full = id.description.replacingOccurrences(of: "-", with: "")
-        let others = ids.filter { $0 != id }.map { $0.description.replacingOccurrences(of: "-", with: "") }
-        for length in 4...full.count {
-            let suffix = String(full.suffix(length))
-            if !others.contains(where: { $0.hasSuffix(suffix) }) { return suffix }
+    /// `9980`, `9,980`, `10,000`: digits grouped by thousands, the same in every locale.
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var grouped = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(",") }
+            grouped.append(digit)
         }
-        return id.description
+        return (number < 0 ? "-" : "") + grouped
     }
 }

@@ -123,6 +123,20 @@ public final class NotesViewModel: ViewModel {
             }
         }
 
+        /// The position of the row of note `id`, if it is listed.
+        public func index(id: Note.ID) -> Int? {
+            switch storage {
+            case .list(let items, _): items.index(id: id)
+            case .found(let items, _): items.firstIndex { $0.id == id }
+            case .built(let rows): rows.firstIndex { $0.id == id }
+            }
+        }
+
+        /// The row of note `id`, if it is listed.
+        public subscript(id id: Note.ID) -> Row? {
+            index(id: id).map { self[$0] }
+        }
+
         /// Visits the rows in order without looking each note up by position.
         public struct Iterator: IteratorProtocol {
             let rows: Rows
