@@ -173,9 +173,9 @@ final class Screens: Sendable, Equatable {
         if notes.isLoading { header += " (loading…)" }
         var lines = [header]
         let rows = notes.rows
-        var shown = Array(rows.prefix(Self.pageSize))
+        let shown: [NotesViewModel.Row]
         var deleted: [NotesViewModel.Row] = []
-        var isPage = true
+        var isPage = false
         switch extent {
         case .all:
             shown = Array(rows)
@@ -183,10 +183,13 @@ final class Screens: Sendable, Equatable {
             if let ids = rows.changedIDs(since: earlier.notes.rows) {
                 shown = ids.compactMap(rows.index(id:)).sorted().map { rows[$0] }
                 deleted = ids.filter { rows.index(id: $0) == nil }.compactMap { earlier.notes.rows[id: $0] }
-                isPage = false
+            } else {
+                shown = Array(rows.prefix(Self.pageSize))
+                isPage = true
             }
         case .page:
-            break
+            shown = Array(rows.prefix(Self.pageSize))
+            isPage = true
         }
         let shortIDs = noteIDs.shortIDs(of: (shown + deleted).map(\.id))
         for (row, shortID) in zip(shown, shortIDs) {

@@ -24,12 +24,21 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
 
     /// The first line that has text, trimmed; empty for a blank note.
     public var title: String {
-        for line in text.split(whereSeparator: \.isNewline) {
-            guard let first = line.firstIndex(where: { !$0.isWhitespace }),
-                  let last = line.lastIndex(where: { !$0.isWhitespace }) else { continue }
-            return String(line[first...last])
+        var rest = text[...]
+        while let first = rest.firstIndex(where: { !Self.isBlank($0) }) {
+            let line = rest[first...].prefix { !$0.isNewline }
+            if let last = line.lastIndex(where: { !Self.isBlank($0) }) {
+                return String(line[...last])
+            }
+            rest = rest[line.endIndex...].dropFirst()
         }
         return ""
+    }
+
+    /// Whitespace within a line (no line breaks), without a Unicode property lookup for ASCII.
+    private static func isBlank(_ character: Character) -> Bool {
+        if let ascii = character.asciiValue { return ascii == 32 || ascii == 9 }
+        return character.isWhitespace && !character.isNewline
     }
 
     /// Whether the note matches a search `query`: every word of it appears in the text,

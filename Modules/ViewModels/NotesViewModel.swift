@@ -198,7 +198,9 @@ public final class NotesViewModel: ViewModel {
                     if let rightSelection, right.contains(id: rightSelection) { return false }
                 }
                 return left.elementsEqual(right) { old, new in
-                    Row.showsTheSame(old, new) || Row(old, selectedID: leftSelection) == Row(new, selectedID: rightSelection)
+                    if Row.showsTheSame(old, new) { return true }
+                    if Row.showsOtherwise(old, new) { return false }
+                    return Row(old, selectedID: leftSelection) == Row(new, selectedID: rightSelection)
                 }
             default:
                 return lhs.elementsEqual(rhs)
@@ -309,6 +311,11 @@ extension NotesViewModel.Row {
     static func showsTheSame(_ old: Notes.Item, _ new: Notes.Item) -> Bool {
         old.id == new.id && old.note.updatedAt == new.note.updatedAt && old.isPending == new.isPending
             && old.save == new.save && old.note.text == new.note.text
+    }
+
+    /// Whether two items certainly give different rows, told without building either.
+    static func showsOtherwise(_ old: Notes.Item, _ new: Notes.Item) -> Bool {
+        old.id != new.id || old.isPending != new.isPending || old.isUnsaved != new.isUnsaved
     }
 }
 

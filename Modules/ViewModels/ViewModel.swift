@@ -66,9 +66,35 @@ extension Display {
     }
 
     /// `text` on one line, whitespace runs collapsed, cut to `limit` characters with `…`.
+    ///
+    /// Reads only as much of `text` as the line shows, so a row of a long note costs no more
+    /// than a row of a short one.
     static func oneLine(_ text: some StringProtocol, limit: Int) -> String {
-        let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard collapsed.count > limit else { return collapsed }
-        return String(collapsed.prefix(limit - 1)) + "…"
+        var kept = ""
+        var keptCount = 0
+        var pendingSpace = false
+        for character in text {
+            if character.isBlank {
+                pendingSpace = keptCount > 0
+                continue
+            }
+            if pendingSpace {
+                kept.append(" ")
+                keptCount += 1
+                pendingSpace = false
+            }
+            kept.append(character)
+            keptCount += 1
+            if keptCount > limit { return String(kept.prefix(limit - 1)) + "…" }
+        }
+        return kept
+    }
+}
+
+extension Character {
+    /// `isWhitespace`, answered without a Unicode property lookup for ASCII.
+    var isBlank: Bool {
+        if let ascii = asciiValue { return ascii == 32 || (9...13).contains(ascii) }
+        return isWhitespace
     }
 }
