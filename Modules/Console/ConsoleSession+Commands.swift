@@ -290,7 +290,10 @@ extension ConsoleSession {
             let available = entries.count > 1 ? "actions \(entries[1].index)…\(entries[entries.count - 1].index) are available" : "none yet"
             return Result(status: .rejected("no action \(index) in history (\(available); history lists them)"), output: "", changed: [])
         }
-        let change = ValueDiff(old: entries[position - 1].state, new: entries[position].state)
+        guard let old = try? timeline.state(at: entries[position - 1].index), let new = try? timeline.state(at: index) else {
+            return Result(status: .rejected("action \(index) is no longer kept in history"), output: "", changed: [])
+        }
+        let change = ValueDiff(old: old, new: new)
         let header = "\(index)  \(Self.plain(ValueRenderer.oneLine(action)))"
         return Result(status: .ok, output: header + "\n" + (change.isEmpty ? "  (no change)" : change.render(oldMarker: "  - ", newMarker: "  + ")), changed: [])
     }

@@ -68,12 +68,14 @@ public final class ConsoleSession: @unchecked Sendable {
     let inFlight = Locked<[StoreTask]>([])
 
     /// A fresh app on `environment`, starting from `initialState` (a restored one, or a new app
-    /// with `loginStyle`).
+    /// with `loginStyle`), whose `history` (undo, redo, jump) keeps within `historyLimits`: by
+    /// default 10,000 actions and an estimated 64 MiB, the oldest dropped first.
     public init(
         environment: ConsoleEnvironment,
         loginStyle: LoginStyle = .finiteStates,
         initialState: AppFeature.State? = nil,
-        waitsForEffects: Bool = true
+        waitsForEffects: Bool = true,
+        historyLimits: Timeline<AppFeature.State, AppFeature.Action>.Limits = .init()
     ) {
         self.environment = environment
         self.waitsForEffects = waitsForEffects
@@ -86,7 +88,7 @@ public final class ConsoleSession: @unchecked Sendable {
         ) {
             AppFeature.loginMiddleware(app)
         }
-        timeline = Timeline(recording: store, capacity: 10_000)
+        timeline = Timeline(recording: store, limits: historyLimits, footprint: .app)
         login = LoginViewModel(appStore: store)
         session = SessionViewModel(appStore: store)
         profile = ProfileViewModel(appStore: store)

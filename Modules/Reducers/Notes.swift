@@ -12,9 +12,10 @@ import StateStore
 /// response only settles the note if no newer change was made meanwhile. Reloading the list
 /// never overwrites a note with changes that are not saved yet.
 ///
-/// Actions that need a new id or the current date (`addTapped`, `edited`) only choose them and
-/// send the action that applies them (`inserted`, `changed`), so a journal replayed later, with
-/// other ids and another clock, rebuilds exactly the same state.
+/// Actions that need a new id or the current date (`addTapped`, `edited`) choose them in an
+/// effect that sends the action applying them (`inserted`, `changed`), so the reducer is pure and
+/// a journal or a timeline replayed later, with other ids and another clock, rebuilds exactly the
+/// same state.
 ///
 /// Searching is debounced on the environment's clock: each change of the query cancels the
 /// search before it, and only the last query, after a quiet ``searchDebounce``, reaches the client.
@@ -200,9 +201,11 @@ public struct Notes: Reducer {
             return .none
 
         case .addTapped(let text):
-            // The id and date are chosen here and carried by the action that applies them, so
-            // replaying a journal gives the same notes.
-            return .send(.inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now())))
+            // The id and date are chosen by an effect and carried by the action that applies
+            // them, so the reducer stays pure: replaying a journal or a timeline gives the same
+            // notes and draws no ids.
+            let (uuid, now) = (uuid, now)
+            return .run { send in send(.inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now()))) }
 
         case .inserted(let note):
             if state.items[id: note.id] != nil { return reject(action, state, "a note with id \(note.id) already exists") }
@@ -214,7 +217,8 @@ public struct Notes: Reducer {
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
             if item.isDeleting { return reject(action, state, "the note is being deleted") }
             guard item.note.text != text else { return .none }
-            return .send(.changed(id, text, at: now()))
+            let now = now
+            return .run { send in send(.changed(id, text, at: now())) }
 
         case .changed(let id, let text, let date):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }

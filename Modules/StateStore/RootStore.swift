@@ -94,6 +94,18 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         root.restore(state)
     }
 
+    /// Reduces an action on a state with this store's reducer and drops the effects it returns,
+    /// as a timeline recomputes a past state; `nil` for an asynchronous reducer. It holds the
+    /// reducer, not the store.
+    var replayer: (@Sendable (Action, State) -> State)? {
+        guard let reduce = root.syncReduce else { return nil }
+        return { action, state in
+            var state = state
+            _ = reduce(&state, action)
+            return state
+        }
+    }
+
     // MARK: - Effects and lifetime
 
     /// The actions whose effects are still running, oldest first.

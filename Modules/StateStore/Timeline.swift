@@ -1,12 +1,21 @@
 /// A recorder of a store's history that can restore any recorded point: undo, redo, jump.
 ///
-/// It records each action the store reduces together with the state after it. Restoring puts a
-/// recorded state back into the store without reducing anything, so no effect runs again;
-/// effects already running carry on. A new action after an undo discards the redo branch.
-/// At most `capacity` entries are kept; the oldest go first.
+/// It records each action the store reduces. Restoring puts a recorded state back into the
+/// store without reducing anything through the store, so no effect runs again; effects already
+/// running carry on. A new action after an undo discards the redo branch.
+///
+/// **Memory.** The timeline keeps the actions and, every so often, a checkpoint: the state
+/// after an action. Any other state is recomputed when asked for, by reducing the actions since
+/// the checkpoint before it with the store's reducer and dropping the effects it returns (so
+/// reducers must be pure, as they are meant to be). Its ``Limits`` bound how many entries it
+/// keeps and how many bytes the kept actions and checkpoints take, as a ``Footprint``
+/// estimates them; whichever is reached first drops the oldest entries. Checkpoints are spaced
+/// so that a full history fits the budget twice over, however large the state grows, and never
+/// further apart than a jump can replay quickly. A store with an asynchronous reducer cannot be
+/// replayed, and checkpoints every entry.
 ///
 /// ```swift
-/// let timeline = Timeline(recording: store, capacity: 500)
+/// let timeline = Timeline(recording: store, limits: .init(entries: 500, bytes: 8 << 20))
 /// store.send(.incrementTapped)
 /// timeline.undo()                 // count back to 0, no effect re-run
 /// timeline.redo()
@@ -18,55 +27,81 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
         public let index: Int
         /// The action that led here, or `nil` for the state when recording began.
         public let action: Action?
-        /// The state after the action.
-        public let state: State
+    }
+
+    /// How much history a timeline keeps: at most `entries` entries and `bytes` bytes of
+    /// actions and checkpoints; the oldest entries go first.
+    public struct Limits: Sendable, Equatable {
+        /// Most entries kept (at least 2).
+        public var entries: Int
+        /// Most bytes the kept actions and checkpoints may take, as estimated.
+        public var bytes: Int
+
+        /// Limits of `entries` entries and `bytes` bytes (by default 10,000 entries, 64 MiB).
+        public init(entries: Int = 10_000, bytes: Int = 64 << 20) {
+            self.entries = Swift.max(2, entries)
+            self.bytes = Swift.max(1, bytes)
+        }
+    }
+
+    /// How many bytes a state and an action take, for ``Limits/bytes``. Estimates: count what
+    /// grows (elements of collections, text), not every field.
+    public struct Footprint: Sendable {
+        /// The bytes a state takes.
+        public var state: @Sendable (State) -> Int
+        /// The bytes an action takes.
+        public var action: @Sendable (Action) -> Int
+
+        /// A footprint from two estimates.
+        public init(state: @escaping @Sendable (State) -> Int, action: @escaping @Sendable (Action) -> Int) {
+            self.state = state
+            self.action = action
+        }
+
+        /// The types' inline sizes: right for states and actions without collections or text.
+        public static var inline: Footprint {
+            Footprint(state: { _ in MemoryLayout<State>.size }, action: { _ in MemoryLayout<Action>.size })
+        }
     }
 
     /// Why a jump was refused.
     public enum JumpError: Error, Equatable, CustomStringConvertible {
-        /// No entry has that number (it was never recorded, or was dropped as the oldest).
+        /// No entry has that number (it was never recorded, or was discarded with a redo branch).
         case noSuchEntry(Int, available: ClosedRange<Int>)
+        /// The entry was dropped as one of the oldest, to stay within the limits.
+        case dropped(Int, available: ClosedRange<Int>, limits: Limits)
 
-        /// Names the entry and the numbers available.
+        /// Names the entry, why it is missing, and the numbers available.
         public var description: String {
             switch self {
             case .noSuchEntry(let index, let available):
                 "no entry \(index) in the timeline (entries \(available.lowerBound)…\(available.upperBound) are available)"
+            case .dropped(let index, let available, let limits):
+                "entry \(index) is no longer kept: the timeline keeps at most \(limits.entries) entries and "
+                    + "\(limits.bytes >> 20) MiB, and drops the oldest (entries \(available.lowerBound)…\(available.upperBound) are available)"
             }
         }
-    }
-
-    private struct History {
-        var entries: BoundedBuffer<Entry>
-        var nextIndex = 0
-        /// Offset in `entries` of the entry the store currently shows.
-        var cursor = 0
     }
 
     private let store: RootStore<State, Action>
-    private let history: Locked<History>
+    private let recorder: Recorder<State, Action>
     private let subscription: Locked<StoreSubscription?>
 
-    /// Starts recording `store`, keeping at most `capacity` entries (at least 2).
-    public init(recording store: RootStore<State, Action>, capacity: Int) {
+    /// The limits this timeline keeps to.
+    public var limits: Limits { recorder.limits }
+
+    /// Starts recording `store`, keeping history within `limits` as `footprint` measures it.
+    public init(recording store: RootStore<State, Action>, limits: Limits = Limits(), footprint: Footprint = .inline) {
         self.store = store
-        var history = History(entries: BoundedBuffer(capacity: max(2, capacity)))
-        history.entries.append(Entry(index: 0, action: nil, state: store.currentState))
-        history.nextIndex = 1
-        self.history = Locked(history)
-        subscription = Locked(nil)
-        let recorded = self.history
-        let subscription = store.observeActions { action, state in
-            recorded.withLock { history in
-                // A new action after undo replaces the redo branch.
-                let redoCount = history.entries.count - 1 - history.cursor
-                if redoCount > 0 { history.entries.removeLast(redoCount) }
-                history.entries.append(Entry(index: history.nextIndex, action: action, state: state))
-                history.nextIndex += 1
-                history.cursor = history.entries.count - 1
-            }
-        }
-        self.subscription.withLock { $0 = subscription }
+        let recorder = Recorder(initial: store.currentState, limits: limits, footprint: footprint, replay: store.replayer)
+        self.recorder = recorder
+        subscription = Locked(store.observeActions { action, state in recorder.record(action, state) })
+    }
+
+    /// Starts recording `store`, keeping at most `capacity` entries (at least 2) and the
+    /// default byte budget.
+    public convenience init(recording store: RootStore<State, Action>, capacity: Int) {
+        self.init(recording: store, limits: Limits(entries: capacity))
     }
 
     /// Stops recording; what was recorded stays available.
@@ -74,34 +109,36 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
         subscription.withLock { $0 = nil }
     }
 
-    /// Every recorded entry, oldest first.
-    public var entries: [Entry] {
-        history.withLock { history in
-            (0..<history.entries.count).map { history.entries[$0] }
-        }
-    }
+    // MARK: - Reading
+
+    /// Every kept entry, oldest first.
+    public var entries: [Entry] { recorder.entries }
 
     /// The entry the store currently shows.
-    public var current: Entry {
-        history.withLock { $0.entries[$0.cursor] }
+    public var current: Entry { recorder.current }
+
+    /// The estimated bytes the kept actions and checkpoints take.
+    public var estimatedBytes: Int { recorder.estimatedBytes }
+
+    /// The state after entry `index`, recomputed from the checkpoint before it.
+    public func state(at index: Int) throws(JumpError) -> State {
+        try recorder.state(at: index)
     }
 
     /// Whether there is an earlier entry to go back to.
-    public var canUndo: Bool {
-        history.withLock { $0.cursor > 0 }
-    }
+    public var canUndo: Bool { recorder.canUndo }
 
     /// Whether there is a later entry to go forward to.
-    public var canRedo: Bool {
-        history.withLock { $0.cursor < $0.entries.count - 1 }
-    }
+    public var canRedo: Bool { recorder.canRedo }
+
+    // MARK: - Moving
 
     /// Restores the previous entry's state.
     ///
     /// - Returns: Whether there was one.
     @discardableResult
     public func undo() -> Bool {
-        move { $0.cursor > 0 ? $0.cursor - 1 : nil }
+        restore(recorder.move { $0.cursor > 0 ? $0.cursor - 1 : nil })
     }
 
     /// Restores the next entry's state, after an undo.
@@ -109,32 +146,276 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
     /// - Returns: Whether there was one.
     @discardableResult
     public func redo() -> Bool {
-        move { $0.cursor < $0.entries.count - 1 ? $0.cursor + 1 : nil }
+        restore(recorder.move { $0.cursor < $0.entries.count - 1 ? $0.cursor + 1 : nil })
     }
 
     /// Restores the state of the entry numbered `index`.
     public func jump(to index: Int) throws(JumpError) {
-        var failure: JumpError?
-        let moved = move { history in
-            let first = history.entries[0].index
-            let offset = index - first
-            guard offset >= 0, offset < history.entries.count else {
-                failure = .noSuchEntry(index, available: first...(first + history.entries.count - 1))
-                return nil
-            }
-            return offset
-        }
-        if let failure, !moved { throw failure }
+        restore(try recorder.moveThrowing(to: index))
     }
 
-    private func move(_ target: (History) -> Int?) -> Bool {
-        let state: State? = history.withLock { history in
-            guard let offset = target(history) else { return nil }
-            history.cursor = offset
-            return history.entries[offset].state
-        }
+    @discardableResult
+    private func restore(_ state: State?) -> Bool {
         guard let state else { return false }
         store.restore(state)
         return true
+    }
+}
+
+/// What a ``Timeline`` records, and the rules for keeping it within its limits. Apart from
+/// the store, so that the store's action observer does not keep the timeline alive.
+private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
+    typealias Entry = Timeline<State, Action>.Entry
+    typealias Limits = Timeline<State, Action>.Limits
+    typealias JumpError = Timeline<State, Action>.JumpError
+
+    struct Recorded {
+        let index: Int
+        let action: Action?
+        let bytes: Int
+    }
+
+    struct Checkpoint {
+        let index: Int
+        let state: State
+        let bytes: Int
+    }
+
+    struct History {
+        var entries = Queue<Recorded>()
+        /// Sorted by index; the first is at the oldest entry kept.
+        var checkpoints = Queue<Checkpoint>()
+        var nextIndex = 1
+        /// Position in `entries` of the entry the store shows.
+        var cursor = 0
+        /// The estimated bytes of every kept action and checkpoint.
+        var bytes = 0
+        /// Entries recorded since the last checkpoint.
+        var sinceCheckpoint = 0
+        /// Entries between checkpoints, adapted to the size of the state.
+        var interval: Int
+    }
+
+    /// The shortest and longest distance between checkpoints: a jump replays at most
+    /// `longestInterval - 1` actions.
+    private static var shortestInterval: Int { 32 }
+    private static var longestInterval: Int { 1_024 }
+
+    let limits: Limits
+    private let footprint: Timeline<State, Action>.Footprint
+    private let replay: (@Sendable (Action, State) -> State)?
+    private let history: Locked<History>
+
+    init(initial: State, limits: Limits, footprint: Timeline<State, Action>.Footprint, replay: (@Sendable (Action, State) -> State)?) {
+        self.limits = limits
+        self.footprint = footprint
+        self.replay = replay
+        var history = History(interval: replay == nil ? 1 : Self.shortestInterval)
+        history.entries.append(Recorded(index: 0, action: nil, bytes: 0))
+        let bytes = footprint.state(initial)
+        history.checkpoints.append(Checkpoint(index: 0, state: initial, bytes: bytes))
+        history.bytes = bytes
+        self.history = Locked(history)
+    }
+
+    private var canReplay: Bool { replay != nil }
+
+    private func reduce(_ action: Action, on state: State) -> State {
+        replay?(action, state) ?? state
+    }
+
+    // MARK: - Recording
+
+    func record(_ action: Action, _ state: State) {
+        let actionBytes = footprint.action(action)
+        history.withLock { history in
+            // A new action after undo replaces the redo branch.
+            let redoCount = history.entries.count - 1 - history.cursor
+            if redoCount > 0 {
+                for _ in 0..<redoCount { history.bytes -= history.entries.removeLast().bytes }
+                let current = history.entries[history.cursor].index
+                while let last = history.checkpoints.last, last.index > current {
+                    history.bytes -= history.checkpoints.removeLast().bytes
+                }
+                history.sinceCheckpoint = history.entries.count - 1 - position(ofCheckpointBefore: current, in: history)
+            }
+            let index = history.nextIndex
+            history.nextIndex += 1
+            history.entries.append(Recorded(index: index, action: action, bytes: actionBytes))
+            history.bytes += actionBytes
+            history.cursor = history.entries.count - 1
+            history.sinceCheckpoint += 1
+            if history.sinceCheckpoint >= history.interval {
+                addCheckpoint(index: index, state: state, to: &history)
+            }
+            while history.entries.count > 1, history.entries.count > limits.entries || history.bytes > limits.bytes {
+                dropOldest(&history)
+            }
+        }
+    }
+
+    private func addCheckpoint(index: Int, state: State, to history: inout History) {
+        let bytes = footprint.state(state)
+        history.checkpoints.append(Checkpoint(index: index, state: state, bytes: bytes))
+        history.bytes += bytes
+        history.sinceCheckpoint = 0
+        if canReplay {
+            // Space checkpoints so that a full history of them takes at most half the budget.
+            let needed = (limits.entries * Swift.max(1, bytes)) / Swift.max(1, limits.bytes / 2) + 1
+            history.interval = Swift.min(Self.longestInterval, Swift.max(Self.shortestInterval, needed))
+        }
+    }
+
+    /// Drops the oldest entry; the checkpoint it had moves to the next one.
+    private func dropOldest(_ history: inout History) {
+        let oldest = history.entries.removeFirst()
+        history.bytes -= oldest.bytes
+        history.cursor = Swift.max(0, history.cursor - 1)
+        let next = history.entries[0]
+        let base = history.checkpoints.removeFirst()
+        if let following = history.checkpoints.first, following.index == next.index {
+            history.bytes -= base.bytes
+        } else {
+            let state = next.action.map { reduce($0, on: base.state) } ?? base.state
+            let bytes = footprint.state(state)
+            history.bytes += bytes - base.bytes
+            history.checkpoints.prepend(Checkpoint(index: next.index, state: state, bytes: bytes))
+        }
+    }
+
+    // MARK: - Reading
+
+    var entries: [Entry] {
+        history.withLock { history in
+            (0..<history.entries.count).map { Entry(index: history.entries[$0].index, action: history.entries[$0].action) }
+        }
+    }
+
+    var current: Entry {
+        history.withLock { history in
+            let recorded = history.entries[history.cursor]
+            return Entry(index: recorded.index, action: recorded.action)
+        }
+    }
+
+    var estimatedBytes: Int {
+        history.withLock { $0.bytes }
+    }
+
+    func state(at index: Int) throws(JumpError) -> State {
+        try history.withLock { history throws(JumpError) in
+            try state(atPosition: position(of: index, in: history), in: history)
+        }
+    }
+
+    var canUndo: Bool {
+        history.withLock { $0.cursor > 0 }
+    }
+
+    var canRedo: Bool {
+        history.withLock { $0.cursor < $0.entries.count - 1 }
+    }
+
+    // MARK: - Moving
+
+    /// Moves the cursor to the position `target` picks and returns the state there; `nil`
+    /// when it picks none.
+    func move(_ target: (History) -> Int?) -> State? {
+        history.withLock { history in
+            guard let position = target(history) else { return nil }
+            history.cursor = position
+            return state(atPosition: position, in: history)
+        }
+    }
+
+    /// Moves the cursor to entry `index` and returns the state there.
+    func moveThrowing(to index: Int) throws(JumpError) -> State {
+        try history.withLock { history throws(JumpError) in
+            let position = try position(of: index, in: history)
+            history.cursor = position
+            return state(atPosition: position, in: history)
+        }
+    }
+
+    // MARK: - Finding entries
+
+    private func position(of index: Int, in history: History) throws(JumpError) -> Int {
+        let first = history.entries[0].index
+        let available = first...history.entries[history.entries.count - 1].index
+        if index < first, index >= 0 { throw .dropped(index, available: available, limits: limits) }
+        guard let position = history.entries.position(where: { $0.index }, of: index) else {
+            throw .noSuchEntry(index, available: available)
+        }
+        return position
+    }
+
+    /// The position of the entry of the last checkpoint at or before entry `index`.
+    private func position(ofCheckpointBefore index: Int, in history: History) -> Int {
+        let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
+        return history.entries.position(where: { $0.index }, of: checkpoint.index) ?? 0
+    }
+
+    private func state(atPosition position: Int, in history: History) -> State {
+        let index = history.entries[position].index
+        let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
+        var state = checkpoint.state
+        var next = (history.entries.position(where: { $0.index }, of: checkpoint.index) ?? position) + 1
+        while next <= position {
+            if let action = history.entries[next].action { state = reduce(action, on: state) }
+            next += 1
+        }
+        return state
+    }
+}
+
+/// An array that also drops from the front in O(1) amortized, for a timeline's history.
+private struct Queue<Element> {
+    private var storage: ContiguousArray<Element> = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var first: Element? { count > 0 ? storage[head] : nil }
+    var last: Element? { count > 0 ? storage[storage.count - 1] : nil }
+
+    subscript(position: Int) -> Element { storage[head + position] }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func prepend(_ element: Element) {
+        if head > 0 {
+            head -= 1
+            storage[head] = element
+        } else {
+            storage.insert(element, at: 0)
+        }
+    }
+
+    mutating func removeLast() -> Element { storage.removeLast() }
+
+    mutating func removeFirst() -> Element {
+        let element = storage[head]
+        head += 1
+        if head > 64, head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    /// The position of the element whose key is `key`, in a queue sorted by key.
+    func position(where key: (Element) -> Int, of target: Int) -> Int? {
+        guard let position = lastPosition(where: key, atMost: target), key(self[position]) == target else { return nil }
+        return position
+    }
+
+    /// The position of the last element whose key is at most `target`, in a queue sorted by key.
+    func lastPosition(where key: (Element) -> Int, atMost target: Int) -> Int? {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if key(self[middle]) <= target { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? low - 1 : nil
     }
 }

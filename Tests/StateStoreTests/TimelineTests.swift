@@ -50,8 +50,11 @@ struct TimelineTests {
         for _ in 0..<20 { store.send(.increment) }
         #expect(timeline.entries.count == 5)
         #expect(timeline.entries.map(\.index) == [16, 17, 18, 19, 20])
-        #expect(throws: Timeline<Counter.State, Counter.Action>.JumpError.noSuchEntry(3, available: 16...20)) {
+        #expect(throws: Timeline<Counter.State, Counter.Action>.JumpError.dropped(3, available: 16...20, limits: timeline.limits)) {
             try timeline.jump(to: 3)
+        }
+        #expect(throws: Timeline<Counter.State, Counter.Action>.JumpError.noSuchEntry(21, available: 16...20)) {
+            try timeline.jump(to: 21)
         }
         #expect(store.currentState.count == 20)
     }
@@ -64,13 +67,13 @@ struct TimelineTests {
         for _ in 0..<(3 * capacity + 1) { store.send(.increment) }
         let newest = 3 * capacity + 1
         #expect(timeline.entries.map(\.index) == Array((newest - capacity + 1)...newest))
-        #expect(timeline.entries.map(\.state.count) == Array((newest - capacity + 1)...newest))
+        #expect(try timeline.entries.map { try timeline.state(at: $0.index).count } == Array((newest - capacity + 1)...newest))
         try timeline.jump(to: newest - capacity + 1)
         #expect(store.currentState.count == newest - capacity + 1)
         #expect(!timeline.undo())
     }
 
-    @Test func undoingAfterTheOldestWereDroppedThenBranchingKeepsTheOrder() {
+    @Test func undoingAfterTheOldestWereDroppedThenBranchingKeepsTheOrder() throws {
         let store = RootStore(initialState: Counter.State(), reducer: Counter())
         let timeline = Timeline(recording: store, capacity: 4)
         for _ in 0..<10 { store.send(.increment) }
@@ -78,11 +81,11 @@ struct TimelineTests {
         timeline.undo()
         store.send(.note("branch"))
         #expect(timeline.entries.map(\.index) == [7, 8, 11])
-        #expect(timeline.entries.map(\.state.count) == [7, 8, 8])
+        #expect(try timeline.entries.map { try timeline.state(at: $0.index).count } == [7, 8, 8])
         store.send(.increment)
         store.send(.increment)
         #expect(timeline.entries.map(\.index) == [8, 11, 12, 13])
-        #expect(timeline.current.state.count == 10)
+        #expect(try timeline.state(at: timeline.current.index).count == 10)
     }
 
     @Test func restoringNotifiesObserversButNotActionObservers() {
@@ -99,13 +102,68 @@ struct TimelineTests {
         _ = (stateSubscription, actionSubscription)
     }
 
-    @Test func stoppingKeepsWhatWasRecorded() {
+    @Test func stoppingKeepsWhatWasRecorded() throws {
         let store = RootStore(initialState: Counter.State(), reducer: Counter())
         let timeline = Timeline(recording: store, capacity: 10)
         store.send(.increment)
         timeline.stopRecording()
         store.send(.increment)
         #expect(timeline.entries.count == 2)
-        #expect(timeline.current.state.count == 1)
+        #expect(try timeline.state(at: timeline.current.index).count == 1)
+    }
+
+    @Test func statesBetweenCheckpointsAreRecomputedWithoutRerunningEffects() async throws {
+        let fetches = Counter.Probe()
+        let store = RootStore(initialState: Counter.State(), reducer: Counter(fetches: fetches))
+        let timeline = Timeline(recording: store, capacity: 1_000)
+        for step in 0..<300 {
+            if step % 50 == 0 {
+                await store.send(.fetch).finish()
+            } else {
+                store.send(step.isMultiple(of: 3) ? .note("\(step)") : .increment)
+            }
+        }
+        let fetched = fetches.count
+        // Every state, recomputed from the nearest checkpoint, is the one the store reached.
+        var expected = Counter.State()
+        for entry in timeline.entries.dropFirst() {
+            switch entry.action {
+            case .increment: expected.count += 1
+            case .note(let text): expected.log.append(text)
+            case .fetchResponse(let value): expected.count = value
+            default: break
+            }
+            #expect(try timeline.state(at: entry.index) == expected, "entry \(entry.index)")
+        }
+        try timeline.jump(to: 137)
+        #expect(store.currentState == (try timeline.state(at: 137)))
+        timeline.undo()
+        #expect(store.currentState == (try timeline.state(at: 136)))
+        #expect(fetches.count == fetched, "recomputing a state never runs an effect")
+    }
+
+    @Test func theByteBudgetDropsTheOldestEntries() throws {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        // A note action costs its text's bytes; a state's log shares those texts, and costs a
+        // reference per entry.
+        let footprint = Timeline<Counter.State, Counter.Action>.Footprint(
+            state: { $0.log.count * 16 + 8 },
+            action: { if case .note(let text) = $0 { text.utf8.count } else { 8 } }
+        )
+        let timeline = Timeline(recording: store, limits: .init(entries: 10_000, bytes: 50_000), footprint: footprint)
+        let text = String(repeating: "x", count: 1_000)
+        for _ in 0..<200 { store.send(.note(text)) }
+        #expect(timeline.estimatedBytes <= 50_000)
+        let kept = timeline.entries
+        #expect(kept.count < 200 && kept.count > 1)
+        #expect(kept.last?.index == 200)
+        let oldest = try #require(kept.first?.index)
+        #expect(try timeline.state(at: oldest).log.count == oldest, "the oldest kept state is still exact")
+        #expect(throws: Timeline<Counter.State, Counter.Action>.JumpError.dropped(1, available: oldest...200, limits: timeline.limits)) {
+            try timeline.jump(to: 1)
+        }
+        let message = String(describing: Timeline<Counter.State, Counter.Action>.JumpError.dropped(1, available: oldest...200, limits: timeline.limits))
+        #expect(message.contains("entry 1 is no longer kept") && message.contains("\(oldest)…200"))
+        #expect(store.currentState.log.count == 200, "a refused jump changes nothing")
     }
 }
