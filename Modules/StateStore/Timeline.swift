@@ -138,7 +138,7 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
     /// - Returns: Whether there was one.
     @discardableResult
     public func undo() -> Bool {
-        restore(recorder.move { $0.cursor > 0 ? $0.cursor - 1 : nil })
+        restore(recorder.move { $0.cursor > $0.hidden ? $0.cursor - 1 : nil })
     }
 
     /// Restores the next entry's state, after an undo.
@@ -181,23 +181,30 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         let bytes: Int
     }
 
+    /// Entries in order, each with its action; the first always has a checkpoint. The first
+    /// `hidden` ones were dropped from view but are still needed to recompute the states after
+    /// them, until the next checkpoint becomes the oldest visible entry and they go for good.
     struct History {
         var entries = Queue<Recorded>()
-        /// Sorted by index; the first is at the oldest entry kept.
+        /// Sorted by index; the first is at the first of `entries`.
         var checkpoints = Queue<Checkpoint>()
+        var hidden = 0
         var nextIndex = 1
         /// Position in `entries` of the entry the store shows.
         var cursor = 0
-        /// The estimated bytes of every kept action and checkpoint.
+        /// The estimated bytes of every action and checkpoint held, hidden ones included.
         var bytes = 0
-        /// Entries recorded since the last checkpoint.
+        /// Entries recorded since the last checkpoint, and their bytes.
         var sinceCheckpoint = 0
+        var bytesSinceCheckpoint = 0
         /// Entries between checkpoints, adapted to the size of the state.
         var interval: Int
+
+        var visibleCount: Int { entries.count - hidden }
     }
 
-    /// The shortest and longest distance between checkpoints: a jump replays at most
-    /// `longestInterval - 1` actions.
+    /// The shortest and longest distance between checkpoints: a jump replays at most about
+    /// twice `longestInterval` actions.
     private static var shortestInterval: Int { 32 }
     private static var longestInterval: Int { 1_024 }
 
@@ -218,40 +225,40 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         self.history = Locked(history)
     }
 
-    private var canReplay: Bool { replay != nil }
-
-    private func reduce(_ action: Action, on state: State) -> State {
-        replay?(action, state) ?? state
-    }
-
     // MARK: - Recording
 
     func record(_ action: Action, _ state: State) {
         let actionBytes = footprint.action(action)
         history.withLock { history in
             // A new action after undo replaces the redo branch.
-            let redoCount = history.entries.count - 1 - history.cursor
-            if redoCount > 0 {
-                for _ in 0..<redoCount { history.bytes -= history.entries.removeLast().bytes }
-                let current = history.entries[history.cursor].index
-                while let last = history.checkpoints.last, last.index > current {
-                    history.bytes -= history.checkpoints.removeLast().bytes
-                }
-                history.sinceCheckpoint = history.entries.count - 1 - position(ofCheckpointBefore: current, in: history)
-            }
+            if history.cursor < history.entries.count - 1 { discardRedoBranch(&history) }
             let index = history.nextIndex
             history.nextIndex += 1
             history.entries.append(Recorded(index: index, action: action, bytes: actionBytes))
             history.bytes += actionBytes
             history.cursor = history.entries.count - 1
             history.sinceCheckpoint += 1
-            if history.sinceCheckpoint >= history.interval {
+            history.bytesSinceCheckpoint += actionBytes
+            if history.sinceCheckpoint >= history.interval || history.bytesSinceCheckpoint > limits.bytes / 8 {
                 addCheckpoint(index: index, state: state, to: &history)
             }
-            while history.entries.count > 1, history.entries.count > limits.entries || history.bytes > limits.bytes {
-                dropOldest(&history)
+            while history.visibleCount > 1, history.visibleCount > limits.entries || history.bytes > limits.bytes {
+                // Over the byte budget, hiding entries frees nothing until a checkpoint follows.
+                if history.visibleCount <= limits.entries, history.checkpoints.count < 2 { break }
+                hideOldest(&history)
             }
         }
+    }
+
+    private func discardRedoBranch(_ history: inout History) {
+        while history.entries.count - 1 > history.cursor { history.bytes -= history.entries.removeLast().bytes }
+        let current = history.entries[history.cursor].index
+        while let last = history.checkpoints.last, last.index > current {
+            history.bytes -= history.checkpoints.removeLast().bytes
+        }
+        let checkpoint = checkpointPosition(before: current, in: history)
+        history.sinceCheckpoint = history.cursor - checkpoint
+        history.bytesSinceCheckpoint = (checkpoint + 1..<history.entries.count).reduce(0) { $0 + history.entries[$1].bytes }
     }
 
     private func addCheckpoint(index: Int, state: State, to history: inout History) {
@@ -259,27 +266,25 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         history.checkpoints.append(Checkpoint(index: index, state: state, bytes: bytes))
         history.bytes += bytes
         history.sinceCheckpoint = 0
-        if canReplay {
+        history.bytesSinceCheckpoint = 0
+        if replay != nil {
             // Space checkpoints so that a full history of them takes at most half the budget.
-            let needed = (limits.entries * Swift.max(1, bytes)) / Swift.max(1, limits.bytes / 2) + 1
+            let needed = limits.entries * Swift.max(1, bytes) / Swift.max(1, limits.bytes / 2) + 1
             history.interval = Swift.min(Self.longestInterval, Swift.max(Self.shortestInterval, needed))
         }
     }
 
-    /// Drops the oldest entry; the checkpoint it had moves to the next one.
-    private func dropOldest(_ history: inout History) {
-        let oldest = history.entries.removeFirst()
-        history.bytes -= oldest.bytes
-        history.cursor = Swift.max(0, history.cursor - 1)
-        let next = history.entries[0]
-        let base = history.checkpoints.removeFirst()
-        if let following = history.checkpoints.first, following.index == next.index {
-            history.bytes -= base.bytes
-        } else {
-            let state = next.action.map { reduce($0, on: base.state) } ?? base.state
-            let bytes = footprint.state(state)
-            history.bytes += bytes - base.bytes
-            history.checkpoints.prepend(Checkpoint(index: next.index, state: state, bytes: bytes))
+    /// Drops the oldest visible entry from view; once the next checkpoint is the oldest visible
+    /// entry, everything before it goes for good.
+    private func hideOldest(_ history: inout History) {
+        history.hidden += 1
+        guard history.checkpoints.count > 1, history.checkpoints[1].index <= history.entries[history.hidden].index else { return }
+        history.bytes -= history.checkpoints.removeFirst().bytes
+        let first = history.checkpoints[0].index
+        while history.entries[0].index < first {
+            history.bytes -= history.entries.removeFirst().bytes
+            history.hidden -= 1
+            history.cursor -= 1
         }
     }
 
@@ -287,7 +292,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     var entries: [Entry] {
         history.withLock { history in
-            (0..<history.entries.count).map { Entry(index: history.entries[$0].index, action: history.entries[$0].action) }
+            (history.hidden..<history.entries.count).map { Entry(index: history.entries[$0].index, action: history.entries[$0].action) }
         }
     }
 
@@ -309,7 +314,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     }
 
     var canUndo: Bool {
-        history.withLock { $0.cursor > 0 }
+        history.withLock { $0.cursor > $0.hidden }
     }
 
     var canRedo: Bool {
@@ -339,8 +344,9 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     // MARK: - Finding entries
 
+    /// The position of visible entry `index`.
     private func position(of index: Int, in history: History) throws(JumpError) -> Int {
-        let first = history.entries[0].index
+        let first = history.entries[history.hidden].index
         let available = first...history.entries[history.entries.count - 1].index
         if index < first, index >= 0 { throw .dropped(index, available: available, limits: limits) }
         guard let position = history.entries.position(where: { $0.index }, of: index) else {
@@ -350,18 +356,20 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     }
 
     /// The position of the entry of the last checkpoint at or before entry `index`.
-    private func position(ofCheckpointBefore index: Int, in history: History) -> Int {
+    private func checkpointPosition(before index: Int, in history: History) -> Int {
         let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
         return history.entries.position(where: { $0.index }, of: checkpoint.index) ?? 0
     }
 
+    /// The state after the entry at `position`: its checkpoint's, with the actions since reduced.
     private func state(atPosition position: Int, in history: History) -> State {
         let index = history.entries[position].index
         let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
         var state = checkpoint.state
+        guard let replay else { return state }
         var next = (history.entries.position(where: { $0.index }, of: checkpoint.index) ?? position) + 1
         while next <= position {
-            if let action = history.entries[next].action { state = reduce(action, on: state) }
+            if let action = history.entries[next].action { state = replay(action, state) }
             next += 1
         }
         return state
@@ -380,15 +388,6 @@ private struct Queue<Element> {
     subscript(position: Int) -> Element { storage[head + position] }
 
     mutating func append(_ element: Element) { storage.append(element) }
-
-    mutating func prepend(_ element: Element) {
-        if head > 0 {
-            head -= 1
-            storage[head] = element
-        } else {
-            storage.insert(element, at: 0)
-        }
-    }
 
     mutating func removeLast() -> Element { storage.removeLast() }
 

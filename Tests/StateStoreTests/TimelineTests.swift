@@ -166,4 +166,38 @@ struct TimelineTests {
         #expect(message.contains("entry 1 is no longer kept") && message.contains("\(oldest)…200"))
         #expect(store.currentState.log.count == 200, "a refused jump changes nothing")
     }
+
+    @Test(arguments: [3, 40, 100])
+    func randomTravelAlwaysRestoresTheRecordedStates(capacity: Int) throws {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let footprint = Timeline<Counter.State, Counter.Action>.Footprint(
+            state: { $0.log.count * 16 + 8 },
+            action: { if case .note(let text) = $0 { text.utf8.count } else { 8 } }
+        )
+        let timeline = Timeline(recording: store, limits: .init(entries: capacity, bytes: 4_000), footprint: footprint)
+        var recorded = [0: Counter.State()]
+        var seed: UInt64 = 7
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for _ in 0..<2_000 {
+            switch next(10) {
+            case 0: timeline.undo()
+            case 1: timeline.redo()
+            case 2:
+                let entries = timeline.entries
+                try timeline.jump(to: entries[next(entries.count)].index)
+            default:
+                store.send(next(3) == 0 ? .note(String(repeating: "n", count: next(200))) : .increment)
+                recorded[timeline.current.index] = store.currentState
+            }
+            #expect(store.currentState == recorded[timeline.current.index])
+        }
+        let entries = timeline.entries
+        #expect(entries.count <= capacity)
+        for entry in entries {
+            #expect(try timeline.state(at: entry.index) == recorded[entry.index], "entry \(entry.index)")
+        }
+    }
 }
