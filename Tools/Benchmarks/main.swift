@@ -12,6 +12,10 @@ import Darwin
 //   swift run -c release appcore-bench --filter fan    only cases whose name contains "fan"
 //   swift run -c release appcore-bench --quick         fewer, shorter runs (a smoke test)
 
+if CommandLine.arguments.dropFirst().first == "--scale-child" {
+    exit(await runScaleChild(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 var plan = RunPlan()
 var json = false
 var filters: [String] = []
@@ -56,6 +60,7 @@ StandardStream.error.write("appcore-bench: this is a debug build; measure with `
 var measurements = await storeBenchmarks(plan, selected: selected)
 measurements += await persistenceBenchmarks(plan, selected: selected)
 measurements += await consoleBenchmarks(plan, selected: selected)
+measurements += await scaleBenchmarks(plan, selected: selected)
 if selected("memory") {
     measurements.append(Measurement(name: "memory", unit: .bytes, samples: [peakResidentBytes()], target: nil))
 }
