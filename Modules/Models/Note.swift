@@ -24,6 +24,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
 
     /// The first line that has text, trimmed; empty for a blank note.
     public var title: String {
+        if let ascii = Self.asciiTitle(of: text) { return ascii }
         var rest = text[...]
         while let first = rest.firstIndex(where: { !Self.isBlank($0) }) {
             let line = rest[first...].prefix { !$0.isNewline }
@@ -33,6 +34,28 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
             rest = rest[line.endIndex...].dropFirst()
         }
         return ""
+    }
+
+    /// ``title`` read byte by byte while the text is ASCII; `nil` when a byte that is not
+    /// comes first (the caller then reads characters).
+    private static func asciiTitle(of text: String) -> String? {
+        let bytes = text.utf8
+        var start: String.UTF8View.Index?
+        var end = bytes.startIndex
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x80 else { return nil }
+            switch byte {
+            case 0x0A...0x0D:
+                if let start { return String(text[start..<end]) }
+            case 0x20, 0x09:
+                break
+            default:
+                if start == nil { start = index }
+                end = bytes.index(after: index)
+            }
+        }
+        return start.map { String(text[$0..<end]) } ?? ""
     }
 
     /// Whitespace within a line (no line breaks), without a Unicode property lookup for ASCII.

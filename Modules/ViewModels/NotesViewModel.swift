@@ -291,7 +291,7 @@ extension NotesViewModel.Row {
     /// The row of `item`, selected when its id is `selectedID`.
     init(_ item: Notes.Item, selectedID: Note.ID?) {
         let title = item.note.title
-        let rest = item.note.text.drop { $0.isWhitespace }.drop { !$0.isNewline }
+        let rest = Display.afterFirstLine(item.note.text)
         var reason: String?
         if case .failed(let error) = item.save { reason = error.message }
         self.init(

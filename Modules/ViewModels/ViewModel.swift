@@ -29,14 +29,32 @@ extension Display {
     /// `"2027-01-15 08:00 UTC"`: the same on every machine, so transcripts are stable.
     static func dateTime(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970.rounded(.down)
-        // Beyond ±3 million years a Gregorian date is not worth computing by hand.
-        guard seconds.isFinite, abs(seconds) < 1e14 else { return calendarDateTime(date) }
+        // Beyond the years 0–9999 a date is not worth formatting by hand.
+        guard seconds.isFinite, seconds >= -62_167_219_200, seconds < 253_402_300_800 else { return calendarDateTime(date) }
         let total = Int64(seconds)
         let (days, secondOfDay) = total.quotientAndRemainder(dividingBy: 86_400)
         let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
         let (year, month, dayOfMonth) = civilDate(daysSince1970: day)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(dayOfMonth)) \(two(second / 3_600)):\(two(second % 3_600 / 60)) UTC"
+        return String(unsafeUninitializedCapacity: 20) { text in
+            func put(_ value: Int64, digits: Int, at offset: Int) {
+                var value = value
+                for position in (offset..<offset + digits).reversed() {
+                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, digits: 4, at: 0)
+            text[4] = UInt8(ascii: "-")
+            put(month, digits: 2, at: 5)
+            text[7] = UInt8(ascii: "-")
+            put(dayOfMonth, digits: 2, at: 8)
+            text[10] = UInt8(ascii: " ")
+            put(second / 3_600, digits: 2, at: 11)
+            text[13] = UInt8(ascii: ":")
+            put(second % 3_600 / 60, digits: 2, at: 14)
+            for (offset, byte) in " UTC".utf8.enumerated() { text[16 + offset] = byte }
+            return 20
+        }
     }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
@@ -70,6 +88,7 @@ extension Display {
     /// Reads only as much of `text` as the line shows, so a row of a long note costs no more
     /// than a row of a short one.
     static func oneLine(_ text: some StringProtocol, limit: Int) -> String {
+        if let ascii = asciiOneLine(text, limit: limit) { return ascii }
         var kept = ""
         var keptCount = 0
         var pendingSpace = false
@@ -88,6 +107,44 @@ extension Display {
             if keptCount > limit { return String(kept.prefix(limit - 1)) + "…" }
         }
         return kept
+    }
+
+    /// ``oneLine(_:limit:)`` byte by byte while the text is ASCII; `nil` when a byte that is
+    /// not comes before the line is complete (the caller then reads characters).
+    private static func asciiOneLine(_ text: some StringProtocol, limit: Int) -> String? {
+        var kept: [UInt8] = []
+        kept.reserveCapacity(limit + 1)
+        var pendingSpace = false
+        for byte in text.utf8 {
+            guard byte < 0x80 else { return nil }
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                pendingSpace = !kept.isEmpty
+                continue
+            }
+            if pendingSpace {
+                kept.append(0x20)
+                pendingSpace = false
+            }
+            kept.append(byte)
+            if kept.count > limit { return String(decoding: kept.prefix(limit - 1), as: UTF8.self) + "…" }
+        }
+        return String(decoding: kept, as: UTF8.self)
+    }
+
+    /// What follows the first line of `text` (after any blank start), the rest of a note.
+    static func afterFirstLine(_ text: String) -> Substring {
+        let bytes = text.utf8
+        var seenText = false
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x80 else { break }
+            if (0x0A...0x0D).contains(byte) {
+                if seenText { return text[index...] }
+            } else if byte != 0x20, byte != 0x09 {
+                seenText = true
+            }
+        }
+        return text.drop { $0.isWhitespace }.drop { !$0.isNewline }
     }
 }
 

@@ -222,6 +222,35 @@ struct NotesViewModelTests {
         }
     }
 
+    @Test func titlesAndPreviewsReadLikeTheirCharacterByCharacterDefinition() {
+        // The reference: the first line with text, trimmed; the rest after the first line; both
+        // on one line with whitespace runs collapsed and cut at 60 characters.
+        func oneLine(_ text: some StringProtocol) -> String {
+            let collapsed = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            return collapsed.count > 60 ? String(collapsed.prefix(59)) + "…" : collapsed
+        }
+        func title(_ text: String) -> String {
+            text.split(whereSeparator: \.isNewline).lazy
+                .map { $0.drop { $0.isWhitespace && !$0.isNewline } }
+                .map { String($0.reversed().drop { $0.isWhitespace && !$0.isNewline }.reversed()) }
+                .first { !$0.isEmpty } ?? ""
+        }
+        let pieces = ["milk", " ", "  ", "\t", "\n", "\r\n", "é", "\u{00A0}", "\u{2028}", "eggs and bread", String(repeating: "long ", count: 20), "🍞"]
+        var seed: UInt64 = 11
+        for _ in 0..<2_000 {
+            var text = ""
+            for _ in 0..<8 {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                text += pieces[Int((seed >> 33) % UInt64(pieces.count))]
+            }
+            let note = Note(id: Note.ID(UUID(sequence: 1)), text: text, createdAt: Date(timeIntervalSince1970: 0))
+            #expect(note.title == title(text), "title of \(text.debugDescription)")
+            let row = NotesViewModel.Snapshot(Notes.State(items: [Notes.Item(note: note)])).rows[0]
+            #expect(row.title == (title(text).isEmpty ? "New note" : oneLine(title(text))), "row title of \(text.debugDescription)")
+            #expect(row.preview == oneLine(text.drop { $0.isWhitespace }.drop { !$0.isNewline }), "preview of \(text.debugDescription)")
+        }
+    }
+
     @Test func rowsOfTenThousandNotesAreBuiltOnlyWhenRead() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var state = Notes.State(items: IdentifiedArray(uniqueElements: (1...10_000).map {
