@@ -137,14 +137,14 @@ extension Display {
         var seenText = false
         for index in bytes.indices {
             let byte = bytes[index]
-            guard byte < 0x80 else { break }
+            guard byte < 0x80 else { return text.drop { $0.isWhitespace }.drop { !$0.isNewline } }
             if (0x0A...0x0D).contains(byte) {
                 if seenText { return text[index...] }
             } else if byte != 0x20, byte != 0x09 {
                 seenText = true
             }
         }
-        return text.drop { $0.isWhitespace }.drop { !$0.isNewline }
+        return text[text.endIndex...]
     }
 }
 
