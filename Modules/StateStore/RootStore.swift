@@ -97,6 +97,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     /// Reduces an action on a state with this store's reducer and drops the effects it returns,
     /// as a timeline recomputes a past state; `nil` for an asynchronous reducer. It holds the
     /// reducer, not the store.
+    @usableFromInline
     var replayer: (@Sendable (Action, State) -> State)? {
         guard let reduce = root.syncReduce else { return nil }
         return { action, state in

@@ -20,7 +20,7 @@
 /// timeline.undo()                 // count back to 0, no effect re-run
 /// timeline.redo()
 /// ```
-public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
+public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Sendable {
     /// One recorded point.
     public struct Entry: Sendable {
         /// The entry's number; the first entry recorded is 0, and numbers are never reused.
@@ -83,19 +83,23 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
         }
     }
 
-    private let store: RootStore<State, Action>
-    private let recorder: Recorder<State, Action>
-    private let subscription: Locked<StoreSubscription?>
+    @usableFromInline let store: RootStore<State, Action>
+    @usableFromInline let recorder: Recorder<State, Action>
+    /// Guards `subscription`, the only mutable part (hence `@unchecked Sendable`).
+    @usableFromInline let subscriptionLock = Lock()
+    @exclusivity(unchecked) @usableFromInline var subscription: StoreSubscription?
 
     /// The limits this timeline keeps to.
     public var limits: Limits { recorder.limits }
 
     /// Starts recording `store`, keeping history within `limits` as `footprint` measures it.
+    @inlinable
     public init(recording store: RootStore<State, Action>, limits: Limits = Limits(), footprint: Footprint = .inline) {
         self.store = store
+        // Inlinable, so that recording each action runs code specialised for the app's types.
         let recorder = Recorder(initial: store.currentState, limits: limits, footprint: footprint, replay: store.replayer)
         self.recorder = recorder
-        subscription = Locked(store.observeActions { action, state in recorder.record(action, state) })
+        subscription = store.observeActions { action, state in recorder.record(action, state) }
     }
 
     /// Starts recording `store`, keeping at most `capacity` entries (at least 2) and the
@@ -106,7 +110,11 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
 
     /// Stops recording; what was recorded stays available.
     public func stopRecording() {
-        subscription.withLock { $0 = nil }
+        let stopped = subscriptionLock.withLock { () -> StoreSubscription? in
+            defer { subscription = nil }
+            return subscription
+        }
+        stopped?.cancel()
     }
 
     // MARK: - Reading
@@ -164,55 +172,82 @@ public final class Timeline<State: Sendable, Action: Sendable>: Sendable {
 
 /// What a ``Timeline`` records, and the rules for keeping it within its limits. Apart from
 /// the store, so that the store's action observer does not keep the timeline alive.
-private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
-    typealias Entry = Timeline<State, Action>.Entry
-    typealias Limits = Timeline<State, Action>.Limits
-    typealias JumpError = Timeline<State, Action>.JumpError
+@usableFromInline
+final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
+    @usableFromInline typealias Entry = Timeline<State, Action>.Entry
+    @usableFromInline typealias Limits = Timeline<State, Action>.Limits
+    @usableFromInline typealias JumpError = Timeline<State, Action>.JumpError
 
+    @usableFromInline
     struct Recorded {
-        let index: Int
-        let action: Action?
-        let bytes: Int
+        @usableFromInline let index: Int
+        @usableFromInline let action: Action?
+        @usableFromInline let bytes: Int
+
+        @inlinable
+        init(index: Int, action: Action?, bytes: Int) {
+            self.index = index
+            self.action = action
+            self.bytes = bytes
+        }
     }
 
+    @usableFromInline
     struct Checkpoint {
-        let index: Int
-        let state: State
-        let bytes: Int
+        @usableFromInline let index: Int
+        @usableFromInline let state: State
+        @usableFromInline let bytes: Int
+
+        @inlinable
+        init(index: Int, state: State, bytes: Int) {
+            self.index = index
+            self.state = state
+            self.bytes = bytes
+        }
     }
 
     /// Entries in order, each with its action; the first always has a checkpoint. The first
     /// `hidden` ones were dropped from view but are still needed to recompute the states after
     /// them, until the next checkpoint becomes the oldest visible entry and they go for good.
+    @usableFromInline
     struct History {
-        var entries = Queue<Recorded>()
+        @usableFromInline var entries = Queue<Recorded>()
         /// Sorted by index; the first is at the first of `entries`.
-        var checkpoints = Queue<Checkpoint>()
-        var hidden = 0
-        var nextIndex = 1
+        @usableFromInline var checkpoints = Queue<Checkpoint>()
+        @usableFromInline var hidden = 0
+        @usableFromInline var nextIndex = 1
         /// Position in `entries` of the entry the store shows.
-        var cursor = 0
+        @usableFromInline var cursor = 0
         /// The estimated bytes of every action and checkpoint held, hidden ones included.
-        var bytes = 0
+        @usableFromInline var bytes = 0
         /// Entries recorded since the last checkpoint, and their bytes.
-        var sinceCheckpoint = 0
-        var bytesSinceCheckpoint = 0
+        @usableFromInline var sinceCheckpoint = 0
+        @usableFromInline var bytesSinceCheckpoint = 0
         /// Entries between checkpoints, adapted to the size of the state.
-        var interval: Int
+        @usableFromInline var interval: Int
 
+        @inlinable
+        init(interval: Int) {
+            self.interval = interval
+        }
+
+        @inlinable
         var visibleCount: Int { entries.count - hidden }
     }
 
     /// The shortest and longest distance between checkpoints: a jump replays at most about
     /// twice `longestInterval` actions.
-    private static var shortestInterval: Int { 32 }
-    private static var longestInterval: Int { 1_024 }
+    @inlinable static var shortestInterval: Int { 32 }
+    @inlinable static var longestInterval: Int { 1_024 }
 
-    let limits: Limits
-    private let footprint: Timeline<State, Action>.Footprint
-    private let replay: (@Sendable (Action, State) -> State)?
-    private let history: Locked<History>
+    @usableFromInline let limits: Limits
+    @usableFromInline let footprint: Timeline<State, Action>.Footprint
+    @usableFromInline let replay: (@Sendable (Action, State) -> State)?
+    /// Guards `storage`, the whole history (hence `@unchecked Sendable`).
+    @usableFromInline let lock = Lock()
+    @exclusivity(unchecked) @usableFromInline var storage: History
 
+    @inlinable
     init(initial: State, limits: Limits, footprint: Timeline<State, Action>.Footprint, replay: (@Sendable (Action, State) -> State)?) {
         self.limits = limits
         self.footprint = footprint
@@ -222,14 +257,23 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         let bytes = footprint.state(initial)
         history.checkpoints.append(Checkpoint(index: 0, state: initial, bytes: bytes))
         history.bytes = bytes
-        self.history = Locked(history)
+        storage = history
+    }
+
+    /// Runs `body` on the history, under the lock.
+    @inlinable
+    func withHistory<Result, Failure: Error>(_ body: (inout History) throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&storage)
     }
 
     // MARK: - Recording
 
+    @inlinable
     func record(_ action: Action, _ state: State) {
         let actionBytes = footprint.action(action)
-        history.withLock { history in
+        withHistory { history in
             // A new action after undo replaces the redo branch.
             if history.cursor < history.entries.count - 1 { discardRedoBranch(&history) }
             let index = history.nextIndex
@@ -250,7 +294,8 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         }
     }
 
-    private func discardRedoBranch(_ history: inout History) {
+    @inlinable
+    func discardRedoBranch(_ history: inout History) {
         while history.entries.count - 1 > history.cursor { history.bytes -= history.entries.removeLast().bytes }
         let current = history.entries[history.cursor].index
         while let last = history.checkpoints.last, last.index > current {
@@ -261,7 +306,8 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         history.bytesSinceCheckpoint = (checkpoint + 1..<history.entries.count).reduce(0) { $0 + history.entries[$1].bytes }
     }
 
-    private func addCheckpoint(index: Int, state: State, to history: inout History) {
+    @inlinable
+    func addCheckpoint(index: Int, state: State, to history: inout History) {
         let bytes = footprint.state(state)
         history.checkpoints.append(Checkpoint(index: index, state: state, bytes: bytes))
         history.bytes += bytes
@@ -276,7 +322,8 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     /// Drops the oldest visible entry from view; once the next checkpoint is the oldest visible
     /// entry, everything before it goes for good.
-    private func hideOldest(_ history: inout History) {
+    @inlinable
+    func hideOldest(_ history: inout History) {
         history.hidden += 1
         guard history.checkpoints.count > 1, history.checkpoints[1].index <= history.entries[history.hidden].index else { return }
         history.bytes -= history.checkpoints.removeFirst().bytes
@@ -291,34 +338,34 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     // MARK: - Reading
 
     var entries: [Entry] {
-        history.withLock { history in
+        withHistory { history in
             (history.hidden..<history.entries.count).map { Entry(index: history.entries[$0].index, action: history.entries[$0].action) }
         }
     }
 
     var current: Entry {
-        history.withLock { history in
+        withHistory { history in
             let recorded = history.entries[history.cursor]
             return Entry(index: recorded.index, action: recorded.action)
         }
     }
 
     var estimatedBytes: Int {
-        history.withLock { $0.bytes }
+        withHistory { $0.bytes }
     }
 
     func state(at index: Int) throws(JumpError) -> State {
-        try history.withLock { history throws(JumpError) in
+        try withHistory { history throws(JumpError) in
             try state(atPosition: position(of: index, in: history), in: history)
         }
     }
 
     var canUndo: Bool {
-        history.withLock { $0.cursor > $0.hidden }
+        withHistory { $0.cursor > $0.hidden }
     }
 
     var canRedo: Bool {
-        history.withLock { $0.cursor < $0.entries.count - 1 }
+        withHistory { $0.cursor < $0.entries.count - 1 }
     }
 
     // MARK: - Moving
@@ -326,7 +373,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     /// Moves the cursor to the position `target` picks and returns the state there; `nil`
     /// when it picks none.
     func move(_ target: (History) -> Int?) -> State? {
-        history.withLock { history in
+        withHistory { history in
             guard let position = target(history) else { return nil }
             history.cursor = position
             return state(atPosition: position, in: history)
@@ -335,7 +382,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     /// Moves the cursor to entry `index` and returns the state there.
     func moveThrowing(to index: Int) throws(JumpError) -> State {
-        try history.withLock { history throws(JumpError) in
+        try withHistory { history throws(JumpError) in
             let position = try position(of: index, in: history)
             history.cursor = position
             return state(atPosition: position, in: history)
@@ -345,7 +392,8 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     // MARK: - Finding entries
 
     /// The position of visible entry `index`.
-    private func position(of index: Int, in history: History) throws(JumpError) -> Int {
+    @inlinable
+    func position(of index: Int, in history: History) throws(JumpError) -> Int {
         let first = history.entries[history.hidden].index
         let available = first...history.entries[history.entries.count - 1].index
         if index < first, index >= 0 { throw .dropped(index, available: available, limits: limits) }
@@ -356,13 +404,15 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     }
 
     /// The position of the entry of the last checkpoint at or before entry `index`.
-    private func checkpointPosition(before index: Int, in history: History) -> Int {
+    @inlinable
+    func checkpointPosition(before index: Int, in history: History) -> Int {
         let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
         return history.entries.position(where: { $0.index }, of: checkpoint.index) ?? 0
     }
 
     /// The state after the entry at `position`: its checkpoint's, with the actions since reduced.
-    private func state(atPosition position: Int, in history: History) -> State {
+    @inlinable
+    func state(atPosition position: Int, in history: History) -> State {
         let index = history.entries[position].index
         let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
         var state = checkpoint.state
@@ -377,20 +427,31 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 }
 
 /// An array that also drops from the front in O(1) amortized, for a timeline's history.
-private struct Queue<Element> {
-    private var storage: ContiguousArray<Element> = []
-    private var head = 0
+@usableFromInline
+struct Queue<Element> {
+    @usableFromInline var storage: ContiguousArray<Element> = []
+    @usableFromInline var head = 0
 
+    @inlinable
+    init() {}
+
+    @inlinable
     var count: Int { storage.count - head }
+    @inlinable
     var first: Element? { count > 0 ? storage[head] : nil }
+    @inlinable
     var last: Element? { count > 0 ? storage[storage.count - 1] : nil }
 
+    @inlinable
     subscript(position: Int) -> Element { storage[head + position] }
 
+    @inlinable
     mutating func append(_ element: Element) { storage.append(element) }
 
+    @inlinable
     mutating func removeLast() -> Element { storage.removeLast() }
 
+    @inlinable
     mutating func removeFirst() -> Element {
         let element = storage[head]
         head += 1
@@ -402,12 +463,14 @@ private struct Queue<Element> {
     }
 
     /// The position of the element whose key is `key`, in a queue sorted by key.
+    @inlinable
     func position(where key: (Element) -> Int, of target: Int) -> Int? {
         guard let position = lastPosition(where: key, atMost: target), key(self[position]) == target else { return nil }
         return position
     }
 
     /// The position of the last element whose key is at most `target`, in a queue sorted by key.
+    @inlinable
     func lastPosition(where key: (Element) -> Int, atMost target: Int) -> Int? {
         var low = 0
         var high = count

@@ -302,7 +302,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     // MARK: - The serial path
 
     /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
-    @usableFromInline
+    @inlinable
     func reduce(_ action: Action, completion: Completion) {
         guard let reduce = syncReduce else {
             asyncMailbox?.yield((action, completion))
