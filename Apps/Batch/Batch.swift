@@ -17,6 +17,7 @@ struct BatchOptions {
     var jobs = 1
     var loginStyle = ConsoleLoginStyle.finiteStates
     var replayJournal = false
+    var history = HistoryLimits()
     var scripts: [String] = []
 }
 
@@ -44,7 +45,7 @@ struct Batch {
             } else {
                 .memory()
             }
-            return ConsoleSession(environment: environment, loginStyle: options.loginStyle, waitsForEffects: options.wait)
+            return ConsoleSession(environment: environment, loginStyle: options.loginStyle, waitsForEffects: options.wait, historyLimits: options.history)
         }
         let progress = Progress(total: scripts.count, enabled: scripts.count > 1 && isatty(2) == 1)
         let reports = await withTaskGroup(of: (Int, ScriptRunner.Report).self) { group in

@@ -19,6 +19,8 @@ let usage = """
       --jobs N             run up to N scripts at once (default 1)
       --login-style fsm|adhoc|middleware
       --quiet              print only failures and the summary
+      --history-entries N  most actions undo, redo and jump keep (default 10000)
+      --history-mib N      most memory they keep, estimated, in MiB (default 64)
     Exits 0 when every script passed, 1 when one failed, 2 on bad usage.
     """
 
@@ -47,6 +49,12 @@ while let argument = arguments.next() {
     case "--login-style":
         guard let value = arguments.next(), let style = ConsoleLoginStyle(rawValue: value) else { fail("--login-style needs fsm, adhoc or middleware") }
         options.loginStyle = style
+    case "--history-entries":
+        guard let value = arguments.next(), let entries = Int(value), entries >= 2 else { fail("--history-entries needs a number of 2 or more") }
+        options.history.entries = entries
+    case "--history-mib":
+        guard let value = arguments.next(), let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { fail("--history-mib needs a positive number") }
+        options.history.bytes = mebibytes << 20
     case "--help", "-h":
         print(usage)
         exit(0)

@@ -35,10 +35,10 @@ final class Shell: @unchecked Sendable {
 
     /// Opens the database (if any), restores the last session from its journal, and prints
     /// where everything is.
-    static func start(databasePath: String?, live: Bool, loginStyle: ConsoleLoginStyle, terminal: Terminal) throws -> Shell {
+    static func start(databasePath: String?, live: Bool, loginStyle: ConsoleLoginStyle, history: HistoryLimits, terminal: Terminal) throws -> Shell {
         guard let databasePath else {
             let session = ConsoleSession(environment: memoryEnvironment(interactive: terminal.isInteractive), loginStyle: loginStyle,
-                                         waitsForEffects: !terminal.isInteractive)
+                                         waitsForEffects: !terminal.isInteractive, historyLimits: history)
             if terminal.isInteractive { terminal.printAbove("appcore: in memory, nothing is kept (type help)") }
             return Shell(session: session, terminal: terminal, journal: nil, recording: nil)
         }
@@ -49,7 +49,8 @@ final class Shell: @unchecked Sendable {
         let journal = try Journal<AppState, AppAction>(database: database)
         var (state, replayed) = try journal.restore(from: AppState(loginStyle: loginStyle), using: App(environment: environment.app))
         if replayed == 0 && state == AppState() { state = AppState(loginStyle: loginStyle) }
-        let session = ConsoleSession(environment: environment, loginStyle: loginStyle, initialState: state, waitsForEffects: !terminal.isInteractive)
+        let session = ConsoleSession(environment: environment, loginStyle: loginStyle, initialState: state,
+                                     waitsForEffects: !terminal.isInteractive, historyLimits: history)
         let recording = journal.record(session.store) { $0.carriesSecret }
         if terminal.isInteractive {
             terminal.printAbove("appcore: database \(databasePath) (\(environment.name) clients); restored \(replayed) actions (type help)")

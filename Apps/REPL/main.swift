@@ -11,10 +11,13 @@ import Darwin
 
 let usage = """
     usage: appcore-repl [--db PATH | --in-memory] [--env live|memory] [--login-style fsm|adhoc|middleware]
-      --db PATH        the database (default: appcore.sqlite in the user's data directory)
-      --in-memory      no database: nothing is kept after quitting
-      --env            live clients on the database (default) or the in-memory ones
-      --login-style    which login feature drives the sign-in screen (default fsm)
+                        [--history-entries N] [--history-mib N]
+      --db PATH            the database (default: appcore.sqlite in the user's data directory)
+      --in-memory          no database: nothing is kept after quitting
+      --env                live clients on the database (default) or the in-memory ones
+      --login-style        which login feature drives the sign-in screen (default fsm)
+      --history-entries N  most actions undo, redo and jump keep (default 10000)
+      --history-mib N      most memory they keep, estimated, in MiB (default 64)
     Type help for the commands. Ctrl-C cancels running effects, Ctrl-D quits.
     """
 
@@ -27,6 +30,7 @@ var databasePath: String?
 var inMemory = false
 var live = true
 var loginStyle = ConsoleLoginStyle.finiteStates
+var history = HistoryLimits()
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -42,6 +46,12 @@ while let argument = arguments.next() {
             exitWithUsage("--login-style needs fsm, adhoc or middleware")
         }
         loginStyle = style
+    case "--history-entries":
+        guard let value = arguments.next(), let entries = Int(value), entries >= 2 else { exitWithUsage("--history-entries needs a number of 2 or more") }
+        history.entries = entries
+    case "--history-mib":
+        guard let value = arguments.next(), let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { exitWithUsage("--history-mib needs a positive number") }
+        history.bytes = mebibytes << 20
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -58,6 +68,7 @@ do {
         databasePath: inMemory ? nil : (databasePath ?? dataDirectory + "/appcore.sqlite"),
         live: live && !inMemory,
         loginStyle: loginStyle,
+        history: history,
         terminal: terminal
     )
 } catch {

@@ -75,7 +75,7 @@ public final class ConsoleSession: @unchecked Sendable {
         loginStyle: LoginStyle = .finiteStates,
         initialState: AppFeature.State? = nil,
         waitsForEffects: Bool = true,
-        historyLimits: Timeline<AppFeature.State, AppFeature.Action>.Limits = .init()
+        historyLimits: HistoryLimits = HistoryLimits()
     ) {
         self.environment = environment
         self.waitsForEffects = waitsForEffects

@@ -1,4 +1,5 @@
 import Reducers
+import StateStore
 
 /// The app's state, as shells name it (they import only Console and Persistence).
 public typealias AppState = AppFeature.State
@@ -8,3 +9,6 @@ public typealias AppAction = AppFeature.Action
 public typealias App = AppFeature
 /// The login styles a shell can pick (`--login-style fsm|adhoc|middleware`).
 public typealias ConsoleLoginStyle = LoginStyle
+/// How much time-travel history a session keeps (`--history-entries`, `--history-mib`): by
+/// default 10,000 actions and an estimated 64 MiB, the oldest dropped first.
+public typealias HistoryLimits = Timeline<AppFeature.State, AppFeature.Action>.Limits

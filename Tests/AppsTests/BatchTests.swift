@@ -84,6 +84,18 @@ struct BatchTests {
         #expect(missing.status == 2 && missing.errors.contains("cannot read the script no/such/file.script"))
         let none = try Self.batch([])
         #expect(none.status == 2)
+        let history = try Self.batch(["--history-mib", "none", "scripts/notes.script"])
+        #expect(history.status == 2 && history.errors.contains("--history-mib needs a positive number"))
+    }
+
+    @Test func aHistoryLimitDropsTheOldestEntries() throws {
+        let path = NSTemporaryDirectory() + "appcore-history-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try (Array(repeating: "counter.increment", count: 30) + ["! jump 2", "jump 21", "expect counter.count == 21"])
+            .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try Self.batch(["--history-entries", "10", path])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("entry 2 is no longer kept: the timeline keeps at most 10 entries and 64 MiB, and drops the oldest (entries 21…30 are available)"))
     }
 
     @Test func scriptsRunInParallelWithTheSameResults() throws {
