@@ -163,6 +163,9 @@ final class LineEditor {
         cursor = buffer.count
     }
 
+    /// How many completions a Tab lists at most.
+    static let listedCompletions = 60
+
     private func completeWord(_ prompt: String) {
         let before = String(buffer[..<cursor])
         let candidates = complete(before)
@@ -176,7 +179,10 @@ final class LineEditor {
             buffer.insert(contentsOf: addition, at: cursor)
             cursor += addition.count
         } else if candidates.count > 1 {
-            terminal.printAbove(candidates.joined(separator: "  "))
+            // Ten thousand note ids are no help on a screen: a few, and how many more there are.
+            let shown = candidates.prefix(Self.listedCompletions).joined(separator: "  ")
+            let more = candidates.count - Self.listedCompletions
+            terminal.printAbove(more > 0 ? shown + "  … and \(more) more (type more to narrow them down)" : shown)
         }
     }
 }

@@ -48,14 +48,14 @@ struct ValueRendererTests {
         let diff = ValueDiff(old: old, new: new)
         #expect(diff.changes == [
             ValueDiff.Change(path: ".count", old: "0", new: "1"),
-            ValueDiff.Change(path: ".notes[500].text", old: "\"note 500\"", new: "\"changed\""),
+            ValueDiff.Change(path: ".notes[id: 500].text", old: "\"note 500\"", new: "\"changed\""),
             ValueDiff.Change(path: ".mode", old: "Mode.idle", new: "Mode.busy(since: 7)"),
         ])
         #expect(diff.description == """
             .count
               − 0
               + 1
-            .notes[500].text
+            .notes[id: 500].text
               − "note 500"
               + "changed"
             .mode
@@ -79,5 +79,31 @@ struct ValueRendererTests {
 
     @Test func equalValuesHaveAnEmptyDiff() {
         #expect(ValueDiff(old: AppState(), new: AppState()).isEmpty)
+    }
+}
+
+@Suite("ValueRenderer limits")
+struct ValueRendererLimitTests {
+    struct Note: Equatable { let id: Int; var text: String }
+    enum Action { case listResponse([Note]) }
+
+    @Test func aLongValueIsCut() {
+        let notes = (0..<100_000).map { Note(id: $0, text: "note \($0)") }
+        let line = ValueRenderer.oneLine(Action.listResponse(notes), limit: 200)
+        #expect(line.hasPrefix("Action.listResponse([Note(id: 0, text: \"note 0\"), Note(id: 1, "))
+        #expect(line.hasSuffix("…") && line.count <= 201)
+        #expect(ValueRenderer.oneLine([1, 2, 3]) == "[1, 2, 3]", "short values are whole")
+    }
+
+    @Test func anElementInsertedAtTheTopIsOneChange() {
+        var old = ValueRendererTests.AppState()
+        for id in 0..<1_000 { old.notes.append(ValueRendererTests.Note(id: id, text: "note \(id)")) }
+        var new = old
+        new.notes.insert(ValueRendererTests.Note(id: -1, text: "first"), at: 0)
+        new.notes.remove(id: 7)
+        #expect(ValueDiff(old: old, new: new).changes == [
+            ValueDiff.Change(path: ".notes[id: -1]", old: nil, new: "Note(id: -1, text: \"first\", tags: [])"),
+            ValueDiff.Change(path: ".notes[id: 7]", old: "Note(id: 7, text: \"note 7\", tags: [])", new: nil),
+        ])
     }
 }

@@ -61,8 +61,12 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
     private static func compare(
         _ old: Any, _ new: Any, path: String, label: String?, redaction: Redaction, into changes: inout [Change]
     ) {
-        // Compare everything, secrets included, but show only what the redaction allows.
-        guard ValueRenderer.oneLine(old, redaction: .revealing) != ValueRenderer.oneLine(new, redaction: .revealing) else {
+        // Compare everything, secrets included, but show only what the redaction allows. Values
+        // that can say whether they are equal are asked first: it is cheaper than rendering them,
+        // and a persistent collection answers for the parts two versions share without looking.
+        if let equal = equalIfEquatable(old, new) {
+            if equal { return }
+        } else if ValueRenderer.oneLine(old, redaction: .revealing, limit: .max) == ValueRenderer.oneLine(new, redaction: .revealing, limit: .max) {
             return
         }
         let oldLine = ValueRenderer.oneLine(old, labelled: label, redaction: redaction)
@@ -90,6 +94,10 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
             }
 
         case (.sequence(let oldElements), .sequence(let newElements)):
+            if let oldIDs = identities(of: oldElements), let newIDs = identities(of: newElements) {
+                compareByID(oldElements, oldIDs, newElements, newIDs, path: path, label: label, redaction: redaction, into: &changes)
+                return
+            }
             for index in 0..<max(oldElements.count, newElements.count) {
                 let elementPath = path + "[\(index)]"
                 switch (index < oldElements.count, index < newElements.count) {
@@ -128,6 +136,51 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
 
         default:
             changes.append(Change(path: path, old: oldLine, new: newLine))
+        }
+    }
+}
+
+extension ValueDiff {
+    /// Whether `old == new`, when both are of one `Equatable` type; `nil` otherwise.
+    private static func equalIfEquatable(_ old: Any, _ new: Any) -> Bool? {
+        guard let old = old as? any Equatable else { return nil }
+        func isEqual<T: Equatable>(_ old: T) -> Bool? {
+            (new as? T).map { $0 == old }
+        }
+        return isEqual(old)
+    }
+
+    /// The ids of `elements` when every one is `Identifiable` and no id repeats; `nil` otherwise.
+    private static func identities(of elements: [Any]) -> [AnyHashable]? {
+        func id<T: Identifiable>(_ element: T) -> AnyHashable { AnyHashable(element.id) }
+        var ids: [AnyHashable] = []
+        ids.reserveCapacity(elements.count)
+        for element in elements {
+            guard let identifiable = element as? any Identifiable else { return nil }
+            ids.append(id(identifiable))
+        }
+        return Set(ids).count == ids.count ? ids : nil
+    }
+
+    /// Compares identified elements by id, so one inserted at the top is one change, not a
+    /// change at every position after it: `[id: 3]` paths, added and removed elements, and
+    /// changes within the elements both sides have.
+    private static func compareByID(
+        _ oldElements: [Any], _ oldIDs: [AnyHashable], _ newElements: [Any], _ newIDs: [AnyHashable],
+        path: String, label: String?, redaction: Redaction, into changes: inout [Change]
+    ) {
+        let oldByID = Dictionary(uniqueKeysWithValues: zip(oldIDs, oldElements))
+        let newIDSet = Set(newIDs)
+        for (id, newElement) in zip(newIDs, newElements) {
+            let elementPath = path + "[id: \(id.base)]"
+            if let oldElement = oldByID[id] {
+                compare(oldElement, newElement, path: elementPath, label: label, redaction: redaction, into: &changes)
+            } else {
+                changes.append(Change(path: elementPath, old: nil, new: ValueRenderer.oneLine(newElement, labelled: label, redaction: redaction)))
+            }
+        }
+        for (id, oldElement) in zip(oldIDs, oldElements) where !newIDSet.contains(id) {
+            changes.append(Change(path: path + "[id: \(id.base)]", old: ValueRenderer.oneLine(oldElement, labelled: label, redaction: redaction), new: nil))
         }
     }
 }

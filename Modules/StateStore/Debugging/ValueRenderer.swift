@@ -55,16 +55,35 @@ public struct Redaction: Sendable, Hashable {
 /// Used by the logging middleware, diagnostics and test failure messages. It walks values with
 /// `Mirror`, so it costs microseconds: keep it off hot paths.
 public enum ValueRenderer {
-    /// The value on one line: `Counter(count: 2, label: "a")`.
-    public static func oneLine(_ value: Any, redaction: Redaction = .default) -> String {
+    /// The value on one line: `Counter(count: 2, label: "a")`, cut with `…` after about
+    /// `limit` characters. The walk stops there too, so an action carrying ten thousand notes
+    /// costs what its first few do.
+    public static func oneLine(_ value: Any, redaction: Redaction = .default, limit: Int = 2_000) -> String {
         var output = ""
-        render(value, label: nil, redaction: redaction, into: &output)
-        return output
+        render(value, label: nil, redaction: redaction, limit: limit, into: &output)
+        guard output.utf8.count > limit else { return output }
+        return String(output.prefix(limit)) + "…"
     }
 
-    static func render(_ value: Any, label: String?, redaction: Redaction, into output: inout String) {
+    static func render(_ value: Any, label: String?, redaction: Redaction, limit: Int = .max, into output: inout String) {
+        guard output.utf8.count <= limit else { return }
         if !redaction.revealsEverything, value is any Secret || redaction.hides(label: label) {
             output += Redaction.placeholder
+            return
+        }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .collection || mirror.displayStyle == .set, Node.leafText(value) == nil {
+            // Walked lazily: a long collection stops at the limit.
+            output += "["
+            for (index, element) in mirror.children.enumerated() {
+                if output.utf8.count > limit {
+                    output += "… \(mirror.children.count - index) more"
+                    break
+                }
+                if index > 0 { output += ", " }
+                render(element.value, label: label, redaction: redaction, limit: limit, into: &output)
+            }
+            output += "]"
             return
         }
         let node = Node(value)
@@ -74,17 +93,17 @@ public enum ValueRenderer {
         case .optional(nil):
             output += "nil"
         case .optional(.some(let wrapped)):
-            render(wrapped, label: label, redaction: redaction, into: &output)
+            render(wrapped, label: label, redaction: redaction, limit: limit, into: &output)
         case .enumCase(let name, let payload):
             output += "\(node.typeName).\(name)"
             guard let payload else { return }
             if !redaction.revealsEverything, redaction.hides(label: name) {
                 output += "(\(Redaction.placeholder))"
             } else if Mirror(reflecting: payload).displayStyle == .tuple {
-                render(payload, label: nil, redaction: redaction, into: &output)
+                render(payload, label: nil, redaction: redaction, limit: limit, into: &output)
             } else {
                 output += "("
-                render(payload, label: nil, redaction: redaction, into: &output)
+                render(payload, label: nil, redaction: redaction, limit: limit, into: &output)
                 output += ")"
             }
         case .record(let children):
@@ -92,14 +111,14 @@ public enum ValueRenderer {
             for (index, child) in children.enumerated() {
                 if index > 0 { output += ", " }
                 if let childLabel = child.label, !childLabel.hasPrefix(".") { output += "\(childLabel): " }
-                render(child.value, label: child.label, redaction: redaction, into: &output)
+                render(child.value, label: child.label, redaction: redaction, limit: limit, into: &output)
             }
             output += ")"
         case .sequence(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
                 if index > 0 { output += ", " }
-                render(element, label: label, redaction: redaction, into: &output)
+                render(element, label: label, redaction: redaction, limit: limit, into: &output)
             }
             output += "]"
         case .dictionary(let pairs):
@@ -112,7 +131,7 @@ public enum ValueRenderer {
                 if index > 0 { output += ", " }
                 output += pair.key
                 output += ": "
-                render(pair.value, label: pair.key, redaction: redaction, into: &output)
+                render(pair.value, label: pair.key, redaction: redaction, limit: limit, into: &output)
             }
             output += "]"
         }
@@ -167,7 +186,7 @@ public enum ValueRenderer {
             }
         }
 
-        private static func leafText(_ value: Any) -> String? {
+        static func leafText(_ value: Any) -> String? {
             switch value {
             case let string as String:
                 return quoted(string)
