@@ -69,10 +69,14 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
         } else if ValueRenderer.oneLine(old, redaction: .revealing, limit: .max) == ValueRenderer.oneLine(new, redaction: .revealing, limit: .max) {
             return
         }
-        let oldLine = ValueRenderer.oneLine(old, labelled: label, redaction: redaction)
-        let newLine = ValueRenderer.oneLine(new, labelled: label, redaction: redaction)
-        if oldLine == Redaction.placeholder || newLine == Redaction.placeholder {
-            changes.append(Change(path: path, old: oldLine, new: newLine))
+        // Rendered only where a change is listed: rendering a ten-thousand-note state at every
+        // level of the walk would cost more than the walk.
+        func change() -> Change {
+            Change(path: path, old: ValueRenderer.oneLine(old, labelled: label, redaction: redaction),
+                   new: ValueRenderer.oneLine(new, labelled: label, redaction: redaction))
+        }
+        if !redaction.revealsEverything, old is any Secret || new is any Secret || redaction.hides(label: label) {
+            changes.append(change())
             return
         }
 
@@ -135,7 +139,7 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
             }
 
         default:
-            changes.append(Change(path: path, old: oldLine, new: newLine))
+            changes.append(change())
         }
     }
 }
@@ -187,9 +191,10 @@ extension ValueDiff {
 
 extension ValueRenderer {
     /// Renders a value found under `label`, hiding it when the label marks a secret.
-    static func oneLine(_ value: Any, labelled label: String?, redaction: Redaction) -> String {
+    static func oneLine(_ value: Any, labelled label: String?, redaction: Redaction, limit: Int = 2_000) -> String {
         var output = ""
-        render(value, label: label, redaction: redaction, into: &output)
-        return output
+        render(value, label: label, redaction: redaction, limit: limit, into: &output)
+        guard output.utf8.count > limit else { return output }
+        return String(output.prefix(limit)) + "…"
     }
 }

@@ -59,10 +59,7 @@ public enum ValueRenderer {
     /// `limit` characters. The walk stops there too, so an action carrying ten thousand notes
     /// costs what its first few do.
     public static func oneLine(_ value: Any, redaction: Redaction = .default, limit: Int = 2_000) -> String {
-        var output = ""
-        render(value, label: nil, redaction: redaction, limit: limit, into: &output)
-        guard output.utf8.count > limit else { return output }
-        return String(output.prefix(limit)) + "…"
+        oneLine(value, labelled: nil, redaction: redaction, limit: limit)
     }
 
     static func render(_ value: Any, label: String?, redaction: Redaction, limit: Int = .max, into output: inout String) {
