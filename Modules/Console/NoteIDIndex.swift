@@ -13,17 +13,18 @@ final class NoteIDs: Sendable {
         currentNotes = { store.currentState.notes.items }
     }
 
-    private func withIndex<Result>(_ body: (NoteIDIndex) -> Result) -> Result {
-        let notes = currentNotes()
+    /// Runs `body` on the index brought up to date with `notes`, or with the store's notes.
+    private func withIndex<Result>(of notes: IdentifiedArray<Notes.Item>? = nil, _ body: (NoteIDIndex) -> Result) -> Result {
+        let notes = notes ?? currentNotes()
         return index.withLock { index in
             index.update(to: notes)
             return body(index)
         }
     }
 
-    /// The short ids of `ids`, in their order.
-    func shortIDs(of ids: [Note.ID]) -> [String] {
-        ids.isEmpty ? [] : withIndex { index in ids.map(index.shortID) }
+    /// The short ids of `ids`, in their order, among `notes` (by default the store's).
+    func shortIDs(of ids: [Note.ID], among notes: IdentifiedArray<Notes.Item>? = nil) -> [String] {
+        ids.isEmpty ? [] : withIndex(of: notes) { index in ids.map(index.shortID) }
     }
 
     /// The short id of every note, in the list's order.
@@ -59,7 +60,9 @@ struct NoteIDIndex {
     mutating func update(to items: IdentifiedArray<Notes.Item>) {
         guard isEmpty || items.version != indexed.version else { return }
         if !isEmpty, let changed = items.changedIDs(since: indexed.version) {
-            for id in Set(changed) {
+            var seen: [Note.ID] = []
+            for id in changed where !seen.contains(id) {
+                seen.append(id)
                 let isIndexed = indexed.contains(id: id)
                 let isPresent = items.contains(id: id)
                 if isPresent && !isIndexed { add(id) }

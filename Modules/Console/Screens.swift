@@ -191,7 +191,7 @@ final class Screens: Sendable, Equatable {
             shown = Array(rows.prefix(Self.pageSize))
             isPage = true
         }
-        let shortIDs = noteIDs.shortIDs(of: (shown + deleted).map(\.id))
+        let shortIDs = noteIDs.shortIDs(of: (shown + deleted).map(\.id), among: rows.listedNotes)
         for (row, shortID) in zip(shown, shortIDs) {
             var line = "  \(row.isSelected ? "*" : " ") \(shortID)  \(row.title)"
             if !row.preview.isEmpty { line += " — \(row.preview)" }

@@ -123,6 +123,13 @@ public final class NotesViewModel: ViewModel {
             }
         }
 
+        /// Every note of the list these rows show, when they show the list (not a search, not
+        /// rows built elsewhere): for front ends that index the notes as the rows change.
+        package var listedNotes: IdentifiedArray<Notes.Item>? {
+            if case .list(let items, _) = storage { return items }
+            return nil
+        }
+
         /// The position of the row of note `id`, if it is listed.
         public func index(id: Note.ID) -> Int? {
             switch storage {
