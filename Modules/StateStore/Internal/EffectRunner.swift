@@ -2,28 +2,12 @@
 /// for shutdown, and routes their actions and errors.
 @usableFromInline
 final class EffectRunner<Action: Sendable>: Sendable {
-    private struct Running {
-        var task: Task<Void, Never>?
-        var ids: [EffectID]
-        var origin: Action
-        var isCancelled = false
-    }
-
-    private struct Registry {
-        var nextKey: UInt64 = 0
-        var running: [UInt64: Running] = [:]
-        var keysByID: [EffectID: Set<UInt64>] = [:]
-        var throttleWindows: [EffectID: any Sendable] = [:]
-        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var isShutDown = false
-    }
-
     /// Marks the trailing run of a throttled effect, so a later one can replace it.
     private struct ThrottleTrailing: Hashable, Sendable {
         let id: EffectID
     }
 
-    private let registry = Locked(Registry())
+    private let registry = Locked(EffectRegistry())
     private let deliver: @Sendable (Action) -> Void
     private let diagnostics: Diagnostics
 
@@ -179,7 +163,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
             let key = registry.nextKey
             registry.nextKey += 1
             guard !registry.isShutDown else { return (key, true) }
-            registry.running[key] = Running(task: nil, ids: ids, origin: origin)
+            registry.running[key] = RunningEffect(task: nil, ids: ids, origin: origin)
             for id in ids { registry.keysByID[id, default: []].insert(key) }
             return (key, false)
         }
@@ -262,7 +246,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     var runningOrigins: [Action] {
         registry.withLock { registry in
-            registry.running.sorted { $0.key < $1.key }.map(\.value.origin)
+            registry.running.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
         }
     }
 
@@ -286,4 +270,25 @@ final class EffectRunner<Action: Sendable>: Sendable {
             waiter?.resume()
         }
     }
+}
+
+/// An effect an ``EffectRunner`` is running.
+private struct RunningEffect {
+    var task: Task<Void, Never>?
+    var ids: [EffectID]
+    /// The action whose effect this is, as `Action`.
+    var origin: any Sendable
+    var isCancelled = false
+}
+
+/// What an ``EffectRunner`` tracks. Declared outside the generic runner so that it is not
+/// generic: its dictionaries then run code compiled for concrete types instead of looking up
+/// generic metadata each time an effect starts or ends.
+private struct EffectRegistry {
+    var nextKey: UInt64 = 0
+    var running: [UInt64: RunningEffect] = [:]
+    var keysByID: [EffectID: Set<UInt64>] = [:]
+    var throttleWindows: [EffectID: any Sendable] = [:]
+    var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    var isShutDown = false
 }
