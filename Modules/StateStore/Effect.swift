@@ -37,18 +37,35 @@ public struct Effect<Action: Sendable>: Sendable {
 
     @usableFromInline
     struct Run: Sendable {
-        var priority: TaskPriority?
-        var body: @Sendable (Send<Action>) async throws -> Void
-        var onError: (@Sendable (any Error, Send<Action>) async -> Void)?
+        @usableFromInline var priority: TaskPriority?
+        @usableFromInline var body: @Sendable (Send<Action>) async throws -> Void
+        @usableFromInline var onError: (@Sendable (any Error, Send<Action>) async -> Void)?
+
+        @inlinable
+        init(priority: TaskPriority?, body: @escaping @Sendable (Send<Action>) async throws -> Void,
+             onError: (@Sendable (any Error, Send<Action>) async -> Void)?) {
+            self.priority = priority
+            self.body = body
+            self.onError = onError
+        }
     }
 
     @usableFromInline
     struct Throttle: Sendable {
-        var id: EffectID
-        var interval: Duration
-        var latest: Bool
-        var clock: ErasedClock
-        var effect: Effect
+        @usableFromInline var id: EffectID
+        @usableFromInline var interval: Duration
+        @usableFromInline var latest: Bool
+        @usableFromInline var clock: ErasedClock
+        @usableFromInline var effect: Effect
+
+        @inlinable
+        init(id: EffectID, interval: Duration, latest: Bool, clock: ErasedClock, effect: Effect) {
+            self.id = id
+            self.interval = interval
+            self.latest = latest
+            self.clock = clock
+            self.effect = effect
+        }
     }
 
     @usableFromInline let operation: Operation
@@ -187,6 +204,7 @@ public struct Effect<Action: Sendable>: Sendable {
     // MARK: - Transforming
 
     /// Transforms the actions this effect sends — how a parent embeds a child feature's effects.
+    @inlinable
     public func map<NewAction: Sendable>(_ transform: @escaping @Sendable (Action) -> NewAction) -> Effect<NewAction> {
         switch operation {
         case .none:
@@ -226,19 +244,22 @@ public struct Effect<Action: Sendable>: Sendable {
 /// Call it like a function: `send(.response(value))`. Once the effect is cancelled, further
 /// actions are dropped, so a cancelled search never overwrites newer results.
 public struct Send<Action: Sendable>: Sendable {
-    private let deliver: @Sendable (Action) -> Void
+    @usableFromInline let deliver: @Sendable (Action) -> Void
 
     /// Creates a sender that hands each action to `deliver`.
+    @inlinable
     public init(_ deliver: @escaping @Sendable (Action) -> Void) {
         self.deliver = deliver
     }
 
     /// Sends `action`, unless the current task has been cancelled.
+    @inlinable
     public func callAsFunction(_ action: Action) {
         guard !Task.isCancelled else { return }
         deliver(action)
     }
 
+    @inlinable
     func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
         let deliver = self.deliver
         return Send<Child> { deliver(transform($0)) }
