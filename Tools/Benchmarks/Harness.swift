@@ -38,10 +38,12 @@ enum Target {
         }
     }
 
-    var text: String {
+    var text: String { text(formatNumber) }
+
+    func text(_ format: (Double) -> String) -> String {
         switch self {
-        case .atMost(let bound): "≤ \(formatNumber(bound))"
-        case .atLeast(let bound): "≥ \(formatNumber(bound))"
+        case .atMost(let bound): "≤ \(format(bound))"
+        case .atLeast(let bound): "≥ \(format(bound))"
         }
     }
 }
@@ -148,7 +150,7 @@ func printTable(_ measurements: [Measurement]) {
         if let target = measurement.target { status = target.isMet(by: measurement.median) ? "met" : "MISSED" }
         let row: [String] = [
             measurement.name, show(measurement.median), show(measurement.min), show(measurement.max),
-            isBytes ? "" : measurement.unit.rawValue, measurement.target?.text ?? "", status,
+            isBytes ? "" : measurement.unit.rawValue, measurement.target.map { isBytes ? $0.text(formatBytes) : $0.text } ?? "", status,
         ]
         rows.append(row)
     }
