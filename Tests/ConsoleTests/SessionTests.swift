@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import StateStoreTesting
 import Testing
 
 @Suite("Console session")
@@ -74,7 +75,7 @@ struct ConsoleSessionTests {
     @Test func fuzzedLinesNeverCrashAndRejectedOnesChangeNothing() async {
         let console = session()
         _ = await run(console, ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "notes.add seed"])
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandom(seed: 42)
         let words = CommandSpec.all.map(\.name) + ["\"", "\\", "#", "!", "0003", "-1", "999999999999", "\"a b\"", "💥", "", "nil", "==", "300ms", "notes", "all"]
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz.\" \\#!0123456789💥\t")
         for round in 0..<3_000 {
@@ -98,15 +99,3 @@ struct ConsoleSessionTests {
     }
 }
 
-/// A small deterministic random generator, so a failing fuzz case can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

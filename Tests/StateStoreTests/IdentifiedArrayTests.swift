@@ -1,5 +1,6 @@
 import Foundation
 import StateStore
+import StateStoreTesting
 import Testing
 
 @Suite("IdentifiedArray")
@@ -93,18 +94,6 @@ struct IdentifiedArrayScaleTests {
         var value: Int
     }
 
-    /// A deterministic generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Checks every way of reading the collection against a plain array of the same elements.
     func expectMatches(_ items: IdentifiedArray<Item>, _ model: [Item], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(items.count == model.count, sourceLocation: sourceLocation)
@@ -118,7 +107,7 @@ struct IdentifiedArrayScaleTests {
     }
 
     @Test func randomEditsAgreeWithAnArray() {
-        var random = SplitMix(state: 2026)
+        var random = SeededRandom(seed: 2026)
         var items = IdentifiedArray<Item>()
         var model: [Item] = []
         var nextID = 0

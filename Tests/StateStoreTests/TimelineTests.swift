@@ -1,4 +1,5 @@
 import StateStore
+import StateStoreTesting
 import Testing
 
 @Suite("Timeline")
@@ -176,11 +177,8 @@ struct TimelineTests {
         )
         let timeline = Timeline(recording: store, limits: .init(entries: capacity, bytes: 4_000), footprint: footprint)
         var recorded = [0: Counter.State()]
-        var seed: UInt64 = 7
-        func next(_ bound: Int) -> Int {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((seed >> 33) % UInt64(bound))
-        }
+        var random = SeededRandom(seed: 7)
+        func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         for _ in 0..<2_000 {
             switch next(10) {
             case 0: timeline.undo()

@@ -4,6 +4,7 @@ import Models
 import Observation
 import Reducers
 import StateStore
+import StateStoreTesting
 import Testing
 import ViewModels
 
@@ -236,13 +237,9 @@ struct NotesViewModelTests {
                 .first { !$0.isEmpty } ?? ""
         }
         let pieces = ["milk", " ", "  ", "\t", "\n", "\r\n", "é", "\u{00A0}", "\u{2028}", "eggs and bread", String(repeating: "long ", count: 20), "🍞"]
-        var seed: UInt64 = 11
+        var random = SeededRandom(seed: 11)
         for _ in 0..<2_000 {
-            var text = ""
-            for _ in 0..<8 {
-                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                text += pieces[Int((seed >> 33) % UInt64(pieces.count))]
-            }
+            let text = (0..<8).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
             let note = Note(id: Note.ID(UUID(sequence: 1)), text: text, createdAt: Date(timeIntervalSince1970: 0))
             #expect(note.title == title(text), "title of \(text.debugDescription)")
             let row = NotesViewModel.Snapshot(Notes.State(items: [Notes.Item(note: note)])).rows[0]
