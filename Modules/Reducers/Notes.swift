@@ -205,7 +205,7 @@ public struct Notes: Reducer {
             // them, so the reducer stays pure: replaying a journal or a timeline gives the same
             // notes and draws no ids.
             let (uuid, now) = (uuid, now)
-            return .run { send in send(.inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now()))) }
+            return .send { .inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now())) }
 
         case .inserted(let note):
             if state.items[id: note.id] != nil { return reject(action, state, "a note with id \(note.id) already exists") }
@@ -218,7 +218,7 @@ public struct Notes: Reducer {
             if item.isDeleting { return reject(action, state, "the note is being deleted") }
             guard item.note.text != text else { return .none }
             let now = now
-            return .run { send in send(.changed(id, text, at: now())) }
+            return .send { .changed(id, text, at: now()) }
 
         case .changed(let id, let text, let date):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }

@@ -26,6 +26,7 @@ public struct Effect<Action: Sendable>: Sendable {
     indirect enum Operation: Sendable {
         case none
         case send(Action)
+        case make(@Sendable () -> Action)
         case run(Run)
         case merge([Effect])
         case concatenate([Effect])
@@ -92,6 +93,22 @@ public struct Effect<Action: Sendable>: Sendable {
     @inlinable
     public static func send(_ action: Action) -> Effect {
         Effect(.send(action))
+    }
+
+    /// Feeds back an action made when the effect starts, not when the reducer returns it.
+    ///
+    /// For what a reducer must not draw itself — a new id, the current date — so that reducing
+    /// stays pure: a timeline or a journal that reduces the action again drops the effect and
+    /// draws nothing. Like sending an action, it happens on the sending thread and without a
+    /// task.
+    ///
+    /// ```swift
+    /// case .addTapped(let text):
+    ///     return .send { .inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now())) }
+    /// ```
+    @inlinable
+    public static func send(_ makeAction: @escaping @Sendable () -> Action) -> Effect {
+        Effect(.make(makeAction))
     }
 
     /// Runs asynchronous work that may send any number of actions.
@@ -211,6 +228,8 @@ public struct Effect<Action: Sendable>: Sendable {
             return .none
         case .send(let action):
             return .send(transform(action))
+        case .make(let make):
+            return Effect<NewAction>(.make { transform(make()) })
         case .run(let run):
             let body = run.body
             let mappedBody: @Sendable (Send<NewAction>) async throws -> Void = { send in

@@ -198,4 +198,16 @@ struct TimelineTests {
             #expect(try timeline.state(at: entry.index) == recorded[entry.index], "entry \(entry.index)")
         }
     }
+
+    @Test func anActionMadeByAnEffectIsMadeOnceAndNotAgainByReplay() throws {
+        let made = Counter.Probe()
+        let store = RootStore(initialState: Counter.State(), reducer: Counter(fetches: made))
+        let timeline = Timeline(recording: store, capacity: 1_000)
+        for _ in 0..<100 { store.send(.sendMade) }
+        #expect(store.currentState.log.count == 100 && made.count == 100, "made when the effect starts, and sent at once")
+        for entry in timeline.entries { _ = try timeline.state(at: entry.index) }
+        try timeline.jump(to: 7)
+        #expect(store.currentState.log.count == 3)
+        #expect(made.count == 100, "replaying `sendMade` drops its effect, so nothing is made again")
+    }
 }

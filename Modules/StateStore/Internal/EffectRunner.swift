@@ -34,6 +34,8 @@ final class EffectRunner<Action: Sendable>: Sendable {
             return
         case .send(let action):
             deliver(action)
+        case .make(let make):
+            deliver(make())
         case .diagnostic(let diagnostic):
             diagnostics.report(diagnostic)
         case .cancel(let id):
@@ -61,6 +63,8 @@ final class EffectRunner<Action: Sendable>: Sendable {
             return
         case .send(let action):
             if !Task.isCancelled { deliver(action) }
+        case .make(let make):
+            if !Task.isCancelled { deliver(make()) }
         case .diagnostic(let diagnostic):
             diagnostics.report(diagnostic)
         case .cancel(let id):

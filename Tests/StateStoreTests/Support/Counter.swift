@@ -13,6 +13,7 @@ struct Counter: Reducer {
         case decrement
         case note(String)
         case sendLater(String)
+        case sendMade
         case fetch
         case fetchResponse(Int)
         case fail
@@ -48,6 +49,12 @@ struct Counter: Reducer {
             return .none
         case .sendLater(let text):
             return .send(.note(text))
+        case .sendMade:
+            let fetches = fetches
+            return .send {
+                fetches.increment()
+                return .note("made")
+            }
         case .fetch:
             let fetches = fetches
             return .run { send in
