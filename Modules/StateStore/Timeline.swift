@@ -426,39 +426,39 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
     }
 }
 
-/// An array that also drops from the front in O(1) amortized, for a timeline's history.
+/// A timeline's entries or checkpoints: appended at the back, dropped from either end, read by
+/// position, all in O(1).
 @usableFromInline
 struct Queue<Element> {
-    @usableFromInline var storage: ContiguousArray<Element> = []
-    @usableFromInline var head = 0
+    // A ring: dropping the oldest frees it at once, and a full history appends without moving
+    // or reallocating anything.
+    @usableFromInline var ring = RingBuffer<Element>()
 
     @inlinable
     init() {}
 
     @inlinable
-    var count: Int { storage.count - head }
+    var count: Int { ring.count }
     @inlinable
-    var first: Element? { count > 0 ? storage[head] : nil }
+    var first: Element? { ring.isEmpty ? nil : ring[0] }
     @inlinable
-    var last: Element? { count > 0 ? storage[storage.count - 1] : nil }
+    var last: Element? { ring.isEmpty ? nil : ring[ring.count - 1] }
 
     @inlinable
-    subscript(position: Int) -> Element { storage[head + position] }
+    subscript(position: Int) -> Element { ring[position] }
 
     @inlinable
-    mutating func append(_ element: Element) { storage.append(element) }
+    mutating func append(_ element: Element) { ring.append(element) }
 
     @inlinable
-    mutating func removeLast() -> Element { storage.removeLast() }
+    mutating func removeLast() -> Element {
+        guard let element = ring.popLast() else { preconditionFailure("Queue: removeLast on an empty queue") }
+        return element
+    }
 
     @inlinable
     mutating func removeFirst() -> Element {
-        let element = storage[head]
-        head += 1
-        if head > 64, head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
+        guard let element = ring.popFirst() else { preconditionFailure("Queue: removeFirst on an empty queue") }
         return element
     }
 

@@ -29,7 +29,19 @@ struct RingBuffer<Element> {
         return element
     }
 
+    /// Removes and returns the newest element.
+    @inlinable
+    mutating func popLast() -> Element? {
+        guard count > 0 else { return nil }
+        let slot = (head + count - 1) % slots.count
+        let element = slots[slot]
+        slots[slot] = nil
+        count -= 1
+        return element
+    }
+
     /// The element `offset` places after the first.
+    @inlinable
     subscript(offset: Int) -> Element {
         get {
             precondition(offset >= 0 && offset < count, "RingBuffer: offset \(offset) out of 0..<\(count)")
