@@ -43,7 +43,7 @@ extension ConsoleSession {
     }
 
     /// Who is signed in, for a prompt; `nil` when nobody is.
-    public var signedInUsername: String? { session.username }
+    public var signedInUsername: String? { session.currentSnapshot.username }
 
     /// The words that could complete the last word of `line`: command names first, then what
     /// the command's argument at that position accepts (note ids, screens, endpoints, commands).

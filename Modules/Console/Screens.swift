@@ -21,12 +21,15 @@ final class Screens: Sendable, Equatable {
     /// The short ids the notes are shown with.
     let noteIDs: NoteIDs
 
+    /// The screens as they are now. Read without registering for Observation: the console
+    /// compares screens after each line, and a tracked read would make every later change
+    /// notify Observation for nobody.
     init(_ console: ConsoleSession) {
-        login = console.login.snapshot
-        session = console.session.snapshot
-        profile = console.profile.snapshot
-        notes = console.notes.snapshot
-        counter = console.counter.snapshot
+        login = console.login.currentSnapshot
+        session = console.session.currentSnapshot
+        profile = console.profile.currentSnapshot
+        notes = console.notes.currentSnapshot
+        counter = console.counter.currentSnapshot
         noteIDs = console.noteIDs
     }
 

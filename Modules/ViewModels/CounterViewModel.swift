@@ -33,6 +33,10 @@ public final class CounterViewModel: ViewModel {
     /// What the screen shows now.
     public var snapshot: Snapshot { store.state }
 
+    /// What the screen shows now, read without registering for Observation: for a front end
+    /// that reads after each intent rather than observing, so that changes owe it nothing.
+    public var currentSnapshot: Snapshot { store.currentState }
+
     /// The count.
     public var count: Int { snapshot.count }
     /// Whether the decrement button works.

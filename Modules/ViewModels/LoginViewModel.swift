@@ -60,6 +60,10 @@ public final class LoginViewModel: ViewModel {
     /// What the screen shows now.
     public var snapshot: Snapshot { store.state }
 
+    /// What the screen shows now, read without registering for Observation: for a front end
+    /// that reads after each intent rather than observing, so that changes owe it nothing.
+    public var currentSnapshot: Snapshot { store.currentState }
+
     /// The username typed.
     public var username: String { snapshot.username }
     /// One `•` per password character typed.

@@ -247,6 +247,10 @@ public final class NotesViewModel: ViewModel {
     /// What the screen shows now.
     public var snapshot: Snapshot { store.state }
 
+    /// What the screen shows now, read without registering for Observation: for a front end
+    /// that reads after each intent rather than observing, so that changes owe it nothing.
+    public var currentSnapshot: Snapshot { store.currentState }
+
     /// The rows to list.
     public var rows: Rows { snapshot.rows }
     /// How many rows are listed.

@@ -87,6 +87,10 @@ public final class ProfileViewModel: ViewModel {
     /// What the screen shows now.
     public var snapshot: Snapshot { store.state }
 
+    /// What the screen shows now, read without registering for Observation: for a front end
+    /// that reads after each intent rather than observing, so that changes owe it nothing.
+    public var currentSnapshot: Snapshot { store.currentState }
+
     /// Where the screen stands.
     public var status: Status { snapshot.status }
     /// The rows, top to bottom.

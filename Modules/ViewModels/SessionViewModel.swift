@@ -46,6 +46,10 @@ public final class SessionViewModel: ViewModel {
     /// What the session area shows now.
     public var snapshot: Snapshot { store.state }
 
+    /// What the screen shows now, read without registering for Observation: for a front end
+    /// that reads after each intent rather than observing, so that changes owe it nothing.
+    public var currentSnapshot: Snapshot { store.currentState }
+
     /// Whether someone is signed in.
     public var isSignedIn: Bool { snapshot.isSignedIn }
     /// The signed-in username; `nil` when signed out.

@@ -15,6 +15,9 @@ public protocol ViewModel: AnyObject, Observable, Sendable {
 
     /// What the screen shows now; reading it registers for Observation.
     var snapshot: Snapshot { get }
+
+    /// What the screen shows now, without registering for Observation.
+    var currentSnapshot: Snapshot { get }
 }
 
 /// The formatting decisions view models share.

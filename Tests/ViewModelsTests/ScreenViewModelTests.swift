@@ -266,6 +266,21 @@ struct NotesViewModelTests {
         #expect(NotesViewModel.Snapshot(state).rows != after.rows, "the selection shows on a row")
     }
 
+    @Test func aCurrentSnapshotIsTheSnapshotReadWithoutObserving() async {
+        let app = AppHarness()
+        await app.signIn()
+        await app.settle()
+        let notes = NotesViewModel(appStore: app.store)
+        let untracked = ChangeCounter { _ = notes.currentSnapshot }
+        let tracked = ChangeCounter { _ = notes.snapshot }
+        notes.add("milk")
+        await app.settle()
+        #expect(notes.currentSnapshot == notes.snapshot && notes.currentSnapshot.count == 1)
+        await eventually { tracked.changes >= 1 }
+        #expect(tracked.changes >= 1)
+        #expect(untracked.changes == 0, "reading currentSnapshot registers nothing")
+    }
+
     @Test func snapshotsAreCodable() throws {
         let snapshot = NotesViewModel.Snapshot(Notes.State(items: [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 1)), text: "x", createdAt: Date(timeIntervalSince1970: 0)))]))
         let decoded = try JSONDecoder().decode(NotesViewModel.Snapshot.self, from: JSONEncoder().encode(snapshot))
