@@ -29,7 +29,8 @@ final class NoteIDs: Sendable {
 
     /// The short id of every note, in the list's order.
     func allShortIDs() -> [String] {
-        shortIDs(of: currentNotes().ids)
+        let notes = currentNotes()
+        return shortIDs(of: notes.ids, among: notes)
     }
 
     /// What a typed id names.
@@ -50,16 +51,16 @@ struct NoteIDIndex {
     private var starts = HexTrie()
     /// Ids by their digits from the end, for short ids and typed ends.
     private var ends = HexTrie()
-    private var indexed = IdentifiedArray<Notes.Item>()
-    private var isEmpty = true
+    /// The notes indexed; `nil` until the first update.
+    private var indexed: IdentifiedArray<Notes.Item>?
 
     /// The shortest number of digits from the end that a short id shows.
     static let minimumLength = 4
 
     /// Brings the index up to date with `items`.
     mutating func update(to items: IdentifiedArray<Notes.Item>) {
-        guard isEmpty || items.version != indexed.version else { return }
-        if !isEmpty, let changed = items.changedIDs(since: indexed.version) {
+        if let indexed, items.version == indexed.version { return }
+        if let indexed, let changed = items.changedIDs(since: indexed.version) {
             var seen: [Note.ID] = []
             for id in changed where !seen.contains(id) {
                 seen.append(id)
@@ -74,7 +75,6 @@ struct NoteIDIndex {
             for item in items { add(item.id) }
         }
         indexed = items
-        isEmpty = false
     }
 
     private mutating func add(_ id: Note.ID) {

@@ -184,8 +184,15 @@ final class Screens: Sendable, Equatable {
             shown = Array(rows)
         case .changes(let earlier):
             if let ids = rows.changedIDs(since: earlier.notes.rows) {
-                shown = ids.compactMap(rows.index(id:)).sorted().map { rows[$0] }
-                deleted = ids.filter { rows.index(id: $0) == nil }.compactMap { earlier.notes.rows[id: $0] }
+                var positions: [Int] = []
+                for id in ids {
+                    if let position = rows.index(id: id) {
+                        positions.append(position)
+                    } else if let row = earlier.notes.rows[id: id] {
+                        deleted.append(row)
+                    }
+                }
+                shown = positions.sorted().map { rows[$0] }
             } else {
                 shown = Array(rows.prefix(Self.pageSize))
                 isPage = true

@@ -301,7 +301,7 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         while let last = history.checkpoints.last, last.index > current {
             history.bytes -= history.checkpoints.removeLast().bytes
         }
-        let checkpoint = checkpointPosition(before: current, in: history)
+        let checkpoint = checkpoint(atOrBefore: current, in: history).position
         history.sinceCheckpoint = history.cursor - checkpoint
         history.bytesSinceCheckpoint = (checkpoint + 1..<history.entries.count).reduce(0) { $0 + history.entries[$1].bytes }
     }
@@ -403,21 +403,20 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         return position
     }
 
-    /// The position of the entry of the last checkpoint at or before entry `index`.
+    /// The last checkpoint at or before entry `index`, and the position of its entry.
     @inlinable
-    func checkpointPosition(before index: Int, in history: History) -> Int {
+    func checkpoint(atOrBefore index: Int, in history: History) -> (checkpoint: Checkpoint, position: Int) {
         let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
-        return history.entries.position(where: { $0.index }, of: checkpoint.index) ?? 0
+        return (checkpoint, history.entries.position(where: { $0.index }, of: checkpoint.index) ?? 0)
     }
 
     /// The state after the entry at `position`: its checkpoint's, with the actions since reduced.
     @inlinable
     func state(atPosition position: Int, in history: History) -> State {
-        let index = history.entries[position].index
-        let checkpoint = history.checkpoints[history.checkpoints.lastPosition(where: { $0.index }, atMost: index) ?? 0]
+        let (checkpoint, checkpointPosition) = checkpoint(atOrBefore: history.entries[position].index, in: history)
         var state = checkpoint.state
         guard let replay else { return state }
-        var next = (history.entries.position(where: { $0.index }, of: checkpoint.index) ?? position) + 1
+        var next = checkpointPosition + 1
         while next <= position {
             if let action = history.entries[next].action { state = replay(action, state) }
             next += 1

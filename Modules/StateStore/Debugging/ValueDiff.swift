@@ -97,7 +97,9 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
                     redaction: redaction, into: &changes)
             }
 
-        case (.sequence(let oldElements), .sequence(let newElements)):
+        case (.sequence(let oldChildren), .sequence(let newChildren)):
+            let oldElements = oldChildren.map(\.value)
+            let newElements = newChildren.map(\.value)
             if let oldIDs = identities(of: oldElements), let newIDs = identities(of: newElements) {
                 compareByID(oldElements, oldIDs, newElements, newIDs, path: path, label: label, redaction: redaction, into: &changes)
                 return

@@ -68,21 +68,6 @@ public enum ValueRenderer {
             output += Redaction.placeholder
             return
         }
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .collection || mirror.displayStyle == .set, Node.leafText(value) == nil {
-            // Walked lazily: a long collection stops at the limit.
-            output += "["
-            for (index, element) in mirror.children.enumerated() {
-                if output.utf8.count > limit {
-                    output += "… \(mirror.children.count - index) more"
-                    break
-                }
-                if index > 0 { output += ", " }
-                render(element.value, label: label, redaction: redaction, limit: limit, into: &output)
-            }
-            output += "]"
-            return
-        }
         let node = Node(value)
         switch node.kind {
         case .leaf(let text):
@@ -114,8 +99,12 @@ public enum ValueRenderer {
         case .sequence(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
+                if output.utf8.count > limit {
+                    output += "… \(elements.count - index) more"
+                    break
+                }
                 if index > 0 { output += ", " }
-                render(element, label: label, redaction: redaction, limit: limit, into: &output)
+                render(element.value, label: label, redaction: redaction, limit: limit, into: &output)
             }
             output += "]"
         case .dictionary(let pairs):
@@ -141,7 +130,8 @@ public enum ValueRenderer {
             case optional(Any?)
             case enumCase(name: String, payload: Any?)
             case record([Mirror.Child])
-            case sequence([Any])
+            /// The elements, read lazily: rendering a long collection stops at its limit.
+            case sequence(Mirror.Children)
             case dictionary([(key: String, value: Any)])
         }
 
@@ -167,7 +157,7 @@ public enum ValueRenderer {
                     kind = .enumCase(name: "\(value)", payload: nil)
                 }
             case .collection, .set:
-                kind = .sequence(mirror.children.map(\.value))
+                kind = .sequence(mirror.children)
             case .dictionary:
                 let pairs: [(key: String, value: Any)] = mirror.children.map { child in
                     let pair = Mirror(reflecting: child.value).children.map(\.value)
@@ -183,7 +173,7 @@ public enum ValueRenderer {
             }
         }
 
-        static func leafText(_ value: Any) -> String? {
+        private static func leafText(_ value: Any) -> String? {
             switch value {
             case let string as String:
                 return quoted(string)

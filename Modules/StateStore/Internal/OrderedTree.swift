@@ -59,10 +59,6 @@ struct OrderedTree<Element>: @unchecked Sendable {
 
     @inlinable var isEmpty: Bool { root.count == 0 }
 
-    @inlinable var firstKey: Int64? { count == 0 ? nil : key(at: 0) }
-
-    @inlinable var lastKey: Int64? { count == 0 ? nil : key(at: count - 1) }
-
     // MARK: - Reading
 
     /// The leaf holding position `position`, and the position within it.
