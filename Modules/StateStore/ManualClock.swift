@@ -55,6 +55,9 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state: Locked<State>
+    /// Signalled each time a task starts sleeping, for hosts that move the clock when every
+    /// effect is asleep.
+    package let sleeps = ChangeSignal()
 
     /// A clock that starts at `now`.
     public init(now: Instant = Instant()) {
@@ -92,7 +95,7 @@ public final class ManualClock: Clock, Sendable {
                     return .waiting
                 }
                 switch outcome {
-                case .waiting: break
+                case .waiting: sleeps.signal()
                 case .due: continuation.resume()
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 }

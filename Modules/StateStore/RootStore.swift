@@ -119,9 +119,37 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         !root.effects.isIdle
     }
 
-    /// Waits until no effect is running; returns early if the calling task is cancelled.
+    /// The actions whose effects, started by the work `task` set in motion (see
+    /// ``StoreTask/settle(timeout:)``), are still running, oldest first.
+    public func runningEffects(startedBy task: StoreTask) -> [Action] {
+        guard let lineage = task.lineage else { return [] }
+        return root.effects.runningOrigins(in: lineage)
+    }
+
+    /// Waits until no effect is running — effects of every send, including ones that never
+    /// end, like timers; returns early if the calling task is cancelled. To wait for the work
+    /// of one send, use ``StoreTask/settle(timeout:)``.
     public func waitForEffects() async {
         await root.effects.waitUntilIdle()
+    }
+
+    /// Waits until no effect is running, or until `timeout` passed; returns whether the store
+    /// became idle. ``runningEffects`` names what still runs after a timeout.
+    @discardableResult
+    public func waitForEffects(timeout: Duration) async -> Bool {
+        if root.effects.isIdle { return true }
+        let effects = root.effects
+        return await withTimeout(timeout) { await effects.waitUntilIdle() }
+    }
+
+    /// How many effects are running.
+    package var runningEffectCount: Int {
+        root.effects.runningCount
+    }
+
+    /// Signalled each time an effect ends.
+    package var effectActivity: ChangeSignal {
+        root.effects.activity
     }
 
     /// Cancels every running effect and stops accepting actions; later sends are dropped with a

@@ -9,17 +9,26 @@
 ///
 /// An action that started no effect returns a handle that is already finished, at no cost. If
 /// the action was queued behind others, the handle covers the effects it starts once reduced.
+///
+/// `finish()` covers the effects the action itself started, not the actions those effects send
+/// back nor *their* effects: a sign-in whose response triggers loading the notes finishes before
+/// the notes are loaded. To wait for all of that — what a front end needs before it reads the
+/// screens — use ``settle(timeout:)``.
 public struct StoreTask: Sendable {
     @usableFromInline let completion: Completion?
+    /// Everything the action set in motion, when it set anything in motion.
+    @usableFromInline let lineage: Lineage?
 
     @inlinable
-    init(_ completion: Completion? = nil) {
+    init(_ completion: Completion? = nil, lineage: Lineage? = nil) {
         self.completion = completion
+        self.lineage = lineage
     }
 
     @usableFromInline
-    init(tasks: [Task<Void, Never>]) {
+    init(tasks: [Task<Void, Never>], lineage: Lineage? = nil) {
         completion = tasks.isEmpty ? nil : Completion(resolvedWith: tasks)
+        self.lineage = lineage
     }
 
     /// One handle for several sends: finishing waits for all of them, cancelling cancels all.
@@ -54,6 +63,33 @@ public struct StoreTask: Sendable {
     package func reduced() async {
         await completion?.waitUntilResolved()
     }
+
+    /// Waits until the work the action set in motion has settled: it was reduced, its effects
+    /// finished, and so did every action they sent back and every effect of those, however
+    /// deep; returns `false` if `timeout` passed first (the work goes on; ``RootStore/runningEffects(startedBy:)``
+    /// names what still runs). Effects of other sends are not waited for.
+    ///
+    /// ```swift
+    /// let signIn = store.send(.login(.signInTapped))
+    /// guard await signIn.settle(timeout: .seconds(10)) else { return }   // notes loaded too
+    /// ```
+    @discardableResult
+    public func settle(timeout: Duration = .seconds(10)) async -> Bool {
+        guard let lineage, !lineage.isSettled else { return true }
+        return await withTimeout(timeout) { await lineage.waitUntilSettled() }
+    }
+
+    /// Whether the work the action set in motion has settled (see ``settle(timeout:)``).
+    public var isSettled: Bool {
+        lineage?.isSettled ?? true
+    }
+
+    /// The diagnostics that work raised so far — an ``Diagnostic/Kind/invalidTransition`` says
+    /// the action, or one its effects sent, was rejected — in the order they were raised.
+    /// Diagnostics of other sends are not included.
+    public var diagnostics: [Diagnostic] {
+        lineage?.diagnostics ?? []
+    }
 }
 
 /// The effects one action started, filled in by the store once the action was reduced.
@@ -67,11 +103,18 @@ final class Completion: Sendable {
     }
 
     private let state = Locked(State())
+    /// The work this action belongs to; it counts this action until it is resolved.
+    private let lineage: Lineage?
 
+    /// The completion of a queued action, which `lineage` counts as outstanding until resolved.
     @usableFromInline
-    init() {}
+    init(lineage: Lineage?) {
+        self.lineage = lineage
+        lineage?.enter()
+    }
 
     init(resolvedWith tasks: [Task<Void, Never>]) {
+        lineage = nil
         state.withLock {
             $0.tasks = tasks
             $0.isResolved = true
@@ -89,6 +132,7 @@ final class Completion: Sendable {
         }
         if cancelled { tasks.forEach { $0.cancel() } }
         waiters.forEach { $0.resume() }
+        lineage?.leave()
     }
 
     func cancel() {

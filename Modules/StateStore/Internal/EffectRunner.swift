@@ -8,11 +8,14 @@ final class EffectRunner<Action: Sendable>: Sendable {
     }
 
     private let registry = Locked(EffectRegistry())
-    private let deliver: @Sendable (Action) -> Void
+    /// Signalled each time an effect ends, for waiters that watch more than the effects.
+    package let activity = ChangeSignal()
+    private let deliver: @Sendable (Action, Lineage) -> Void
     private let diagnostics: Diagnostics
 
-    /// - Parameter deliver: Sends an action produced by an effect back into the store.
-    init(deliver: @escaping @Sendable (Action) -> Void, diagnostics: Diagnostics) {
+    /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
+    ///   of the effect's lineage.
+    init(deliver: @escaping @Sendable (Action, Lineage) -> Void, diagnostics: Diagnostics) {
         self.deliver = deliver
         self.diagnostics = diagnostics
     }
@@ -22,79 +25,80 @@ final class EffectRunner<Action: Sendable>: Sendable {
     /// Starts `effect`, returning the tasks it started at top level. Synchronous parts (`send`,
     /// `cancel`, diagnostics) happen before this returns.
     @usableFromInline
-    func start(_ effect: Effect<Action>, origin: Action) -> [Task<Void, Never>] {
+    func start(_ effect: Effect<Action>, origin: Action, lineage: Lineage) -> [Task<Void, Never>] {
         var tasks: [Task<Void, Never>] = []
-        start(effect, origin: origin, ids: [], into: &tasks)
+        start(effect, origin: origin, ids: [], lineage: lineage, into: &tasks)
         return tasks
     }
 
-    private func start(_ effect: Effect<Action>, origin: Action, ids: [EffectID], into tasks: inout [Task<Void, Never>]) {
+    private func start(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, into tasks: inout [Task<Void, Never>]) {
         switch effect.operation {
         case .none:
             return
         case .send(let action):
-            deliver(action)
+            deliver(action, lineage)
         case .make(let make):
-            deliver(make())
+            deliver(make(), lineage)
         case .diagnostic(let diagnostic):
-            diagnostics.report(diagnostic)
+            report(diagnostic, lineage)
         case .cancel(let id):
             cancel(id: id)
         case .merge(let effects):
-            for effect in effects { start(effect, origin: origin, ids: ids, into: &tasks) }
+            for effect in effects { start(effect, origin: origin, ids: ids, lineage: lineage, into: &tasks) }
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancel(id: id) }
-            start(inner, origin: origin, ids: ids + [id], into: &tasks)
+            start(inner, origin: origin, ids: ids + [id], lineage: lineage, into: &tasks)
         case .run(let run):
-            tasks.append(spawn(origin: origin, ids: ids, priority: run.priority) { [self] in
-                await perform(run, origin: origin)
+            tasks.append(spawn(origin: origin, ids: ids, lineage: lineage, priority: run.priority) { [self] in
+                await perform(run, origin: origin, lineage: lineage)
             })
         case .concatenate, .throttle:
-            tasks.append(spawn(origin: origin, ids: ids, priority: nil) { [self] in
-                await execute(effect, origin: origin, ids: ids)
+            tasks.append(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
+                await execute(effect, origin: origin, ids: ids, lineage: lineage)
             })
         }
     }
 
     /// Runs `effect` to completion inside an effect's task.
-    private func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID]) async {
+    private func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage) async {
         switch effect.operation {
         case .none:
             return
         case .send(let action):
-            if !Task.isCancelled { deliver(action) }
+            if !Task.isCancelled { deliver(action, lineage) }
         case .make(let make):
-            if !Task.isCancelled { deliver(make()) }
+            if !Task.isCancelled { deliver(make(), lineage) }
         case .diagnostic(let diagnostic):
-            diagnostics.report(diagnostic)
+            report(diagnostic, lineage)
         case .cancel(let id):
             cancel(id: id)
         case .run(let run):
-            await perform(run, origin: origin)
+            await perform(run, origin: origin, lineage: lineage)
         case .merge(let effects):
             await withTaskGroup(of: Void.self) { group in
                 for effect in effects {
-                    group.addTask { await self.execute(effect, origin: origin, ids: ids) }
+                    group.addTask { await self.execute(effect, origin: origin, ids: ids, lineage: lineage) }
                 }
             }
         case .concatenate(let effects):
             for effect in effects {
                 if Task.isCancelled { return }
-                await execute(effect, origin: origin, ids: ids)
+                await execute(effect, origin: origin, ids: ids, lineage: lineage)
             }
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancel(id: id) }
             let ids = ids + [id]
-            await awaitChild(spawn(origin: origin, ids: ids, priority: nil) { [self] in
-                await execute(inner, origin: origin, ids: ids)
+            await awaitChild(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
+                await execute(inner, origin: origin, ids: ids, lineage: lineage)
             })
         case .throttle(let throttle):
-            await execute(throttle, origin: origin, ids: ids)
+            await execute(throttle, origin: origin, ids: ids, lineage: lineage)
         }
     }
 
-    private func perform(_ run: Effect<Action>.Run, origin: Action) async {
-        let send = Send(deliver)
+    private func perform(_ run: Effect<Action>.Run, origin: Action, lineage: Lineage) async {
+        let deliver = deliver
+        let send = Send { deliver($0, lineage) }
         do {
             try await run.body(send)
         } catch {
@@ -102,10 +106,16 @@ final class EffectRunner<Action: Sendable>: Sendable {
             if let onError = run.onError {
                 await onError(error, send)
             } else {
-                diagnostics.report(Diagnostic(.unhandledEffectError,
-                    "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"))
+                report(Diagnostic(.unhandledEffectError,
+                    "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
             }
         }
+    }
+
+    /// Reports `diagnostic` to the store's channel and keeps it with the work that raised it.
+    private func report(_ diagnostic: Diagnostic, _ lineage: Lineage) {
+        lineage.record(diagnostic)
+        diagnostics.report(diagnostic)
     }
 
     private enum ThrottleDecision {
@@ -114,7 +124,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
         case trailing(windowStart: any Sendable)
     }
 
-    private func execute(_ throttle: Effect<Action>.Throttle, origin: Action, ids: [EffectID]) async {
+    private func execute(_ throttle: Effect<Action>.Throttle, origin: Action, ids: [EffectID], lineage: Lineage) async {
         let clock = throttle.clock
         let decision = registry.withLock { registry -> ThrottleDecision in
             if let windowStart = registry.throttleWindows[throttle.id],
@@ -127,17 +137,17 @@ final class EffectRunner<Action: Sendable>: Sendable {
         }
         switch decision {
         case .now:
-            await execute(throttle.effect, origin: origin, ids: ids)
+            await execute(throttle.effect, origin: origin, ids: ids, lineage: lineage)
         case .drop:
             return
         case .trailing(let windowStart):
             let trailingID = EffectID(ThrottleTrailing(id: throttle.id))
             cancel(id: trailingID)
             let ids = ids + [trailingID]
-            await awaitChild(spawn(origin: origin, ids: ids, priority: nil) { [self] in
+            await awaitChild(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
                 do { try await clock.sleep(windowStart, throttle.interval) } catch { return }
                 registry.withLock { $0.throttleWindows[throttle.id] = clock.now() }
-                await execute(throttle.effect, origin: origin, ids: ids)
+                await execute(throttle.effect, origin: origin, ids: ids, lineage: lineage)
             })
         }
     }
@@ -152,22 +162,23 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     /// Runs `body` in a tracked task (cancelled on shutdown, counted by `waitUntilIdle`).
     @usableFromInline
-    func track(origin: Action, startInline: Bool, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        spawn(origin: origin, ids: [], priority: nil, startInline: startInline, body)
+    func track(origin: Action, lineage: Lineage, startInline: Bool, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        spawn(origin: origin, ids: [], lineage: lineage, priority: nil, startInline: startInline, body)
     }
 
     /// Starts `body` in a tracked task. With `startInline` (the default for effects) the task
     /// begins on the calling thread where the platform allows it, so effects start in order and
     /// quick ones cost no thread hop.
     private func spawn(
-        origin: Action, ids: [EffectID], priority: TaskPriority?, startInline: Bool = true,
+        origin: Action, ids: [EffectID], lineage: Lineage, priority: TaskPriority?, startInline: Bool = true,
         _ body: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
         let (key, shutDown) = registry.withLock { registry in
             let key = registry.nextKey
             registry.nextKey += 1
             guard !registry.isShutDown else { return (key, true) }
-            registry.running[key] = RunningEffect(task: nil, ids: ids, origin: origin)
+            lineage.enter()
+            registry.running[key] = RunningEffect(task: nil, ids: ids, origin: origin, lineage: lineage)
             for id in ids { registry.keysByID[id, default: []].insert(key) }
             return (key, false)
         }
@@ -199,17 +210,20 @@ final class EffectRunner<Action: Sendable>: Sendable {
     }
 
     private func finished(_ key: UInt64) {
-        let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
-            guard let entry = registry.running.removeValue(forKey: key) else { return [] }
+        let (waiters, lineage) = registry.withLock { registry -> ([CheckedContinuation<Void, Never>], Lineage?) in
+            guard let entry = registry.running.removeValue(forKey: key) else { return ([], nil) }
             for id in entry.ids {
                 registry.keysByID[id]?.remove(key)
                 if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
             }
-            guard registry.running.isEmpty else { return [] }
+            guard registry.running.isEmpty else { return ([], entry.lineage) }
             defer { registry.idleWaiters.removeAll() }
-            return Array(registry.idleWaiters.values)
+            return (Array(registry.idleWaiters.values), entry.lineage)
         }
+        // The lineage learns last, so whoever it wakes sees the store without this effect.
         waiters.forEach { $0.resume() }
+        lineage?.leave()
+        activity.signal()
     }
 
     // MARK: - Cancelling
@@ -254,6 +268,18 @@ final class EffectRunner<Action: Sendable>: Sendable {
         }
     }
 
+    /// The actions whose effects in `lineage` are still running, oldest first.
+    func runningOrigins(in lineage: Lineage) -> [Action] {
+        registry.withLock { registry in
+            registry.running.filter { $0.value.lineage === lineage }.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
+        }
+    }
+
+    /// How many effects are running.
+    var runningCount: Int {
+        registry.withLock { $0.running.count }
+    }
+
     /// Returns once no effect is running, or when the calling task is cancelled.
     func waitUntilIdle() async {
         let key = registry.withLock { registry -> UInt64 in
@@ -282,6 +308,8 @@ private struct RunningEffect {
     var ids: [EffectID]
     /// The action whose effect this is, as `Action`.
     var origin: any Sendable
+    /// The work the effect belongs to.
+    let lineage: Lineage
     var isCancelled = false
 }
 

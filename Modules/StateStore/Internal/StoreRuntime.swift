@@ -22,7 +22,7 @@
 final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable {
     @usableFromInline
     enum QueueItem {
-        case action(Action, completion: Completion)
+        case action(Action, completion: Completion, lineage: Lineage)
         case job(@Sendable () -> Void)
     }
 
@@ -119,7 +119,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
         effects = EffectRunner(
-            deliver: { handle.runtime?.send($0, checkReentrancy: false) },
+            deliver: { handle.runtime?.send($0, lineage: $1, checkReentrancy: false) },
             diagnostics: diagnostics
         )
         middlewareContext = MiddlewareContext(
@@ -168,12 +168,13 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Runs `action` through the middleware from `middlewareIndex` on, then reduces it now if
     /// the store is idle or queues it behind the action in progress.
     ///
-    /// - Parameter checkReentrancy: Whether a send from the draining thread is worth a
-    ///   diagnostic (it is not for effects and middleware, which are expected to send while the
-    ///   store works).
+    /// - Parameters:
+    ///   - lineage: The work this action belongs to, when an effect sends it; `nil` for a new send.
+    ///   - checkReentrancy: Whether a send from the draining thread is worth a diagnostic (it is
+    ///     not for effects and middleware, which are expected to send while the store works).
     @inlinable
     @discardableResult
-    func send(_ action: Action, startingAt middlewareIndex: Int = 0, checkReentrancy: Bool) -> StoreTask {
+    func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool) -> StoreTask {
         var action = action
         var index = middlewareIndex
         while index < middleware.count {
@@ -184,19 +185,19 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             case .stop:
                 return StoreTask()
             case .deferred(let operation):
-                return resumeLater(operation, origin: action, atMiddleware: index + 1)
+                return resumeLater(operation, origin: action, atMiddleware: index + 1, lineage: lineage)
             }
         }
-        return reduceOrEnqueue(action, checkReentrancy: checkReentrancy)
+        return reduceOrEnqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
     }
 
     /// Reduces `action` at once if the store is idle, otherwise queues it.
     @inlinable
-    func reduceOrEnqueue(_ action: Action, checkReentrancy: Bool) -> StoreTask {
+    func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
         lock.lock()
         guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
             lock.unlock()
-            return enqueue(action, checkReentrancy: checkReentrancy)
+            return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
         }
         let effect = reduce(&core.pointee.state, action)
         let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
@@ -209,14 +210,20 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let notification = isObserved ? collectNotification(after: action) : nil
         lock.unlock()
         notification?.deliver()
-        let task = effect.isNone ? StoreTask() : StoreTask(tasks: effects.start(effect, origin: action))
+        let task: StoreTask
+        if effect.isNone {
+            task = StoreTask()
+        } else {
+            let lineage = lineage ?? Lineage()
+            task = StoreTask(tasks: effects.start(effect, origin: action, lineage: lineage), lineage: lineage)
+        }
         drain()
         return task
     }
 
     /// The contended path: the store is busy, shut down, or reduces asynchronously.
     @usableFromInline
-    func enqueue(_ action: Action, checkReentrancy: Bool) -> StoreTask {
+    func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
         lock.lock()
         if core.pointee.isShutDown {
             lock.unlock()
@@ -224,35 +231,37 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
             return StoreTask()
         }
-        let completion = Completion()
+        let lineage = lineage ?? Lineage()
+        let completion = Completion(lineage: lineage)
         if core.pointee.isDraining {
-            core.pointee.queue.append(.action(action, completion: completion))
+            core.pointee.queue.append(.action(action, completion: completion, lineage: lineage))
             let reentrant = checkReentrancy && core.pointee.drainer == ThreadIdentity.current
             lock.unlock()
             if reentrant {
                 diagnostics.report(Diagnostic(.reentrantSend,
                     "\(ValueRenderer.oneLine(action)) was sent while the store was busy on the same thread (from an observer?); it was queued"))
             }
-            return StoreTask(completion)
+            return StoreTask(completion, lineage: lineage)
         }
         core.pointee.isDraining = true
         core.pointee.drainer = ThreadIdentity.current
         lock.unlock()
-        reduce(action, completion: completion)
+        reduce(action, completion: completion, lineage: lineage)
         drain()
-        return StoreTask(completion)
+        return StoreTask(completion, lineage: lineage)
     }
 
     /// Runs a deferred middleware's operation off the store; its action continues with the next
     /// middleware.
     @usableFromInline
-    func resumeLater(_ operation: @escaping @Sendable () async -> Action?, origin: Action, atMiddleware index: Int) -> StoreTask {
+    func resumeLater(_ operation: @escaping @Sendable () async -> Action?, origin: Action, atMiddleware index: Int, lineage: Lineage?) -> StoreTask {
         let handle = handle
-        let task = effects.track(origin: origin, startInline: false) {
+        let lineage = lineage ?? Lineage()
+        let task = effects.track(origin: origin, lineage: lineage, startInline: false) {
             guard let next = await operation(), let runtime = handle.runtime else { return }
-            await runtime.send(next, startingAt: index, checkReentrancy: false).finish()
+            await runtime.send(next, startingAt: index, lineage: lineage, checkReentrancy: false).finish()
         }
-        return StoreTask(tasks: [task])
+        return StoreTask(tasks: [task], lineage: lineage)
     }
 
     /// Runs `job` on the serial path: now if the store is idle, otherwise after what is queued.
@@ -303,7 +312,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
     @inlinable
-    func reduce(_ action: Action, completion: Completion) {
+    func reduce(_ action: Action, completion: Completion, lineage: Lineage) {
         guard let reduce = syncReduce else {
             asyncMailbox?.yield((action, completion))
             return
@@ -313,7 +322,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let notification = collectNotification(after: action)
         lock.unlock()
         notification.deliver()
-        completion.resolve(effect.isNone ? [] : effects.start(effect, origin: action))
+        completion.resolve(effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage))
     }
 
     /// Applies the state an async reducer computed for `action`, on the serial path.
@@ -347,8 +356,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             }
             lock.unlock()
             switch item {
-            case .action(let action, let completion):
-                reduce(action, completion: completion)
+            case .action(let action, let completion, let lineage):
+                reduce(action, completion: completion, lineage: lineage)
             case .job(let job):
                 job()
             }
