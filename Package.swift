@@ -12,8 +12,13 @@ let modules: [Target] = [
     .target(name: "Reducers", dependencies: ["Models", "StateStore", "AppEnvironment"], path: "Modules/Reducers"),
     .target(name: "ViewModels", dependencies: ["Models", "StateStore", "Reducers"], path: "Modules/ViewModels"),
     .target(
+        name: "AppHost",
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "Persistence"],
+        path: "Modules/AppHost"
+    ),
+    .target(
         name: "Console",
-        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels"],
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "AppHost"],
         path: "Modules/Console"
     ),
     .target(
@@ -40,8 +45,8 @@ let systemLibraries: [Target] = [
 
 /// The shells: executables that own the terminal or the files, and nothing else.
 let apps: [Target] = [
-    .executableTarget(name: "appcore-repl", dependencies: ["Console", "Persistence"], path: "Apps/REPL"),
-    .executableTarget(name: "appcore-batch", dependencies: ["Console", "Persistence"], path: "Apps/Batch"),
+    .executableTarget(name: "appcore-repl", dependencies: ["Console", "AppHost"], path: "Apps/REPL"),
+    .executableTarget(name: "appcore-batch", dependencies: ["Console", "AppHost"], path: "Apps/Batch"),
 ]
 
 // MARK: - Tools
@@ -49,7 +54,7 @@ let apps: [Target] = [
 let tools: [Target] = [
     .executableTarget(
         name: "appcore-bench",
-        dependencies: ["StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "Console"],
+        dependencies: ["StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "AppHost", "Console"],
         path: "Tools/Benchmarks"
     ),
 ]
@@ -85,8 +90,13 @@ let tests: [Target] = [
     ),
     .testTarget(
         name: "ConsoleTests",
-        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "Console"],
+        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "AppHost", "Console"],
         path: "Tests/ConsoleTests"
+    ),
+    .testTarget(
+        name: "AppHostTests",
+        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
+        path: "Tests/AppHostTests"
     ),
     .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl"], path: "Tests/AppsTests"),
     .testTarget(

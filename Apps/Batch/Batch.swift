@@ -1,6 +1,6 @@
+import AppHost
 import Console
 import Foundation
-import Persistence
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,28 +25,28 @@ struct BatchOptions {
 struct Batch {
     let options: BatchOptions
 
+    /// The script names that mean standard input, read and answered line by line.
+    static let standardInputNames: Set<String> = ["-", "/dev/stdin"]
+
     func run() async throws -> Int32 {
-        if options.replayJournal { return try replay() }
+        if options.replayJournal { return try await replay() }
         guard !options.scripts.isEmpty else {
             FileHandle.standardError.write(Data("appcore-batch: no script given (try --help)\n".utf8))
             return 2
         }
-        let database = try openDatabase()
+        if options.live, options.database == nil { throw BatchError("--env live needs --db PATH") }
+        let runner = makeRunner()
+        if options.scripts.count == 1, let name = options.scripts.first, Self.standardInputNames.contains(name) {
+            return await runStandardInput(runner)
+        }
         let scripts = try options.scripts.map { path -> (String, String) in
+            if Self.standardInputNames.contains(path) { throw BatchError("standard input (\(path)) can only be the one script given") }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw BatchError("cannot read the script \(path)")
             }
             return (path, String(decoding: data, as: UTF8.self))
         }
         let options = options
-        let runner = ScriptRunner {
-            let environment: ConsoleEnvironment = if let database {
-                ConsoleEnvironment(name: "live", base: .live(database: database), manualClock: nil)
-            } else {
-                .memory()
-            }
-            return ConsoleSession(environment: environment, loginStyle: options.loginStyle, waitsForEffects: options.wait, historyLimits: options.history)
-        }
         let progress = Progress(total: scripts.count, enabled: scripts.count > 1 && isatty(2) == 1)
         let reports = await withTaskGroup(of: (Int, ScriptRunner.Report).self) { group in
             var next = 0
@@ -76,26 +76,57 @@ struct Batch {
             }
         }
         let failed = reports.filter { !$0.passed }.count
-        output += "\(reports.count - failed) passed, \(failed) failed\n"
+        output += summary(passed: reports.count - failed, failed: failed)
         FileHandle.standardOutput.write(Data(output.utf8))
         return failed == 0 ? 0 : 1
     }
 
-    private func openDatabase() throws -> Database? {
-        guard options.live else { return nil }
-        guard let path = options.database else { throw BatchError("--env live needs --db PATH") }
-        return try Database(path: path, migrations: AppSchema.migrations)
+    /// The sessions scripts run in: in memory on a test clock, or on the database's live clients
+    /// without its journal (each script starts from a fresh app).
+    private func makeRunner() -> ScriptRunner {
+        let options = options
+        return ScriptRunner {
+            guard options.live, let path = options.database else {
+                return try await ConsoleSession.scripted(loginStyle: options.loginStyle, history: options.history, waitsForEffects: options.wait)
+            }
+            let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle,
+                                         options: AppHost.Options(journal: .off, history: options.history))
+            return ConsoleSession(host: host, waitsForEffects: options.wait)
+        }
     }
 
-    private func replay() throws -> Int32 {
+    /// Runs standard input as one script, answering each line as soon as it has run, so another
+    /// process can drive the app line by line.
+    private func runStandardInput(_ runner: ScriptRunner) async -> Int32 {
+        let options = options
+        let report = await runner.run(name: "stdin", nextLine: { readLine(strippingNewline: true) }) { line in
+            if options.json {
+                FileHandle.standardOutput.write(Data((line.jsonLine(script: "stdin") + "\n").utf8))
+            } else if !options.quiet || !line.ok {
+                FileHandle.standardOutput.write(Data(line.transcript(script: "stdin").utf8))
+            }
+        }
+        let passed = report.passed
+        FileHandle.standardOutput.write(Data(summary(passed: passed ? 1 : 0, failed: passed ? 0 : 1).utf8))
+        return passed ? 0 : 1
+    }
+
+    /// The last line: `1 passed, 0 failed`, or with `--json` the object
+    /// `{"summary":{"failed":0,"passed":1}}`.
+    private func summary(passed: Int, failed: Int) -> String {
+        options.json
+            ? "{\"summary\":{\"failed\":\(failed),\"passed\":\(passed)}}\n"
+            : "\(passed) passed, \(failed) failed\n"
+    }
+
+    private func replay() async throws -> Int32 {
         guard let path = options.database else { throw BatchError("--replay-journal needs --db PATH") }
-        let database = try Database(path: path, migrations: AppSchema.migrations)
-        let journal = try Journal<AppState, AppAction>(database: database)
-        let session = ConsoleSession(environment: ConsoleEnvironment(name: "live", base: .live(database: database), manualClock: nil))
-        let (state, replayed) = try journal.restore(from: AppState(loginStyle: options.loginStyle), using: App(environment: session.environment.app))
-        let restored = ConsoleSession(environment: session.environment, initialState: state)
-        print("replayed \(replayed) actions from \(path)")
-        print(restored.render(screen: "all"))
+        let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle,
+                                     options: AppHost.Options(journal: .restoreOnly, history: nil))
+        let session = ConsoleSession(host: host)
+        print("replayed \(host.restoredActions) actions from \(path)")
+        print(session.renderScreens())
+        try await host.close()
         return 0
     }
 }

@@ -1,6 +1,6 @@
+import AppHost
 import Console
 import Foundation
-import Persistence
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,8 +11,9 @@ import Darwin
 
 let usage = """
     usage: appcore-batch [options] <script>...
+           appcore-batch [options] -          (a script on standard input, answered line by line)
            appcore-batch --replay-journal --db PATH
-      --json               one JSON object per command instead of a transcript
+      --json               JSON Lines: one object per command, then {"summary":{"failed":F,"passed":P}}
       --no-wait            do not wait for each command's effects
       --env memory|live    clients in memory on a test clock (default) or on a database
       --db PATH            the database for --env live and --replay-journal
@@ -59,7 +60,7 @@ while let argument = arguments.next() {
         print(usage)
         exit(0)
     default:
-        if argument.hasPrefix("--") { fail("unknown option \(argument) (try --help)") }
+        if argument.hasPrefix("-"), argument != "-" { fail("unknown option \(argument) (try --help)") }
         options.scripts.append(argument)
     }
 }

@@ -1,6 +1,6 @@
+import AppHost
 import Console
 import Foundation
-import Persistence
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,63 +19,54 @@ enum DataDirectory {
     }
 }
 
-/// The REPL: a console session on a terminal (or on piped input), with the journal behind it.
+/// The REPL: a console session on a terminal (or on piped input), on an ``AppHost``.
 final class Shell: @unchecked Sendable {
     let session: ConsoleSession
     let terminal: Terminal
-    let journal: Journal<AppState, AppAction>?
-    let recording: AnyObject?
 
-    private init(session: ConsoleSession, terminal: Terminal, journal: Journal<AppState, AppAction>?, recording: AnyObject?) {
+    private init(session: ConsoleSession, terminal: Terminal) {
         self.session = session
         self.terminal = terminal
-        self.journal = journal
-        self.recording = recording
     }
 
-    /// Opens the database (if any), restores the last session from its journal, and prints
-    /// where everything is.
-    static func start(databasePath: String?, live: Bool, loginStyle: ConsoleLoginStyle, history: HistoryLimits, terminal: Terminal) throws -> Shell {
-        guard let databasePath else {
-            let session = ConsoleSession(environment: memoryEnvironment(interactive: terminal.isInteractive), loginStyle: loginStyle,
-                                         waitsForEffects: !terminal.isInteractive, historyLimits: history)
-            if terminal.isInteractive { terminal.printAbove("appcore: in memory, nothing is kept (type help)") }
-            return Shell(session: session, terminal: terminal, journal: nil, recording: nil)
+    /// Opens the database (if any) through the host, which restores the last session from its
+    /// journal, and prints where everything is.
+    static func start(databasePath: String?, loginStyle: ConsoleLoginStyle, history: HistoryLimits, terminal: Terminal) async throws -> Shell {
+        let session: ConsoleSession
+        if databasePath == nil, !terminal.isInteractive {
+            // Piped scripts in memory run on the test clock (deterministic, `advance` works); at
+            // a terminal time is real, since nobody would move the clock for a debounced search.
+            session = try await ConsoleSession.scripted(loginStyle: loginStyle, history: history)
+        } else {
+            let host = try await AppHost(storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
+                                         loginStyle: loginStyle, options: AppHost.Options(history: history))
+            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive)
         }
-        let database = try Database(path: databasePath, migrations: AppSchema.migrations)
-        let environment = live
-            ? ConsoleEnvironment(name: "live", base: .live(database: database), manualClock: nil)
-            : memoryEnvironment(interactive: terminal.isInteractive)
-        let journal = try Journal<AppState, AppAction>(database: database)
-        var (state, replayed) = try journal.restore(from: AppState(loginStyle: loginStyle), using: App(environment: environment.app))
-        if replayed == 0 && state == AppState() { state = AppState(loginStyle: loginStyle) }
-        let session = ConsoleSession(environment: environment, loginStyle: loginStyle, initialState: state,
-                                     waitsForEffects: !terminal.isInteractive, historyLimits: history)
-        let recording = journal.record(session.store) { $0.carriesSecret }
+        let host = session.host
         if terminal.isInteractive {
-            terminal.printAbove("appcore: database \(databasePath) (\(environment.name) clients); restored \(replayed) actions (type help)")
+            if let databasePath {
+                terminal.printAbove("appcore: database \(databasePath); restored \(host.restoredActions) actions (type help)")
+            } else {
+                terminal.printAbove("appcore: in memory, nothing is kept (type help)")
+            }
         }
-        return Shell(session: session, terminal: terminal, journal: journal, recording: recording)
-    }
-
-    /// In-memory clients: on the manual clock for piped scripts (deterministic, `advance` works),
-    /// on real time at a terminal, where nobody would move the clock for a debounced search.
-    private static func memoryEnvironment(interactive: Bool) -> ConsoleEnvironment {
-        interactive
-            ? ConsoleEnvironment(name: "memory", base: .inMemory(clock: ContinuousClock(), start: Date()), manualClock: nil)
-            : .memory()
+        return Shell(session: session, terminal: terminal)
     }
 
     func run(historyPath: String?) async {
-        if journal != nil, let ended = await session.resumeAfterRestart(), terminal.isInteractive {
-            terminal.printAbove(ended)
+        if terminal.isInteractive, let resumed = session.resumedChanges {
+            terminal.printAbove(resumed)
         }
         if terminal.isInteractive {
             await runInteractive(historyPath: historyPath)
         } else {
             await runPiped()
         }
-        try? journal?.close()
+        do {
+            try await session.host.close()
+        } catch {
+            FileHandle.standardError.write(Data("appcore-repl: \(error)\n".utf8))
+        }
     }
 
     /// Piped input: no prompt, no colour, each command waits for its effects.
@@ -92,7 +83,14 @@ final class Shell: @unchecked Sendable {
             .split(separator: "\n").map(String.init) ?? []
         let session = session
         let editor = LineEditor(terminal: terminal, history: history) { session.completions(for: $0) }
-        let watcher = Task { [terminal, session] in
+        // What effects change after the prompt came back is printed as it happens.
+        let printer = Task { [terminal, session] in
+            for await _ in session.host.changes() {
+                if let changes = session.takeScreenChanges() { terminal.printAbove(changes) }
+            }
+        }
+        // Only the spinner's animation runs on a timer.
+        let spinner = Task { [terminal, session] in
             let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
             var frame = 0
             while !Task.isCancelled {
@@ -101,7 +99,6 @@ final class Shell: @unchecked Sendable {
                     frame += 1
                 } else {
                     terminal.setStatus("")
-                    if let changes = session.takeScreenChanges() { terminal.printAbove(changes) }
                 }
                 try? await Task.sleep(for: .milliseconds(80))
             }
@@ -109,7 +106,8 @@ final class Shell: @unchecked Sendable {
         terminal.enterRawMode()
         defer {
             terminal.restore()
-            watcher.cancel()
+            printer.cancel()
+            spinner.cancel()
         }
         loop: while true {
             let user = session.signedInUsername

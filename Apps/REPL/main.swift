@@ -1,6 +1,6 @@
+import AppHost
 import Console
 import Foundation
-import Persistence
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,7 +14,7 @@ let usage = """
                         [--history-entries N] [--history-mib N]
       --db PATH            the database (default: appcore.sqlite in the user's data directory)
       --in-memory          no database: nothing is kept after quitting
-      --env                live clients on the database (default) or the in-memory ones
+      --env live|memory    the database's live clients (default), or in memory (as --in-memory)
       --login-style        which login feature drives the sign-in screen (default fsm)
       --history-entries N  most actions undo, redo and jump keep (default 10000)
       --history-mib N      most memory they keep, estimated, in MiB (default 64)
@@ -64,9 +64,8 @@ let terminal = Terminal()
 let dataDirectory = DataDirectory.path()
 let shell: Shell
 do {
-    shell = try Shell.start(
-        databasePath: inMemory ? nil : (databasePath ?? dataDirectory + "/appcore.sqlite"),
-        live: live && !inMemory,
+    shell = try await Shell.start(
+        databasePath: inMemory || !live ? nil : (databasePath ?? dataDirectory + "/appcore.sqlite"),
         loginStyle: loginStyle,
         history: history,
         terminal: terminal
@@ -74,5 +73,5 @@ do {
 } catch {
     exitWithUsage("\(error)")
 }
-await shell.run(historyPath: inMemory ? nil : dataDirectory + "/history")
+await shell.run(historyPath: inMemory || !live ? nil : dataDirectory + "/history")
 exit(0)

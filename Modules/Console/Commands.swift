@@ -1,3 +1,66 @@
+/// The commands of the line language. Adding one is a case here, its row in ``spec``, and its
+/// case in the session's switch, all three checked by the compiler.
+public enum Command: String, CaseIterable, Sendable {
+    case signup
+    case loginUsername = "login.username"
+    case loginPassword = "login.password"
+    case loginSubmit = "login.submit"
+    case loginAck = "login.ack"
+    case logout
+    case profileLoad = "profile.load"
+    case profileRetry = "profile.retry"
+    case postsAdd = "posts.add"
+    case notesAdd = "notes.add"
+    case notesEdit = "notes.edit"
+    case notesDelete = "notes.delete"
+    case notesSelect = "notes.select"
+    case notesSearch = "notes.search"
+    case notesRetry = "notes.retry"
+    case counterIncrement = "counter.increment"
+    case counterDecrement = "counter.decrement"
+    case counterReset = "counter.reset"
+    case help, state, view, expect, wait, advance, fail, history, undo, redo, jump, diff, record, stop, quit
+
+    /// The command's name, arguments, meaning and group.
+    public var spec: CommandSpec {
+        switch self {
+        case .signup: CommandSpec(self, ["<username>", "<password>"], "create an account (8+ characters each)", .account, secret: 1)
+        case .loginUsername: CommandSpec(self, ["<text>"], "type the username", .login)
+        case .loginPassword: CommandSpec(self, ["<text>"], "type the password (never recorded); at a terminal, alone, it asks without echo", .login, secret: 0)
+        case .loginSubmit: CommandSpec(self, [], "sign in with what was typed", .login)
+        case .loginAck: CommandSpec(self, [], "dismiss the sign-in error", .login)
+        case .logout: CommandSpec(self, [], "sign out", .account)
+        case .profileLoad: CommandSpec(self, [], "load the profile and the posts", .profile)
+        case .profileRetry: CommandSpec(self, [], "load again what failed", .profile)
+        case .postsAdd: CommandSpec(self, ["<text>"], "publish a post", .profile)
+        case .notesAdd: CommandSpec(self, ["<text>"], "add a note (it opens)", .notes)
+        case .notesEdit: CommandSpec(self, ["<id>", "<text>"], "change a note's text", .notes)
+        case .notesDelete: CommandSpec(self, ["<id>"], "delete a note", .notes)
+        case .notesSelect: CommandSpec(self, ["<id>"], "open a note", .notes)
+        case .notesSearch: CommandSpec(self, ["<query>"], "search the notes (\"\" lists all again)", .notes)
+        case .notesRetry: CommandSpec(self, ["<id>"], "save again a note whose save failed", .notes)
+        case .counterIncrement: CommandSpec(self, [], "add one", .counter)
+        case .counterDecrement: CommandSpec(self, [], "take one away (never below zero)", .counter)
+        case .counterReset: CommandSpec(self, [], "back to zero", .counter)
+        case .help: CommandSpec(self, [], optional: ["[command]"], "list the commands, or explain one", .session)
+        case .state: CommandSpec(self, [], optional: ["[path]"], "show the app state or a part of it (state notes)", .inspect)
+        case .view: CommandSpec(self, ["<screen>"], optional: ["[--all]"], "show a screen: login, session, profile, notes, counter or all (--all: every note)", .inspect)
+        case .expect: CommandSpec(self, ["<path>", "<op>", "<value>"], "check a screen property: expect counter.count == 2", .inspect)
+        case .wait: CommandSpec(self, [], optional: ["[timeout]"], "wait until every running effect finished (default 5s)", .time)
+        case .advance: CommandSpec(self, ["<duration>"], "move the test clock: advance 300ms", .time)
+        case .fail: CommandSpec(self, ["<client.endpoint>"], optional: ["[count]"], "make the next call(s) of an endpoint fail (help fail lists them)", .faults)
+        case .history: CommandSpec(self, [], "list the actions reduced so far", .time)
+        case .undo: CommandSpec(self, [], "go back one action (effects are not re-run)", .time)
+        case .redo: CommandSpec(self, [], "go forward one action", .time)
+        case .jump: CommandSpec(self, ["<n>"], "go to the state after action n of history", .time)
+        case .diff: CommandSpec(self, [], optional: ["[n]"], "what action n (default: the last) changed", .time)
+        case .record: CommandSpec(self, ["<file>"], optional: ["[--include-secrets]"], "write the commands typed from now on as a script", .recording)
+        case .stop: CommandSpec(self, [], "stop recording", .recording)
+        case .quit: CommandSpec(self, [], "leave (end of input does too)", .session)
+        }
+    }
+}
+
 /// A command of the line language: its name, its arguments and one line of meaning.
 public struct CommandSpec: Hashable, Sendable {
     /// What the command is about, for grouping in `help`.
@@ -5,8 +68,8 @@ public struct CommandSpec: Hashable, Sendable {
         case account, login, profile, notes, counter, inspect, time, faults, recording, session
     }
 
-    /// The name typed first: `notes.add`.
-    public let name: String
+    /// The command.
+    public let command: Command
     /// The required arguments, as shown in help: `["<id>", "<text>"]`.
     public let required: [String]
     /// The optional arguments, after the required ones: `["[count]"]`.
@@ -15,61 +78,30 @@ public struct CommandSpec: Hashable, Sendable {
     public let summary: String
     /// Its group.
     public let group: Group
+    /// The index of the argument that is a secret (a password), which must never be written
+    /// down in clear; `nil` when the command takes none.
+    public let secretArgument: Int?
+
+    init(_ command: Command, _ required: [String], optional: [String] = [], _ summary: String, _ group: Group, secret: Int? = nil) {
+        self.command = command
+        self.required = required
+        self.optional = optional
+        self.summary = summary
+        self.group = group
+        secretArgument = secret
+    }
+
+    /// The name typed first: `notes.add`.
+    public var name: String { command.rawValue }
 
     /// `notes.edit <id> <text>`.
     public var usage: String { ([name] + required + optional).joined(separator: " ") }
 
-    /// The index of the argument that is a secret (a password), which must never be written
-    /// down in clear; `nil` when the command takes none.
-    public var secretArgument: Int? {
-        switch name {
-        case "login.password": 0
-        case "signup": 1
-        default: nil
-        }
-    }
-
     /// Every command, in the order `help` lists them.
-    public static let all: [CommandSpec] = [
-        CommandSpec(name: "signup", required: ["<username>", "<password>"], optional: [], summary: "create an account (8+ characters each)", group: .account),
-        CommandSpec(name: "login.username", required: ["<text>"], optional: [], summary: "type the username", group: .login),
-        CommandSpec(name: "login.password", required: ["<text>"], optional: [], summary: "type the password (never recorded); at a terminal, alone, it asks without echo", group: .login),
-        CommandSpec(name: "login.submit", required: [], optional: [], summary: "sign in with what was typed", group: .login),
-        CommandSpec(name: "login.ack", required: [], optional: [], summary: "dismiss the sign-in error", group: .login),
-        CommandSpec(name: "logout", required: [], optional: [], summary: "sign out", group: .account),
-        CommandSpec(name: "profile.load", required: [], optional: [], summary: "load the profile and the posts", group: .profile),
-        CommandSpec(name: "profile.retry", required: [], optional: [], summary: "load again what failed", group: .profile),
-        CommandSpec(name: "posts.add", required: ["<text>"], optional: [], summary: "publish a post", group: .profile),
-        CommandSpec(name: "notes.add", required: ["<text>"], optional: [], summary: "add a note (it opens)", group: .notes),
-        CommandSpec(name: "notes.edit", required: ["<id>", "<text>"], optional: [], summary: "change a note's text", group: .notes),
-        CommandSpec(name: "notes.delete", required: ["<id>"], optional: [], summary: "delete a note", group: .notes),
-        CommandSpec(name: "notes.select", required: ["<id>"], optional: [], summary: "open a note", group: .notes),
-        CommandSpec(name: "notes.search", required: ["<query>"], optional: [], summary: "search the notes (\"\" lists all again)", group: .notes),
-        CommandSpec(name: "notes.retry", required: ["<id>"], optional: [], summary: "save again a note whose save failed", group: .notes),
-        CommandSpec(name: "counter.increment", required: [], optional: [], summary: "add one", group: .counter),
-        CommandSpec(name: "counter.decrement", required: [], optional: [], summary: "take one away (never below zero)", group: .counter),
-        CommandSpec(name: "counter.reset", required: [], optional: [], summary: "back to zero", group: .counter),
-        CommandSpec(name: "help", required: [], optional: ["[command]"], summary: "list the commands, or explain one", group: .session),
-        CommandSpec(name: "state", required: [], optional: ["[path]"], summary: "show the app state or a part of it (state notes)", group: .inspect),
-        CommandSpec(name: "view", required: ["<screen>"], optional: ["[--all]"], summary: "show a screen: login, session, profile, notes, counter or all (--all: every note)", group: .inspect),
-        CommandSpec(name: "expect", required: ["<path>", "<op>", "<value>"], optional: [], summary: "check a screen property: expect counter.count == 2", group: .inspect),
-        CommandSpec(name: "wait", required: [], optional: ["[timeout]"], summary: "wait until every running effect finished (default 5s)", group: .time),
-        CommandSpec(name: "advance", required: ["<duration>"], optional: [], summary: "move the test clock: advance 300ms", group: .time),
-        CommandSpec(name: "fail", required: ["<client.endpoint>"], optional: ["[count]"], summary: "make the next call(s) of an endpoint fail (help fail lists them)", group: .faults),
-        CommandSpec(name: "history", required: [], optional: [], summary: "list the actions reduced so far", group: .time),
-        CommandSpec(name: "undo", required: [], optional: [], summary: "go back one action (effects are not re-run)", group: .time),
-        CommandSpec(name: "redo", required: [], optional: [], summary: "go forward one action", group: .time),
-        CommandSpec(name: "jump", required: ["<n>"], optional: [], summary: "go to the state after action n of history", group: .time),
-        CommandSpec(name: "diff", required: [], optional: ["[n]"], summary: "what action n (default: the last) changed", group: .time),
-        CommandSpec(name: "record", required: ["<file>"], optional: ["[--include-secrets]"], summary: "write the commands typed from now on as a script", group: .recording),
-        CommandSpec(name: "stop", required: [], optional: [], summary: "stop recording", group: .recording),
-        CommandSpec(name: "quit", required: [], optional: [], summary: "leave (end of input does too)", group: .session),
-    ]
-
-    private static let byName: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    public static let all: [CommandSpec] = Command.allCases.map(\.spec)
 
     /// The command named `name`.
-    public static func named(_ name: String) -> CommandSpec? { byName[name] }
+    public static func named(_ name: String) -> CommandSpec? { Command(rawValue: name)?.spec }
 
     /// The command names closest to `name`, for "did you mean" (at most two edits away, or
     /// starting the same way).

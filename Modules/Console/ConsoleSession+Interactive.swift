@@ -1,14 +1,18 @@
 import AppEnvironment
+import AppHost
 import Foundation
 import Models
 import StateStore
 
 extension ConsoleSession {
     /// The screens that changed since the last command or the last call, rendered; `nil` when
-    /// nothing changed. An interactive shell calls it when effects finish in the background.
+    /// nothing changed or a command is running (its result reports its changes). An interactive
+    /// shell calls it for each value of the host's `changes()`, to show what effects finishing
+    /// in the background did.
     public func takeScreenChanges() -> String? {
-        let now = Screens(self)
-        let earlier = shown.withLock { shown -> Screens? in
+        guard !isExecuting.withLock({ $0 }) else { return nil }
+        let now = ConsoleScreens(self)
+        let earlier = shown.withLock { shown -> ConsoleScreens? in
             defer { shown = now }
             return shown
         }
@@ -17,33 +21,26 @@ extension ConsoleSession {
         return changed.isEmpty ? nil : output
     }
 
-    /// Tells the app it started again from a journal (`Session.Action.restored`, which ends a
-    /// session that lost its token) and returns the screens that changed, rendered; `nil` when
-    /// nothing changed. A shell calls it once, after it starts recording the journal.
-    public func resumeAfterRestart() async -> String? {
-        let result = await send(.session(.restored))
-        shown.withLock { $0 = result.screens }
-        return result.output.isEmpty ? nil : result.output
+    /// What resuming from the journal changed (a session that lost its token ended), rendered;
+    /// `nil` when nothing changed.
+    public var resumedChanges: String? {
+        let screens = ConsoleScreens(self)
+        let resumed = host.resumed
+        return resumed.isEmpty ? nil : resumed.map { screens.render($0) }.joined(separator: "\n")
     }
 
     /// Whether effects are still running (a shell shows a spinner meanwhile).
-    public var isBusy: Bool { store.hasRunningEffects }
+    public var isBusy: Bool { host.store.hasRunningEffects }
 
-    /// Cancels every effect the session's commands started and that is still running; returns
-    /// how many were running.
+    /// Cancels the work of the session's commands that is still running; returns how many
+    /// effects were running.
     @discardableResult
     public func cancelEffects() -> Int {
-        let running = store.runningEffects.count
-        let tasks = inFlight.withLock { tasks in
-            defer { tasks.removeAll() }
-            return tasks
-        }
-        tasks.forEach { $0.cancel() }
-        return running
+        host.cancelRunningIntents()
     }
 
     /// Who is signed in, for a prompt; `nil` when nobody is.
-    public var signedInUsername: String? { session.currentSnapshot.username }
+    public var signedInUsername: String? { host.session.currentSnapshot.username }
 
     /// The words that could complete the last word of `line`: command names first, then what
     /// the command's argument at that position accepts (note ids, screens, endpoints, commands).
@@ -61,15 +58,12 @@ extension ConsoleSession {
         guard position < parameters.count else { return [] }
         let candidates: [String]
         switch parameters[position] {
-        case "<id>":
-            candidates = noteIDs.allShortIDs()
-        case "<screen>": candidates = Screens.names + ["all"]
+        case "<id>": candidates = noteIDs.allShortIDs()
+        case "<screen>": candidates = Self.screenNames
         case "<client.endpoint>": candidates = Endpoint.allCases.map(\.rawValue)
         case "[command]": candidates = CommandSpec.all.map(\.name)
         case "[path]": candidates = ["login", "session", "profile", "posts", "notes", "counter"]
-        case "<path>": candidates = Screens.names.flatMap { name in
-            (Screens.propertyNames[name] ?? []).map { "\(name).\($0)" }
-        }
+        case "<path>": candidates = ConsoleScreens.properties.map { "\($0.screen.rawValue).\($0.name)" }
         case "<op>": candidates = ["==", "!=", "<", "<=", ">", ">=", "contains"]
         default: candidates = []
         }

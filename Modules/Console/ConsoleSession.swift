@@ -1,17 +1,19 @@
 import AppEnvironment
+import AppHost
 import Foundation
 import Models
 import Reducers
 import StateStore
 import ViewModels
 
-/// The line language at work: one app store, its view models and timeline, and the meta
-/// commands, behind `execute(_:)`. Both shells are thin wrappers around a session.
+/// The line language at work on an ``AppHost``: feature commands become intents, the rest are
+/// the console's own (inspecting, time, faults, recording). Both shells are thin wrappers
+/// around a session.
 ///
 /// ```swift
-/// let session = ConsoleSession(environment: .memory(), loginStyle: .finiteStates)
+/// let session = try await ConsoleSession.scripted()
 /// let result = await session.execute("counter.increment")
-/// print(result.output)            // counter: count 1, can decrement
+/// print(result.output)            // counter: 1
 /// ```
 public final class ConsoleSession: @unchecked Sendable {
     /// What a line did.
@@ -35,67 +37,59 @@ public final class ConsoleSession: @unchecked Sendable {
         /// Whether the line asks to leave.
         public var quits = false
         /// The screens as the line left them, when it read them anyway.
-        var screens: Screens?
+        var screens: ConsoleScreens?
 
         /// Whether the line succeeded, counting `! ` lines that were rejected as success.
         public var succeeded: Bool {
             if case .ok = status { return true }
             return false
         }
+
+        init(status: Status, output: String = "", changed: [Screen] = [], screens: ConsoleScreens? = nil) {
+            self.status = status
+            self.output = output
+            self.changed = changed.map(\.rawValue)
+            self.screens = screens
+        }
     }
 
-    /// What the session runs on.
-    public let environment: ConsoleEnvironment
-    /// The app's store.
-    public let store: RootStore<AppFeature.State, AppFeature.Action>
-    /// Whether a feature command waits for the effects it started (scripts), or returns at once.
+    /// The app the session drives.
+    public let host: AppHost
+    /// Whether a feature command waits for the work it set in motion (scripts), or returns at
+    /// once and lets a shell show later changes (an interactive REPL).
     public var waitsForEffects: Bool
-    /// How long `wait` waits by default.
+    /// How long a command, and `wait` by default, waits.
     public var defaultTimeout: Duration = .seconds(5)
 
-    let timeline: Timeline<AppFeature.State, AppFeature.Action>
-    let diagnostics = DiagnosticLog()
-    let login: LoginViewModel
-    let session: SessionViewModel
-    let profile: ProfileViewModel
-    let notes: NotesViewModel
-    let counter: CounterViewModel
     let noteIDs: NoteIDs
     var recording: Recording?
     /// The screens as last shown, for ``takeScreenChanges()``.
-    let shown = Locked<Screens?>(nil)
-    /// The handles of commands whose effects may still run, for ``cancelEffects()``.
-    let inFlight = Locked<[StoreTask]>([])
+    let shown = Locked<ConsoleScreens?>(nil)
+    /// Whether a line is running (background changes are then the line's to report).
+    let isExecuting = Locked(false)
 
-    /// A fresh app on `environment`, starting from `initialState` (a restored one, or a new app
-    /// with `loginStyle`), whose `history` (undo, redo, jump) keeps within `historyLimits`: by
-    /// default 10,000 actions and an estimated 64 MiB, the oldest dropped first.
-    public init(
-        environment: ConsoleEnvironment,
-        loginStyle: LoginStyle = .finiteStates,
-        initialState: AppFeature.State? = nil,
-        waitsForEffects: Bool = true,
-        historyLimits: HistoryLimits = HistoryLimits()
-    ) {
-        self.environment = environment
+    /// A session on `host`.
+    public init(host: AppHost, waitsForEffects: Bool = true) {
+        self.host = host
         self.waitsForEffects = waitsForEffects
-        let diagnostics = diagnostics
-        let app = environment.app
-        store = RootStore(
-            initialState: initialState ?? AppFeature.State(loginStyle: loginStyle),
-            reducer: AppFeature(environment: app),
-            diagnostics: Diagnostics { diagnostics.append($0) }
-        ) {
-            AppFeature.loginMiddleware(app)
-        }
-        timeline = Timeline(recording: store, limits: historyLimits, footprint: .app)
-        login = LoginViewModel(appStore: store)
-        session = SessionViewModel(appStore: store)
-        profile = ProfileViewModel(appStore: store)
-        notes = NotesViewModel(appStore: store)
-        counter = CounterViewModel(appStore: store)
-        noteIDs = NoteIDs(store: store)
+        noteIDs = NoteIDs(store: host.store)
+        shown.withLock { $0 = ConsoleScreens(host.screens, noteIDs: noteIDs) }
     }
+
+    /// A session for scripts: the in-memory clients on a test clock that starts at a fixed
+    /// date, so every run of a script gives the same ids, dates and output.
+    public static func scripted(
+        loginStyle: LoginStyle = .finiteStates,
+        history: HistoryLimits = HistoryLimits(),
+        waitsForEffects: Bool = true
+    ) async throws(AppHostError) -> ConsoleSession {
+        let host = try await AppHost(storage: .inMemory(), loginStyle: loginStyle,
+                                     options: AppHost.Options(testClock: ManualClock(), history: history))
+        return ConsoleSession(host: host, waitsForEffects: waitsForEffects)
+    }
+
+    /// The app's store.
+    public var store: RootStore<AppFeature.State, AppFeature.Action> { host.store }
 
     // MARK: - Running lines
 
@@ -103,18 +97,25 @@ public final class ConsoleSession: @unchecked Sendable {
     public func execute(_ line: String) async -> Result {
         let parsed: ParsedLine
         do {
-            guard let read = try ParsedLine.parse(line) else { return Result(status: .ok, output: "", changed: []) }
+            guard let read = try ParsedLine.parse(line) else { return Result(status: .ok) }
             parsed = read
         } catch {
             if line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("! ") {
-                return Result(status: .ok, output: "refused as expected: \(error.message)", changed: [])
+                return Result(status: .ok, output: "refused as expected: \(error.message)")
             }
-            return Result(status: .error(error.message), output: "", changed: [])
+            return Result(status: .error(error.message))
         }
         recording?.record(line, parsed)
-        var result = await run(parsed)
-        let screens = result.screens ?? Screens(self)
+        isExecuting.withLock { $0 = true }
+        var result: Result
+        do {
+            result = try await run(parsed)
+        } catch {
+            result = Result(status: .error(error.message))
+        }
+        let screens = result.screens ?? ConsoleScreens(self)
         shown.withLock { $0 = screens }
+        isExecuting.withLock { $0 = false }
         if parsed.expectsRejection {
             switch result.status {
             case .rejected(let message):
@@ -131,60 +132,31 @@ public final class ConsoleSession: @unchecked Sendable {
         return result
     }
 
-    private func run(_ line: ParsedLine) async -> Result {
-        do {
-            if let action = try action(for: line) {
-                return await send(action)
-            }
-            return try await meta(line)
-        } catch let error as LineError {
-            return Result(status: .error(error.message), output: "", changed: [])
-        } catch {
-            return Result(status: .error("\(error)"), output: "", changed: [])
-        }
-    }
-
-    /// Sends `action`, waits for its effects if the session does, and reports what changed.
-    func send(_ action: AppFeature.Action) async -> Result {
-        let before = shown.withLock { $0 } ?? Screens(self)
-        _ = diagnostics.drain()
-        let task = store.send(action)
-        if waitsForEffects {
-            if let timeout = await settle(within: defaultTimeout) {
-                return Result(status: .error(timeout), output: "", changed: [])
-            }
-        } else {
-            inFlight.withLock { $0.append(task) }
-        }
-        let rejections = diagnostics.drain().filter { $0.kind == .invalidTransition || $0.kind == .missingChild }
-        let after = Screens(self)
+    /// Performs `intent`, waiting for its work if the session does, and reports what changed.
+    func perform(_ intent: Intent) async -> Result {
+        let before = shown.withLock { $0 } ?? ConsoleScreens(self)
+        let outcome = await host.perform(intent, timeout: waitsForEffects ? defaultTimeout : .zero)
+        let after = ConsoleScreens(outcome.screens, noteIDs: noteIDs)
         let (changed, output) = after.changes(since: before)
         var result = Result(status: .ok, output: output, changed: changed, screens: after)
-        if let first = rejections.first {
-            result.status = .rejected("rejected: " + (first.reason ?? Self.plain(first.message)))
+        switch outcome.status {
+        case .completed:
+            break
+        case .rejected(let reason):
+            result.status = .rejected("rejected: " + Self.plain(reason))
+        case .timedOut(let running):
+            if waitsForEffects { result.status = .error(timeoutMessage(running)) }
         }
         return result
     }
 
-    /// Waits until no effect runs, moving the manual clock past every sleeper meanwhile;
-    /// returns a message naming what still runs after `timeout`.
-    func settle(within timeout: Duration) async -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if !store.hasRunningEffects { return nil }
-            if let clock = environment.manualClock, clock.sleeperCount > 0 {
-                await clock.run()
-                continue
-            }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        let running = store.runningEffects.map { ValueRenderer.oneLine($0) }
-        return running.isEmpty ? nil : "timed out after \(timeout) waiting for the effects of \(running.joined(separator: ", "))"
+    func timeoutMessage(_ running: [String], after timeout: Duration? = nil) -> String {
+        "timed out after \(timeout ?? defaultTimeout) waiting for the effects of \(running.map(Self.plain).joined(separator: ", "))"
     }
 
-    /// Screen `name` (or `all`) rendered as text, long lists cut to their first page.
-    public func render(screen name: String) -> String {
-        Screens(self).render(name)
+    /// Every screen rendered as text, long lists cut to their first page.
+    public func renderScreens() -> String {
+        ConsoleScreens(self).renderAll()
     }
 
     /// A diagnostic's message without the type prefixes of the rendered values.

@@ -1,98 +1,99 @@
+import AppHost
 import Foundation
 import Models
 import ViewModels
 
-/// Every screen's snapshot at one moment, and how each renders as text.
+/// The screens at one moment as the console shows them: the host's snapshots and the short ids
+/// the notes are shown with.
 ///
 /// A class: results carry it through several async calls per line, and copying five snapshots
 /// each time showed up in the batch runner's profile.
-final class Screens: Sendable, Equatable {
-    /// The screen names `view` accepts, in the order `view all` shows them.
-    static let names = ["login", "session", "profile", "notes", "counter"]
-
+final class ConsoleScreens: Sendable, Equatable {
     /// How many notes a screen lists before it says how many more there are.
     static let pageSize = 20
 
-    let login: LoginViewModel.Snapshot
-    let session: SessionViewModel.Snapshot
-    let profile: ProfileViewModel.Snapshot
-    let notes: NotesViewModel.Snapshot
-    let counter: CounterViewModel.Snapshot
+    /// The snapshots.
+    let screens: Screens
     /// The short ids the notes are shown with.
     let noteIDs: NoteIDs
 
-    /// The screens as they are now. Read without registering for Observation: the console
-    /// compares screens after each line, and a tracked read would make every later change
-    /// notify Observation for nobody.
-    init(_ console: ConsoleSession) {
-        login = console.login.currentSnapshot
-        session = console.session.currentSnapshot
-        profile = console.profile.currentSnapshot
-        notes = console.notes.currentSnapshot
-        counter = console.counter.currentSnapshot
-        noteIDs = console.noteIDs
+    var login: LoginViewModel.Snapshot { screens.login }
+    var session: SessionViewModel.Snapshot { screens.session }
+    var profile: ProfileViewModel.Snapshot { screens.profile }
+    var notes: NotesViewModel.Snapshot { screens.notes }
+    var counter: CounterViewModel.Snapshot { screens.counter }
+
+    /// The screens as they are now (read without registering for Observation).
+    convenience init(_ console: ConsoleSession) {
+        self.init(console.host.screens, noteIDs: console.noteIDs)
     }
 
-    static func == (lhs: Screens, rhs: Screens) -> Bool {
-        lhs === rhs || lhs.changed(since: rhs).isEmpty
+    init(_ screens: Screens, noteIDs: NoteIDs) {
+        self.screens = screens
+        self.noteIDs = noteIDs
     }
 
-    /// The names of the screens that differ from `earlier`.
-    func changed(since earlier: Screens) -> [String] {
-        var names: [String] = []
-        if login != earlier.login { names.append("login") }
-        if session != earlier.session { names.append("session") }
-        if profile != earlier.profile { names.append("profile") }
-        if notes != earlier.notes { names.append("notes") }
-        if counter != earlier.counter { names.append("counter") }
-        return names
+    static func == (lhs: ConsoleScreens, rhs: ConsoleScreens) -> Bool {
+        lhs === rhs || lhs.screens == rhs.screens
     }
 
-    /// The properties `expect` can check, by screen name.
-    static let propertyNames: [String: [String]] = [
-        "login": ["credentialsHint", "errorMessage", "hasValidCredentials", "isAuthenticated", "isBusy", "isSignInEnabled", "maskedPassword", "username"],
-        "session": ["displayName", "isSignedIn", "message", "username"],
-        "profile": ["canAddPost", "postCount", "rows", "status"],
-        "notes": ["count", "emptyMessage", "errorMessage", "isEmpty", "isLoading", "isSearching", "rows", "searchQuery", "selectedID", "selectedText"],
-        "counter": ["canDecrement", "count"],
-    ]
+    /// The screens that differ from `earlier`.
+    func changed(since earlier: ConsoleScreens) -> [Screen] {
+        screens.changed(since: earlier.screens)
+    }
 
-    /// Property `property` of screen `name` as `expect` compares it: `nil`, `true`, `3`,
-    /// `loaded`, `2 items`, the text itself; `nil` when the screen has no such property.
-    func value(of property: String, on name: String) -> String? {
-        func text(_ value: String?) -> String { value ?? "nil" }
-        func items(_ count: Int) -> String { "\(count) items" }
-        return switch (name, property) {
-        case ("login", "username"): login.username
-        case ("login", "maskedPassword"): login.maskedPassword
-        case ("login", "hasValidCredentials"): String(login.hasValidCredentials)
-        case ("login", "isBusy"): String(login.isBusy)
-        case ("login", "isAuthenticated"): String(login.isAuthenticated)
-        case ("login", "errorMessage"): text(login.errorMessage)
-        case ("login", "isSignInEnabled"): String(login.isSignInEnabled)
-        case ("login", "credentialsHint"): text(login.credentialsHint)
-        case ("session", "isSignedIn"): String(session.isSignedIn)
-        case ("session", "username"): text(session.username)
-        case ("session", "displayName"): text(session.displayName)
-        case ("session", "message"): text(session.message)
-        case ("profile", "status"): profile.status.rawValue
-        case ("profile", "rows"): items(profile.rows.count)
-        case ("profile", "postCount"): String(profile.postCount)
-        case ("profile", "canAddPost"): String(profile.canAddPost)
-        case ("notes", "rows"): items(notes.rows.count)
-        case ("notes", "count"): String(notes.count)
-        case ("notes", "selectedID"): text(notes.selectedID?.description)
-        case ("notes", "selectedText"): text(notes.selectedText)
-        case ("notes", "searchQuery"): notes.searchQuery
-        case ("notes", "isSearching"): String(notes.isSearching)
-        case ("notes", "isLoading"): String(notes.isLoading)
-        case ("notes", "errorMessage"): text(notes.errorMessage)
-        case ("notes", "isEmpty"): String(notes.isEmpty)
-        case ("notes", "emptyMessage"): text(notes.emptyMessage)
-        case ("counter", "count"): String(counter.count)
-        case ("counter", "canDecrement"): String(counter.canDecrement)
-        default: nil
-        }
+    /// A property `expect` can check: its screen, its name, and its value as `expect` compares
+    /// it (`nil`, `true`, `3`, `loaded`, `2 items`, the text itself).
+    struct Property: Sendable {
+        let screen: Screen
+        let name: String
+        let value: @Sendable (Screens) -> String
+    }
+
+    /// Every property `expect` can check, each named once.
+    static let properties: [Property] = {
+        @Sendable func text(_ value: String?) -> String { value ?? "nil" }
+        @Sendable func items(_ count: Int) -> String { "\(count) items" }
+        return [
+            Property(screen: .login, name: "credentialsHint") { text($0.login.credentialsHint) },
+            Property(screen: .login, name: "errorMessage") { text($0.login.errorMessage) },
+            Property(screen: .login, name: "hasValidCredentials") { String($0.login.hasValidCredentials) },
+            Property(screen: .login, name: "isAuthenticated") { String($0.login.isAuthenticated) },
+            Property(screen: .login, name: "isBusy") { String($0.login.isBusy) },
+            Property(screen: .login, name: "isSignInEnabled") { String($0.login.isSignInEnabled) },
+            Property(screen: .login, name: "maskedPassword") { $0.login.maskedPassword },
+            Property(screen: .login, name: "username") { $0.login.username },
+            Property(screen: .session, name: "displayName") { text($0.session.displayName) },
+            Property(screen: .session, name: "isSignedIn") { String($0.session.isSignedIn) },
+            Property(screen: .session, name: "message") { text($0.session.message) },
+            Property(screen: .session, name: "username") { text($0.session.username) },
+            Property(screen: .profile, name: "canAddPost") { String($0.profile.canAddPost) },
+            Property(screen: .profile, name: "postCount") { String($0.profile.postCount) },
+            Property(screen: .profile, name: "rows") { items($0.profile.rows.count) },
+            Property(screen: .profile, name: "status") { $0.profile.status.rawValue },
+            Property(screen: .notes, name: "count") { String($0.notes.count) },
+            Property(screen: .notes, name: "emptyMessage") { text($0.notes.emptyMessage) },
+            Property(screen: .notes, name: "errorMessage") { text($0.notes.errorMessage) },
+            Property(screen: .notes, name: "isEmpty") { String($0.notes.isEmpty) },
+            Property(screen: .notes, name: "isLoading") { String($0.notes.isLoading) },
+            Property(screen: .notes, name: "isSearching") { String($0.notes.isSearching) },
+            Property(screen: .notes, name: "rows") { items($0.notes.rows.count) },
+            Property(screen: .notes, name: "searchQuery") { $0.notes.searchQuery },
+            Property(screen: .notes, name: "selectedID") { text($0.notes.selectedID?.description) },
+            Property(screen: .notes, name: "selectedText") { text($0.notes.selectedText) },
+            Property(screen: .counter, name: "canDecrement") { String($0.counter.canDecrement) },
+            Property(screen: .counter, name: "count") { String($0.counter.count) },
+        ]
+    }()
+
+    /// The names of the properties of `screen`, in the order help lists them.
+    static func propertyNames(of screen: Screen) -> [String] {
+        properties.filter { $0.screen == screen }.map(\.name)
+    }
+
+    /// Property `name` of `screen`; `nil` when the screen has no such property.
+    func value(of name: String, on screen: Screen) -> String? {
+        Self.properties.first { $0.screen == screen && $0.name == name }?.value(screens)
     }
 
     // MARK: - Rendering
@@ -105,26 +106,29 @@ final class Screens: Sendable, Equatable {
         case all
         /// What differs from an earlier moment: for the notes, the rows that changed and the
         /// count (the first page when too much changed to tell).
-        case changes(since: Screens)
+        case changes(since: ConsoleScreens)
     }
 
-    /// Screen `name`, or every screen for `all`.
-    func render(_ name: String, _ extent: Extent = .page) -> String {
-        switch name {
-        case "all": Self.names.map { render($0, extent) }.joined(separator: "\n")
-        case "login": renderLogin()
-        case "session": renderSession()
-        case "profile": renderProfile()
-        case "notes": renderNotes(extent)
-        case "counter": renderCounter()
-        default: ""
+    /// Every screen, in ``Screen/allCases`` order.
+    func renderAll(_ extent: Extent = .page) -> String {
+        Screen.allCases.map { render($0, extent) }.joined(separator: "\n")
+    }
+
+    /// Screen `screen`.
+    func render(_ screen: Screen, _ extent: Extent = .page) -> String {
+        switch screen {
+        case .login: renderLogin()
+        case .session: renderSession()
+        case .profile: renderProfile()
+        case .notes: renderNotes(extent)
+        case .counter: renderCounter()
         }
     }
 
-    /// The names of the screens that differ from `earlier`, and what changed on them rendered.
-    func changes(since earlier: Screens) -> (names: [String], output: String) {
-        let names = changed(since: earlier)
-        return (names, names.map { render($0, .changes(since: earlier)) }.joined(separator: "\n"))
+    /// The screens that differ from `earlier`, and what changed on them rendered.
+    func changes(since earlier: ConsoleScreens) -> (screens: [Screen], output: String) {
+        let changed = changed(since: earlier)
+        return (changed, changed.map { render($0, .changes(since: earlier)) }.joined(separator: "\n"))
     }
 
     private func renderLogin() -> String {

@@ -30,10 +30,10 @@ public struct ScriptRunner: Sendable {
     }
 
     /// Makes the session each script runs in.
-    public let makeSession: @Sendable () -> ConsoleSession
+    public let makeSession: @Sendable () async throws -> ConsoleSession
 
     /// A runner whose scripts each get a session from `makeSession`.
-    public init(makeSession: @escaping @Sendable () -> ConsoleSession) {
+    public init(makeSession: @escaping @Sendable () async throws -> ConsoleSession) {
         self.makeSession = makeSession
     }
 
@@ -52,23 +52,41 @@ public struct ScriptRunner: Sendable {
 
     /// Runs `script` (its text) named `name`.
     public func run(_ script: String, name: String) async -> Report {
-        let session = makeSession()
+        var lines = Self.lines(of: script).makeIterator()
+        return await run(name: name, nextLine: { lines.next().map(String.init) })
+    }
+
+    /// Runs the lines `nextLine` gives, one at a time as it gives them (`nil` ends the script),
+    /// calling `onLine` with each line's report as soon as the line has run: how a script read
+    /// from a pipe is answered line by line.
+    public func run(name: String, nextLine: () -> String?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        let session: ConsoleSession
+        do {
+            session = try await makeSession()
+        } catch {
+            let report = LineReport(line: 0, command: "(start)", ok: false, output: "the session could not start: \(error)", changes: [])
+            onLine(report)
+            return Report(name: name, lines: [report])
+        }
         var reports: [LineReport] = []
-        for (offset, line) in Self.lines(of: script).enumerated() {
-            let trimmed = Self.trimmed(line)
+        var number = 0
+        while let line = nextLine() {
+            number += 1
+            let trimmed = Self.trimmed(Substring(line))
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let text = String(line)
-            let result = await session.execute(text)
+            let result = await session.execute(line)
             var output = result.output
             switch result.status {
             case .ok: break
             case .rejected(let message), .error(let message):
                 output = output.isEmpty ? message : output + "\n" + message
             }
-            reports.append(LineReport(line: offset + 1, command: String(trimmed), ok: result.succeeded, output: output, changes: result.changed))
+            let report = LineReport(line: number, command: String(trimmed), ok: result.succeeded, output: output, changes: result.changed)
+            onLine(report)
+            reports.append(report)
             if result.quits { break }
         }
-        session.store.shutDown()
+        try? await session.host.close(timeout: .zero)
         return Report(name: name, lines: reports)
     }
 }
@@ -76,23 +94,47 @@ public struct ScriptRunner: Sendable {
 extension ScriptRunner.Report {
     /// Each command, then its output indented: what a person reads.
     public func transcript(quiet: Bool = false) -> String {
-        var text = ""
-        for line in lines where !quiet || !line.ok {
-            text += "> \(line.command)\n"
-            if !line.ok { text += "FAILED at \(name):\(line.line): \(line.command)\n" }
-            for outputLine in line.output.split(separator: "\n", omittingEmptySubsequences: false) where !line.output.isEmpty {
-                text += "  \(outputLine)\n"
-            }
+        lines.filter { !quiet || !$0.ok }.map { $0.transcript(script: name) }.joined()
+    }
+
+    /// One JSON object per command (see ``ScriptRunner/LineReport/jsonLine(script:)``), each
+    /// on its own line.
+    public func jsonLines() -> String {
+        lines.map { $0.jsonLine(script: name) + "\n" }.joined()
+    }
+}
+
+extension ScriptRunner.LineReport {
+    /// The command, then its output indented; a failure says where it happened.
+    public func transcript(script: String) -> String {
+        var text = "> \(command)\n"
+        if !ok { text += "FAILED at \(script):\(line): \(command)\n" }
+        for outputLine in output.split(separator: "\n", omittingEmptySubsequences: false) where !output.isEmpty {
+            text += "  \(outputLine)\n"
         }
         return text
     }
 
-    /// One JSON object per command: line, command, ok, output, changes.
-    public func jsonLines() -> String {
+    /// `{"changes":["counter"],"command":"counter.increment","line":3,"ok":true,"output":"counter: 1","script":"a.script"}`:
+    /// one JSON object on one line, keys sorted.
+    public func jsonLine(script: String) -> String {
+        struct Line: Encodable {
+            let script: String
+            let report: ScriptRunner.LineReport
+            enum Keys: String, CodingKey { case script, line, command, ok, output, changes }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(script, forKey: .script)
+                try container.encode(report.line, forKey: .line)
+                try container.encode(report.command, forKey: .command)
+                try container.encode(report.ok, forKey: .ok)
+                try container.encode(report.output, forKey: .output)
+                try container.encode(report.changes, forKey: .changes)
+            }
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return lines.compactMap { line in
-            (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) }
-        }.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")
+        guard let data = try? encoder.encode(Line(script: script, report: self)) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -60,14 +60,19 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
         return left.high != right.high ? left.high < right.high : left.low < right.low
     }
 
-    /// Decodes the UUID string.
+    /// Decodes a UUID string in either case.
     public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(UUID.self)
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let uuid = UUID(uuidString: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "“\(text)” is not a UUID")
+        }
+        rawValue = uuid
     }
 
-    /// Encodes the UUID string.
+    /// Encodes the lowercase UUID string, as ``description`` prints it.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
+        try container.encode(description)
     }
 }

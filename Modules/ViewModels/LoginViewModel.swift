@@ -27,7 +27,8 @@ public final class LoginViewModel: ViewModel {
         public var errorMessage: String?
         /// Whether the sign-in button works now.
         public var isSignInEnabled: Bool
-        /// What is wrong with the fields, to show under them; `nil` when they are valid or empty.
+        /// What is wrong with the fields typed in, to show under them; `nil` when they are valid or
+        /// empty (an empty field gets no hint).
         public var credentialsHint: String?
 
         /// The snapshot of a login `status`.
@@ -39,9 +40,13 @@ public final class LoginViewModel: ViewModel {
             isAuthenticated = status.isAuthenticated
             errorMessage = status.error?.message
             isSignInEnabled = status.isSignInEnabled
-            let credentials = Credentials(username: status.username, password: status.password)
-            let untouched = status.username.isEmpty && status.password.isEmpty
-            credentialsHint = untouched || status.isAuthenticated ? nil : credentials.problem
+            // Only a field with something in it gets a hint: a username restored from a journal,
+            // with the password still empty, is not a mistake yet.
+            let problems = status.isAuthenticated ? [] : [
+                status.username.isEmpty ? nil : status.username.problem,
+                status.password.isEmpty ? nil : status.password.problem,
+            ].compactMap { $0 }
+            credentialsHint = problems.isEmpty ? nil : problems.joined(separator: " ")
         }
     }
 

@@ -12,8 +12,8 @@ import Testing
 struct ConsoleScaleTests {
     /// A console signed in on the in-memory clients whose notes are `ids` (newest first),
     /// built as a restored state so the test does not type ten thousand commands.
-    func console(notes ids: [UInt64], historyLimits: Timeline<AppFeature.State, AppFeature.Action>.Limits = .init()) async -> ConsoleSession {
-        let signIn = ConsoleSession(environment: .memory())
+    func console(notes ids: [UInt64], historyLimits: Timeline<AppFeature.State, AppFeature.Action>.Limits = .init()) async throws -> ConsoleSession {
+        let signIn = try await ConsoleSession.scripted()
         for line in ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit"] {
             _ = await signIn.execute(line)
         }
@@ -22,14 +22,16 @@ struct ConsoleScaleTests {
         state.notes.items = IdentifiedArray(uniqueElements: ids.map {
             Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nwith a second line", createdAt: date))
         })
-        return ConsoleSession(environment: signIn.environment, initialState: state, historyLimits: historyLimits)
+        var options = AppHost.Options(testClock: signIn.host.testClock, history: historyLimits, initialState: state)
+        options.clients = signIn.host.environment
+        return ConsoleSession(host: try await AppHost(storage: .inMemory(), options: options))
     }
 
     /// Ten thousand ids, newest first, clear of the ones the in-memory clients hand out.
     static let tenThousand = Array((1_000_001...1_010_000).reversed()) as [UInt64]
 
-    @Test func tenThousandNotesArePagedAndCountedInFull() async {
-        let console = await console(notes: Self.tenThousand)
+    @Test func tenThousandNotesArePagedAndCountedInFull() async throws {
+        let console = try await console(notes: Self.tenThousand)
         let page = await console.execute("view notes")
         let lines = page.output.split(separator: "\n")
         #expect(lines.first == "notes: 10,000 notes")
@@ -49,8 +51,8 @@ struct ConsoleScaleTests {
         #expect(option.status == .error("argument 2 at column 12: unknown option “--everything” (only --all, which lists every note)"))
     }
 
-    @Test func aCommandShowsTheRowsItChangedAndTheCount() async {
-        let console = await console(notes: Self.tenThousand)
+    @Test func aCommandShowsTheRowsItChangedAndTheCount() async throws {
+        let console = try await console(notes: Self.tenThousand)
         let added = await console.execute("notes.add \"one more\"")
         #expect(added.succeeded)
         #expect(added.output.split(separator: "\n").map(String.init) == [
@@ -71,10 +73,10 @@ struct ConsoleScaleTests {
         #expect(await console.execute("expect notes.count == 10000").succeeded)
     }
 
-    @Test func idsSharingTheirLastDigitsGetLongerShortIDs() async {
+    @Test func idsSharingTheirLastDigitsGetLongerShortIDs() async throws {
         // 0x3, 0x10003 and 0x210003 share their last four digits, 0x3 and 0x10003 their last five
         // (00003), 0x10003 and 0x210003 theirs (10003).
-        let console = await console(notes: [0x21_0003, 0x1_0003, 0x3, 0x4])
+        let console = try await console(notes: [0x21_0003, 0x1_0003, 0x3, 0x4])
         let page = await console.execute("view notes")
         #expect(page.output.split(separator: "\n").dropFirst().map { String($0.dropFirst(4).prefix { $0 != " " }) }
             == ["210003", "010003", "00003", "0004"])
@@ -90,8 +92,8 @@ struct ConsoleScaleTests {
             == .error("argument 1 <id> at column 14: there is no note with id “12g4” (view notes lists them)"))
     }
 
-    @Test func historyKeepsWithinItsLimitsAndSaysWhatWasDropped() async {
-        let console = await console(notes: [1, 2], historyLimits: .init(entries: 50))
+    @Test func historyKeepsWithinItsLimitsAndSaysWhatWasDropped() async throws {
+        let console = try await console(notes: [1, 2], historyLimits: .init(entries: 50))
         for _ in 0..<120 { _ = await console.execute("counter.increment") }
         let history = await console.execute("history")
         #expect(history.output.split(separator: "\n").count == 50)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Console session")
 struct ConsoleSessionTests {
-    func session() -> ConsoleSession { ConsoleSession(environment: .memory()) }
+    func session() async throws -> ConsoleSession { try await ConsoleSession.scripted() }
 
     func run(_ session: ConsoleSession, _ lines: [String]) async -> [ConsoleSession.Result] {
         var results: [ConsoleSession.Result] = []
@@ -13,8 +13,8 @@ struct ConsoleSessionTests {
         return results
     }
 
-    @Test func aSignedInSessionWithNotesAndTheirErrors() async {
-        let console = session()
+    @Test func aSignedInSessionWithNotesAndTheirErrors() async throws {
+        let console = try await session()
         let results = await run(console, [
             "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
             "notes.add \"buy milk\"", "fail notes.update", "notes.edit 0003 \"buy oat milk\"",
@@ -25,8 +25,8 @@ struct ConsoleSessionTests {
         #expect(results[9].status == .error("argument 1 <id> at column 12: there is no note with id “nope” (view notes lists them)"))
     }
 
-    @Test func rejectionsExpectationsAndSignInFirst() async {
-        let console = session()
+    @Test func rejectionsExpectationsAndSignInFirst() async throws {
+        let console = try await session()
         let results = await run(console, [
             "notes.add x", "! notes.add x", "! counter.increment", "expect counter.count == 1", "expect counter.count > 5",
             "expect login.errorMessage == nil", "expect counter.nope == 1", "expect counter.count ~ 1",
@@ -41,8 +41,8 @@ struct ConsoleSessionTests {
         #expect(results[7].status == .error("argument 2 <op> at column 22: unknown operator “~” (==, !=, <, <=, >, >=, contains)"))
     }
 
-    @Test func timeTravelAndTheClock() async {
-        let console = session()
+    @Test func timeTravelAndTheClock() async throws {
+        let console = try await session()
         let results = await run(console, [
             "counter.increment", "counter.increment", "undo", "expect counter.count == 1", "redo", "jump 0",
             "expect counter.count == 0", "diff 2", "advance 300ms", "advance soon", "jump 99",
@@ -53,8 +53,8 @@ struct ConsoleSessionTests {
         #expect(!results[10].succeeded)
     }
 
-    @Test func diffNamesWhatIsAvailable() async {
-        let console = session()
+    @Test func diffNamesWhatIsAvailable() async throws {
+        let console = try await session()
         let results = await run(console, ["diff", "counter.increment", "counter.increment", "diff", "diff 7", "jump 0", "diff"])
         #expect(results[0].status == .rejected("no action has been reduced yet, so there is nothing to diff"))
         #expect(results[3].output == "2  Action.counter(Action.incrementTapped)\n.counter.count\n    -  1\n    +  2")
@@ -65,15 +65,15 @@ struct ConsoleSessionTests {
     @Test func theRecordingNeverHoldsThePassword() async throws {
         let path = NSTemporaryDirectory() + "appcore-record-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let console = session()
+        let console = try await session()
         _ = await run(console, ["record \(path)", "login.username alice.liddell", "login.password \"top secret!\"", "signup bob.builder canwefixit", "stop"])
         let script = try String(contentsOfFile: path, encoding: .utf8)
         #expect(script == "login.username alice.liddell\nlogin.password <redacted>\nsignup bob.builder <redacted>\n")
     }
 
     /// Thousands of random and mutated lines: no crash, and a line that fails changes nothing.
-    @Test func fuzzedLinesNeverCrashAndRejectedOnesChangeNothing() async {
-        let console = session()
+    @Test func fuzzedLinesNeverCrashAndRejectedOnesChangeNothing() async throws {
+        let console = try await session()
         _ = await run(console, ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "notes.add seed"])
         var generator = SeededRandom(seed: 42)
         let words = CommandSpec.all.map(\.name) + ["\"", "\\", "#", "!", "0003", "-1", "999999999999", "\"a b\"", "💥", "", "nil", "==", "300ms", "notes", "all"]

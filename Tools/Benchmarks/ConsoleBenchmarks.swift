@@ -13,7 +13,7 @@ func benchmarkScript(lines: Int) -> String {
 /// Lines per second through the batch runner's engine: parse, send, wait, report.
 func batchReplaySample(_ lines: Int) async -> Double {
     let script = benchmarkScript(lines: lines)
-    let runner = ScriptRunner { ConsoleSession(environment: .memory()) }
+    let runner = ScriptRunner { try await ConsoleSession.scripted() }
     let start = monotonicNanoseconds()
     let report = await runner.run(script, name: "bench")
     let elapsed = monotonicNanoseconds() - start

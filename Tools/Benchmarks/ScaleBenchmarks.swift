@@ -46,7 +46,7 @@ func runScaleChild(_ arguments: [String]) async -> Int32 {
 
 /// A console session on the in-memory clients, signed in as `bench.writer`.
 func signedInMemorySession() async -> ConsoleSession {
-    let session = ConsoleSession(environment: .memory())
+    guard let session = try? await ConsoleSession.scripted() else { fatalError("the scale session could not start") }
     for line in ["signup bench.writer benchmark", "login.username bench.writer", "login.password benchmark", "login.submit"] {
         let result = await session.execute(line)
         precondition(result.succeeded, "the scale session could not sign in: \(result.status)")
@@ -71,7 +71,7 @@ func notesAddWindows(_ count: Int) async -> (first: Double, last: Double) {
     }
     let check = await session.execute("expect notes.count == \(count)")
     precondition(check.succeeded, "the notes were not all added: \(check.status)")
-    session.store.shutDown()
+    try? await session.host.close(timeout: .zero)
     return (first, last)
 }
 
@@ -95,8 +95,8 @@ func prepareSignInDatabase(at path: String, notes count: Int) async throws {
 /// Milliseconds from `login.submit` until the account's `count` notes are listed, on the
 /// database at `path`, through the console as the REPL runs it.
 func signInMilliseconds(databasePath path: String, notes count: Int) async throws -> Double {
-    let database = try Database(path: path, migrations: AppSchema.migrations)
-    let session = ConsoleSession(environment: ConsoleEnvironment(name: "live", base: .live(database: database), manualClock: nil))
+    let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off))
+    let session = ConsoleSession(host: host)
     for line in ["login.username \(scaleCredentials.username.rawValue)", "login.password \(scaleCredentials.password.revealed)"] {
         _ = await session.execute(line)
     }
@@ -106,7 +106,7 @@ func signInMilliseconds(databasePath path: String, notes count: Int) async throw
     precondition(result.succeeded, "sign-in failed: \(result.status)")
     let check = await session.execute("expect notes.count == \(count)")
     precondition(check.succeeded, "sign-in did not list every note: \(check.status)")
-    session.store.shutDown()
+    try await host.close(timeout: .zero)
     return Double(elapsed) / 1e6
 }
 

@@ -17,7 +17,7 @@ public final class Connection {
     private let path: String
     private var statements: [String: OpaquePointer] = [:]
     private var transactionDepth = 0
-    private var isClosed = false
+    private(set) var isClosed = false
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle

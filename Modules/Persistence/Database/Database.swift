@@ -65,17 +65,37 @@ public final class Database: Sendable {
         connection.withLock { $0.close() }
     }
 
+    /// Closes the database: SQLite folds its write-ahead log back into the file and removes the
+    /// `-wal` and `-shm` files. Later reads and writes fail with a "closed" error; closing twice
+    /// does nothing.
+    public func close() {
+        connection.withLock { $0.close() }
+    }
+
+    /// Whether ``close()`` was called.
+    public var isClosed: Bool {
+        connection.withLock { $0.isClosed }
+    }
+
     /// Runs `body` with the connection, serialised with every other call.
     public func read<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in try body(connection) }
+        try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in
+            guard !connection.isClosed else { throw closedError }
+            return try body(connection)
+        }
     }
 
     /// Runs `body` in a transaction (an immediate one, so writers queue at its start): committed
     /// if `body` returns, rolled back if it throws.
     public func write<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in
-            try connection.transaction(body)
+            guard !connection.isClosed else { throw closedError }
+            return try connection.transaction(body)
         }
+    }
+
+    private var closedError: DatabaseError {
+        DatabaseError(.other, operation: "use \(path)", message: "the database was closed")
     }
 
     /// The schema version stored in the file.

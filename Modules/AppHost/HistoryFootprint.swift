@@ -9,7 +9,7 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
     /// action — in O(1) per state, since the timeline measures a state at every checkpoint. The
     /// text of a note is counted where it arrives (in the action that carries it), not again in
     /// every state that shares it.
-    static var app: Self {
+    public static var app: Self {
         Self(
             state: { state in
                 MemoryLayout<AppFeature.State>.size

@@ -1,0 +1,375 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import Reducers
+import StateStore
+import ViewModels
+
+/// How much time-travel history a host keeps (``AppHost/Options/history``): by default 10,000
+/// actions and an estimated 64 MiB, the oldest dropped first.
+public typealias HistoryLimits = Timeline<AppFeature.State, AppFeature.Action>.Limits
+
+/// The one composition root every front end uses: it opens the storage, builds the app's store
+/// and view models, runs intents until their work has settled, and closes everything again.
+///
+/// ```swift
+/// let host = try await AppHost(storage: .inMemory(latency: .milliseconds(40)), loginStyle: .finiteStates)
+/// let outcome = await host.perform(.addNote(text: "milk"))
+/// if case .rejected(let reason) = outcome.status { print(reason) }   // "You are not signed in. Sign in first."
+/// print(outcome.screens.notes.count)
+/// try await host.close()
+/// ```
+///
+/// Read screens after ``perform(_:timeout:)`` returns (or from ``changes()``), never right after
+/// sending an action yourself: in memory most work finishes inside `send`, on a database or
+/// with latency it does not, and a screen read too early is stale.
+public final class AppHost: Sendable {
+    /// Where the app's data lives.
+    public enum Storage: Sendable, Equatable {
+        /// In-memory clients (nothing is kept after the host goes away), each call delayed by
+        /// `latency` on the host's clock.
+        case inMemory(latency: Duration = .zero)
+        /// A SQLite database at `path` (created if missing): the live clients, and the action
+        /// journal restored on opening and recorded until ``AppHost/close()``.
+        case database(path: String)
+    }
+
+    /// What front ends other than a plain app need: scripts, tests and tools.
+    public struct Options: Sendable {
+        /// A clock that moves only when told to, for deterministic runs: the clients, the
+        /// debounce and the dates of in-memory storage follow it, and ``AppHost/perform(_:timeout:)``
+        /// moves it on whenever every running effect is asleep on it. `nil` (the default): real time.
+        public var testClock: ManualClock?
+        /// What a database host does with the action journal: restore it and record from there
+        /// (the default), only restore it (to look at a database without changing it), or
+        /// neither (a fresh app on the database's clients, so several hosts can share one
+        /// database, as the batch runner's scripts do).
+        public var journal: JournalUse
+        /// What undo, redo and jump keep; `nil` keeps no history.
+        public var history: HistoryLimits?
+        /// Where runtime diagnostics go besides the outcomes they belong to; by default nowhere.
+        public var diagnostics: Diagnostics
+        /// The live clients' settings (password hashing, sign-in throttling).
+        public var live: LiveConfiguration
+        /// The state to start from instead of a fresh app's (a database host's journal, when
+        /// it holds anything, wins).
+        public var initialState: AppFeature.State?
+        /// Clients to use instead of in-memory storage's own: tests that carry a signed-in
+        /// state from one host to another.
+        package var clients: AppEnvironment?
+
+        /// Options; by default real time, the journal on, 10,000 history entries.
+        public init(
+            testClock: ManualClock? = nil,
+            journal: JournalUse = .restoreAndRecord,
+            history: HistoryLimits? = HistoryLimits(),
+            diagnostics: Diagnostics = Diagnostics { _ in },
+            live: LiveConfiguration = LiveConfiguration(),
+            initialState: AppFeature.State? = nil
+        ) {
+            self.initialState = initialState
+            self.testClock = testClock
+            self.journal = journal
+            self.history = history
+            self.diagnostics = diagnostics
+            self.live = live
+        }
+    }
+
+    /// What a database host does with the action journal (``Options/journal``).
+    public enum JournalUse: Sendable, Equatable {
+        /// Restore it on opening, then record every action.
+        case restoreAndRecord
+        /// Restore it on opening; record nothing, and send nothing on resuming.
+        case restoreOnly
+        /// Neither: the app starts fresh (or from ``Options/initialState``).
+        case off
+    }
+
+    /// Where the data lives.
+    public let storage: Storage
+    /// The app's store, for front ends that render with Observation or need actions.
+    public let store: RootStore<AppFeature.State, AppFeature.Action>
+    /// The sign-in screen.
+    public let login: LoginViewModel
+    /// Who is signed in.
+    public let session: SessionViewModel
+    /// The profile and posts.
+    public let profile: ProfileViewModel
+    /// The notes.
+    public let notes: NotesViewModel
+    /// The counter.
+    public let counter: CounterViewModel
+    /// The clients the app runs on, with ``failures`` installed.
+    public let environment: AppEnvironment
+    /// Arms failures of client endpoints (`fail notes.create` in the console).
+    public let failures: FailureInjector
+    /// The test clock, when ``Options/testClock`` gave one.
+    public let testClock: ManualClock?
+    /// Undo, redo and jump; `nil` when ``Options/history`` is `nil`.
+    public let timeline: Timeline<AppFeature.State, AppFeature.Action>?
+    /// How many journaled actions opening replayed (0 in memory).
+    public let restoredActions: Int
+    /// The screens that changed when the app resumed from the journal (a session that lost its
+    /// token ends); empty in memory or on a fresh database.
+    public var resumed: [Screen] { resumedScreens.withLock { $0 } }
+
+    private let database: Database?
+    private let journal: Journal<AppFeature.State, AppFeature.Action>?
+    private let recording: Locked<StoreSubscription?>
+    private let performing = Locked<[UInt64: [StoreTask]]>([:])
+    private let nextPerform = Locked<UInt64>(0)
+    private let resumedScreens = Locked<[Screen]>([])
+
+    /// Opens `storage` and starts the app, signed out, with `loginStyle`'s sign-in — or, on a
+    /// database, where the journal left it. Returns once resuming has settled.
+    public init(storage: Storage, loginStyle: LoginStyle = .finiteStates, options: Options = Options()) async throws(AppHostError) {
+        self.storage = storage
+        testClock = options.testClock
+        let clock: any Clock<Duration> = options.testClock ?? ContinuousClock()
+        let failures = FailureInjector()
+        self.failures = failures
+        var initialState = options.initialState ?? AppFeature.State(loginStyle: loginStyle)
+        var replayed = 0
+        switch storage {
+        case .inMemory(let latency):
+            let base = options.clients
+                ?? (options.testClock == nil ? AppEnvironment.inMemory(clock: clock, start: Date()) : AppEnvironment.inMemory(clock: clock))
+            environment = (latency > .zero ? base.withLatency(latency) : base).injectingFailures(failures)
+            database = nil
+            journal = nil
+        case .database(let path):
+            do {
+                let database = try Database(path: path, migrations: AppSchema.migrations)
+                environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock).injectingFailures(failures)
+                if options.journal != .off {
+                    let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
+                    let restored = try journal.restore(from: initialState, using: AppFeature(environment: environment))
+                    // A journal of a fresh app says nothing about the login style; the caller's stands.
+                    if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
+                    replayed = restored.replayed
+                    self.journal = journal
+                } else {
+                    journal = nil
+                }
+                self.database = database
+            } catch {
+                throw AppHostError(error)
+            }
+        }
+        restoredActions = replayed
+        let environment = environment
+        let store = RootStore(initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics) {
+            AppFeature.loginMiddleware(environment)
+        }
+        self.store = store
+        timeline = options.history.map { Timeline(recording: store, limits: $0, footprint: .app) }
+        login = LoginViewModel(appStore: store)
+        session = SessionViewModel(appStore: store)
+        profile = ProfileViewModel(appStore: store)
+        notes = NotesViewModel(appStore: store)
+        counter = CounterViewModel(appStore: store)
+        recording = Locked(options.journal == .restoreAndRecord ? journal.map { $0.record(store) { $0.carriesSecret } } : nil)
+        if journal != nil, options.journal == .restoreAndRecord {
+            // A session restored without its token (tokens are never saved) ends now.
+            let outcome = await perform(actions: [.session(.restored)])
+            resumedScreens.withLock { $0 = outcome.changed }
+        }
+    }
+
+    // MARK: - Intents
+
+    /// Runs `intent` and returns once everything it set in motion has finished — its effects,
+    /// the actions they sent back, their effects, and so on — or once `timeout` passed.
+    ///
+    /// Intents may be performed concurrently from several tasks; each outcome covers its own
+    /// intent's work and rejections only.
+    public func perform(_ intent: Intent, timeout: Duration = .seconds(10)) async -> IntentOutcome {
+        let before = screens
+        switch intent.actions(in: store.currentState) {
+        case .failure(let refusal):
+            return IntentOutcome(status: .rejected(reason: refusal.reason), changed: [], screens: before)
+        case .success(let actions):
+            return await perform(actions: actions, timeout: timeout, before: before)
+        }
+    }
+
+    /// Sends `actions` in order and waits as ``perform(_:timeout:)`` does: for front ends with
+    /// actions of their own beyond ``Intent``.
+    public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10)) async -> IntentOutcome {
+        await perform(actions: actions, timeout: timeout, before: screens)
+    }
+
+    private func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
+        let tasks = actions.map { store.send($0) }
+        let key = nextPerform.withLock { key in
+            defer { key += 1 }
+            return key
+        }
+        let unsettled = tasks.filter { !$0.isSettled }
+        if !unsettled.isEmpty { performing.withLock { $0[key] = unsettled } }
+        var settled = unsettled.isEmpty
+        if !settled, timeout > .zero { settled = await settle(unsettled, timeout: timeout) }
+        if !unsettled.isEmpty { performing.withLock { $0[key] = nil } }
+        let after = screens
+        let status: IntentOutcome.Status
+        if let rejection = tasks.lazy.flatMap(\.diagnostics).first(where: { $0.kind == .invalidTransition || $0.kind == .missingChild }) {
+            status = .rejected(reason: rejection.reason ?? rejection.message)
+        } else if !settled {
+            status = .timedOut(running: tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) })
+        } else {
+            status = .completed
+        }
+        return IntentOutcome(status: status, changed: after.changed(since: before), screens: after)
+    }
+
+    /// Cancels the work of every intent still being performed; returns how many effects were
+    /// running.
+    @discardableResult
+    public func cancelRunningIntents() -> Int {
+        let running = store.runningEffectCount
+        let tasks = performing.withLock { $0.values.flatMap { $0 } }
+        tasks.forEach { $0.cancel() }
+        return running
+    }
+
+    // MARK: - Waiting
+
+    /// Waits until no effect runs — moving the test clock on while every effect sleeps on it —
+    /// or `timeout` passed; returns whether the app became idle (``runningEffects`` names what
+    /// still runs).
+    @discardableResult
+    public func waitForEffects(timeout: Duration = .seconds(10)) async -> Bool {
+        await settle(timeout: timeout, movingClock: true) { [store] in !store.hasRunningEffects }
+    }
+
+    /// Moves the test clock by `duration`, then waits until the effects it woke finished or sleep
+    /// again (the clock does not move further); `false` if they still ran after `timeout`.
+    @discardableResult
+    public func advanceClock(by duration: Duration, timeout: Duration = .seconds(10)) async throws(AppHostError) -> Bool {
+        guard let testClock else {
+            throw AppHostError("the clock cannot be moved: this host runs on real time (it was opened without a test clock)")
+        }
+        await testClock.advance(by: duration)
+        return await settle(timeout: timeout, movingClock: false) { [store] in !store.hasRunningEffects }
+    }
+
+    /// The actions whose effects are still running, rendered on one line each, oldest first.
+    public var runningEffects: [String] {
+        store.runningEffects.map { ValueRenderer.oneLine($0) }
+    }
+
+    /// Waits for `tasks`' work, moving the test clock when everything sleeps on it.
+    private func settle(_ tasks: [StoreTask], timeout: Duration) async -> Bool {
+        guard testClock != nil else {
+            let deadline = ContinuousClock.now + timeout
+            for task in tasks {
+                guard await task.settle(timeout: max(.zero, ContinuousClock.now.duration(to: deadline))) else { return false }
+            }
+            return true
+        }
+        return await settle(timeout: timeout, movingClock: true, awaiting: tasks) { tasks.allSatisfy(\.isSettled) }
+    }
+
+    /// Waits until `isDone`, or until every running effect sleeps on the test clock — then moves
+    /// the clock on (`movingClock`) or returns — or until `timeout`. Wakes on events only: an
+    /// effect ending, a task starting to sleep on the clock, one of `tasks` settling.
+    private func settle(timeout: Duration, movingClock: Bool, awaiting tasks: [StoreTask] = [], until isDone: @escaping @Sendable () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        let effects = store.effectActivity
+        while true {
+            let effectsVersion = effects.version
+            let sleepsVersion = testClock?.sleeps.version ?? 0
+            if isDone() { return true }
+            if let testClock {
+                let sleepers = testClock.sleeperCount
+                if sleepers > 0, store.runningEffectCount <= sleepers {
+                    guard movingClock else { return true }
+                    await testClock.run()
+                    continue
+                }
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            let clock = testClock
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await effects.wait(after: effectsVersion) }
+                if let clock { group.addTask { await clock.sleeps.wait(after: sleepsVersion) } }
+                for task in tasks where !task.isSettled {
+                    group.addTask { await task.settle(timeout: remaining) }
+                }
+                group.addTask { try? await Task.sleep(for: remaining) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    // MARK: - Screens
+
+    /// The screens now.
+    public var screens: Screens {
+        Screens(login: login.currentSnapshot, session: session.currentSnapshot, profile: profile.currentSnapshot,
+                notes: notes.currentSnapshot, counter: counter.currentSnapshot)
+    }
+
+    /// The screens after each change, from now on, in a new stream per call. A reader that falls
+    /// behind gets the latest screens rather than every one in between (`bufferingPolicy`).
+    public func changes(bufferingPolicy: AsyncStream<Screens>.Continuation.BufferingPolicy = .bufferingNewest(1)) -> AsyncStream<Screens> {
+        AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
+            let last = Locked<Screens?>(nil)
+            let subscription = store.observe { state in
+                let screens = Screens(state)
+                let isNew = last.withLock { last -> Bool in
+                    defer { last = screens }
+                    return last.map { $0 != screens } ?? false
+                }
+                if isNew { continuation.yield(screens) }
+            }
+            continuation.onTermination = { _ in subscription.cancel() }
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Lets running work finish (up to `timeout`), stops the app, stops recording, writes the
+    /// rest of the journal and closes the database (its `-wal` and `-shm` files go away).
+    /// Calling it again does nothing.
+    public func close(timeout: Duration = .seconds(5)) async throws(AppHostError) {
+        await store.waitForEffects(timeout: timeout)
+        store.shutDown()
+        recording.withLock { subscription in
+            subscription?.cancel()
+            subscription = nil
+        }
+        timeline?.stopRecording()
+        do {
+            try journal?.close()
+        } catch {
+            database?.close()
+            throw AppHostError(error)
+        }
+        database?.close()
+    }
+}
+
+/// Why a host could not open or close its storage, in one line a shell can print as it is.
+public struct AppHostError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The message.
+    public let description: String
+    /// The database failure behind it, if any.
+    public let database: DatabaseError?
+
+    /// An error with `description`.
+    public init(_ description: String) {
+        self.description = description
+        database = nil
+    }
+
+    /// The error for a database failure.
+    public init(_ error: DatabaseError) {
+        description = error.description
+        database = error
+    }
+}
