@@ -73,5 +73,5 @@ do {
 } catch {
     exitWithUsage("\(error)")
 }
-await shell.run(historyPath: inMemory || !live ? nil : dataDirectory + "/history")
+await shell.run(historyPath: inMemory ? nil : dataDirectory + "/history")
 exit(0)

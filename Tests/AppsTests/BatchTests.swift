@@ -68,13 +68,51 @@ struct BatchTests {
     @Test func jsonLinesDescribeEveryCommand() throws {
         let run = try Self.batch(["--json", "scripts/time-travel.script", "scripts/sign-in.script"])
         #expect(run.status == 0)
-        let lines = run.output.split(separator: "\n").dropLast()
-        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        // Every line of standard output is a JSON object: the commands, then the summary.
+        let all = try run.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let objects = all.dropLast()
         #expect(objects.count > 10)
-        #expect(objects.allSatisfy { $0["line"] is Int && $0["command"] is String && $0["ok"] is Bool && $0["output"] is String && $0["changes"] is [Any] })
+        #expect(objects.allSatisfy { $0["script"] is String && $0["line"] is Int && $0["command"] is String && $0["ok"] is Bool && $0["output"] is String && $0["changes"] is [Any] })
         #expect(objects.first?["command"] as? String == "counter.increment")
+        #expect(objects.first?["script"] as? String == "scripts/time-travel.script")
         #expect((objects.first?["changes"] as? [String]) == ["counter"])
-        #expect(run.output.hasSuffix("2 passed, 0 failed\n"))
+        let summary = try #require(all.last?["summary"] as? [String: Int])
+        #expect(summary == ["passed": 2, "failed": 0])
+    }
+
+    @Test func aScriptOnStandardInputIsAnsweredLineByLine() throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-batch")
+        process.arguments = ["--json", "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var pending = Data()
+        /// The next line of output, read while standard input is still open.
+        func nextLine() throws -> [String: Any] {
+            while !pending.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                try #require(!chunk.isEmpty, "appcore-batch ended before answering")
+                pending += chunk
+            }
+            let end = try #require(pending.firstIndex(of: UInt8(ascii: "\n")))
+            let line = pending[pending.startIndex..<end]
+            pending = Data(pending[(end + 1)...])
+            return try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        }
+        input.fileHandleForWriting.write(Data("counter.increment\n".utf8))
+        let first = try nextLine()
+        #expect(first["command"] as? String == "counter.increment" && first["ok"] as? Bool == true)
+        input.fileHandleForWriting.write(Data("# a comment\nexpect counter.count == 1\n".utf8))
+        let second = try nextLine()
+        #expect(second["line"] as? Int == 3 && second["output"] as? String == "ok: counter.count is 1")
+        try input.fileHandleForWriting.close()
+        let summary = try nextLine()
+        #expect(summary["summary"] as? [String: Int] == ["passed": 1, "failed": 0])
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
     }
 
     @Test func badUsageExitsTwoWithAMessage() throws {
