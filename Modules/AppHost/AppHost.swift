@@ -185,6 +185,7 @@ public final class AppHost: Sendable {
     ///
     /// Intents may be performed concurrently from several tasks; each outcome covers its own
     /// intent's work and rejections only.
+    @discardableResult
     public func perform(_ intent: Intent, timeout: Duration = .seconds(10)) async -> IntentOutcome {
         let before = screens
         switch intent.actions(in: store.currentState) {
@@ -197,6 +198,7 @@ public final class AppHost: Sendable {
 
     /// Sends `actions` in order and waits as ``perform(_:timeout:)`` does: for front ends with
     /// actions of their own beyond ``Intent``.
+    @discardableResult
     public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10)) async -> IntentOutcome {
         await perform(actions: actions, timeout: timeout, before: screens)
     }

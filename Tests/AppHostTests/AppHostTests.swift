@@ -1,1 +1,138 @@
+import AppHost
+import Foundation
+import Models
+import Persistence
 import Testing
+import ViewModels
+
+/// The host as a front end uses it: intents in, settled screens out, from memory and from a
+/// database file, from one task and from two.
+@Suite("AppHost")
+struct AppHostTests {
+    /// Signs up and in as alice on `host`; fails the test if any step is not completed.
+    func signIn(_ host: AppHost, _ sourceLocation: SourceLocation = #_sourceLocation) async {
+        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+                               .typePassword(password: "wonderland"), .signIn] {
+            let outcome = await host.perform(intent)
+            #expect(outcome.status == .completed, "\(intent) ended \(outcome.status)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func performReturnsSettledScreensEvenWithLatency() async throws {
+        let host = try await AppHost(storage: .inMemory(latency: .milliseconds(40)))
+        await signIn(host)
+        // Signing in loads the notes through an effect of the sign-in's response: settled too.
+        #expect(host.screens.notes.isLoading == false)
+        #expect(host.screens.session.isSignedIn)
+        let added = await host.perform(.addNote(text: "milk"))
+        #expect(added.status == .completed)
+        #expect(added.changed == [.notes])
+        let row = try #require(added.screens.notes.rows.first)
+        #expect(row.title == "milk" && !row.isPending, "the save finished before perform returned")
+        #expect(added.screens == host.screens)
+        try await host.close()
+    }
+
+    @Test func aRejectionBelongsToTheIntentThatWasRejected() async throws {
+        let host = try await AppHost(storage: .inMemory(latency: .milliseconds(30)))
+        // Signed out: adding a note is refused, while a slow sign-up runs alongside.
+        async let signUp = host.perform(.signUp(username: "bob.builder", password: "canwefixit"))
+        async let note = host.perform(.addNote(text: "milk"))
+        let (signedUp, refused) = await (signUp, note)
+        #expect(signedUp.status == .completed)
+        #expect(refused.status == .rejected(reason: "You are not signed in. Sign in first."))
+        let retry = await host.perform(.retryProfile)
+        #expect(retry.status == .rejected(reason: "Nothing on the profile failed to load; load it again instead."))
+        try await host.close()
+    }
+
+    @Test func aTimeoutNamesWhatStillRuns() async throws {
+        let host = try await AppHost(storage: .inMemory(latency: .seconds(30)))
+        let outcome = await host.perform(.signUp(username: "carol.danvers", password: "higherfurther"), timeout: .milliseconds(50))
+        guard case .timedOut(let running) = outcome.status else {
+            Issue.record("expected a timeout, got \(outcome.status)")
+            return
+        }
+        #expect(running.count == 1 && running[0].contains("signUpTapped"))
+        #expect(!running[0].contains("higherfurther"), "a password never shows")
+        try await host.close(timeout: .zero)
+    }
+
+    @Test func changesDeliversTheScreensAfterEachChange() async throws {
+        let host = try await AppHost(storage: .inMemory())
+        let changes = host.changes(bufferingPolicy: .unbounded)
+        var iterator = changes.makeAsyncIterator()
+        await host.perform(.increment)
+        await host.perform(.increment)
+        let first = await iterator.next()
+        let second = await iterator.next()
+        #expect(first?.counter.count == 1)
+        #expect(second?.counter.count == 2)
+        try await host.close()
+    }
+
+    @Test func intentsScreensAndOutcomesRoundTripThroughJSON() async throws {
+        let id = try #require(Note.ID("0A1B2C3D-0000-4000-8000-00000000000F"))
+        let intents: [Intent] = [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "a"), .typePassword(password: "secret12"),
+            .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .addPost(text: "hi"), .addNote(text: "milk"),
+            .editNote(id: id, text: "oat milk"), .deleteNote(id: id), .selectNote(id: id), .selectNote(id: nil),
+            .searchNotes(query: "mi"), .retryNote(id: id), .increment, .decrement, .reset,
+        ]
+        for intent in intents {
+            let data = try JSONEncoder().encode(intent)
+            #expect(try JSONDecoder().decode(Intent.self, from: data) == intent)
+        }
+        let edit = String(decoding: try JSONEncoder().encode(Intent.editNote(id: id, text: "x")), as: UTF8.self)
+        #expect(edit.contains("\"0a1b2c3d-0000-4000-8000-00000000000f\""), "ids encode lowercase: \(edit)")
+        #expect(try JSONDecoder().decode(Intent.self, from: Data(#"{"addNote":{"text":"milk"}}"#.utf8)) == .addNote(text: "milk"))
+        #expect(try JSONDecoder().decode(Intent.self, from: Data(#"{"signIn":{}}"#.utf8)) == .signIn)
+        #expect("\(Intent.signUp(username: "alice.liddell", password: "wonderland"))" == #"signUp(username: "alice.liddell", password: <redacted>)"#)
+        #expect(!String(reflecting: Intent.typePassword(password: "wonderland")).contains("wonderland"))
+
+        let host = try await AppHost(storage: .inMemory())
+        await signIn(host)
+        let outcome = await host.perform(.addNote(text: "milk\nand bread"))
+        let decoded = try JSONDecoder().decode(IntentOutcome.self, from: JSONEncoder().encode(outcome))
+        #expect(decoded == outcome)
+        let rejected = IntentOutcome(status: .rejected(reason: "no"), changed: [], screens: host.screens)
+        #expect(try JSONDecoder().decode(IntentOutcome.self, from: JSONEncoder().encode(rejected)) == rejected)
+        try await host.close()
+    }
+
+    @Test func aDatabaseHostSurvivesARestartAndLeavesNoWriteAheadLog() async throws {
+        let folder = NSTemporaryDirectory() + "appcore-host-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/app.sqlite"
+        let options = AppHost.Options(live: .testing)
+
+        let first = try await AppHost(storage: .database(path: path), options: options)
+        await signIn(first)
+        #expect(await first.perform(.addNote(text: "remember the milk")).status == .completed)
+        try await first.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+
+        let second = try await AppHost(storage: .database(path: path), options: options)
+        #expect(second.restoredActions > 0)
+        #expect(second.resumed.contains(.session), "the session without its token ended")
+        #expect(second.screens.session.isSignedIn == false)
+        #expect(second.screens.login.username == "alice.liddell")
+        #expect(second.screens.login.credentialsHint == nil, "nothing was typed yet")
+        #expect(await second.perform(.typePassword(password: "wonderland")).status == .completed)
+        #expect(await second.perform(.signIn).status == .completed)
+        #expect(second.screens.notes.rows.map(\.title) == ["remember the milk"])
+        try await second.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func aDatabaseThatCannotBeOpenedIsAClearError() async throws {
+        do {
+            _ = try await AppHost(storage: .database(path: "/no/such/folder/app.sqlite"))
+            Issue.record("opening a database in a missing folder succeeded")
+        } catch {
+            #expect(error.description.contains("/no/such/folder/app.sqlite"))
+        }
+    }
+}
