@@ -49,6 +49,13 @@ let apps: [Target] = [
     .executableTarget(name: "appcore-batch", dependencies: ["Console", "AppHost"], path: "Apps/Batch"),
 ]
 
+// MARK: - Examples
+
+/// Front ends shown in the README, built and run by the tests so they cannot go stale.
+let examples: [Target] = [
+    .executableTarget(name: "appcore-serve", dependencies: ["AppHost"], path: "Examples/JSONLines"),
+]
+
 // MARK: - Tools
 
 let tools: [Target] = [
@@ -98,7 +105,7 @@ let tests: [Target] = [
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
         path: "Tests/AppHostTests"
     ),
-    .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl"], path: "Tests/AppsTests"),
+    .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl", "appcore-serve"], path: "Tests/AppsTests"),
     .testTarget(
         name: "PersistenceTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],
@@ -114,7 +121,7 @@ let sharedSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let targets = modules + systemLibraries + apps + tools + tests
+let targets = modules + systemLibraries + apps + examples + tools + tests
 for target in targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

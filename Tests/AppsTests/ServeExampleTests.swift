@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// The README's JSON-lines front end: the copy in the README is the file that is built, and the
+/// built program answers JSON intents with JSON outcomes.
+@Suite("appcore-serve, the README's example")
+struct ServeExampleTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theReadmeShowsTheExampleThatIsBuilt() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: Self.root.appendingPathComponent("Examples/JSONLines/main.swift"), encoding: .utf8)
+        #expect(readme.contains("```swift\n" + source + "```\n"), "README.md's example differs from Examples/JSONLines/main.swift")
+    }
+
+    @Test func itAnswersEachIntentWithItsSettledOutcome() throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-serve")
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let requests = [
+            #"{"addNote":{"text":"milk"}}"#,
+            #"{"signUp":{"username":"alice.liddell","password":"wonderland"}}"#,
+            #"{"typeUsername":{"username":"alice.liddell"}}"#,
+            #"{"typePassword":{"password":"wonderland"}}"#,
+            #"{"signIn":{}}"#,
+            #"{"addNote":{"text":"milk"}}"#,
+            "not json",
+        ]
+        input.fileHandleForWriting.write(Data((requests.joined(separator: "\n") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(!text.contains("wonderland"), "a password never comes back")
+        let replies = try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(replies.count == requests.count)
+        let first = try #require(replies.first?["status"] as? [String: Any])
+        #expect((first["rejected"] as? [String: String])?["reason"] == "You are not signed in. Sign in first.")
+        let added = replies[5]
+        #expect((added["status"] as? [String: Any])?["completed"] != nil)
+        #expect(added["changed"] as? [String] == ["notes"])
+        let notes = try #require((added["screens"] as? [String: Any])?["notes"] as? [String: Any])
+        let rows = try #require(notes["rows"] as? [[String: Any]])
+        #expect(rows.first?["title"] as? String == "milk" && rows.first?["isPending"] as? Bool == false)
+        #expect(replies.last?["error"] as? String == "not an intent: not json")
+    }
+}
