@@ -185,10 +185,16 @@ public final class AppHost: Sendable {
     ///
     /// Intents may be performed concurrently from several tasks; each outcome covers its own
     /// intent's work and rejections only.
+    ///
+    /// - Parameters:
+    ///   - timeout: How long to wait for the intent's work (real time).
+    ///   - earlier: The screens the outcome's ``IntentOutcome/changed`` is measured against: by
+    ///     default the screens just before the intent; a front end that shows screens can pass
+    ///     the ones it shows, and redraw exactly what `changed` lists.
     @discardableResult
-    public func perform(_ intent: Intent, timeout: Duration = .seconds(10)) async -> IntentOutcome {
-        let before = screens
-        switch intent.actions(in: store.currentState) {
+    public func perform(_ intent: Intent, timeout: Duration = .seconds(10), since earlier: Screens? = nil) async -> IntentOutcome {
+        let before = earlier ?? screens
+        switch intent.actions(in: { store.currentState }) {
         case .failure(let refusal):
             return IntentOutcome(status: .rejected(reason: refusal.reason), changed: [], screens: before)
         case .success(let actions):

@@ -46,9 +46,9 @@ public enum Intent: Codable, Equatable, Sendable, CustomStringConvertible, Custo
     /// Set the counter back to zero.
     case reset
 
-    /// The actions the intent sends, in order, given the app's state now; a reason instead when
-    /// the intent has nothing to do in this state.
-    func actions(in state: AppFeature.State) -> Result<[AppFeature.Action], Refusal> {
+    /// The actions the intent sends, in order, given the app's state now (read only by the
+    /// intents that depend on it); a reason instead when the intent has nothing to do.
+    func actions(in state: () -> AppFeature.State) -> Result<[AppFeature.Action], Refusal> {
         switch self {
         case .signUp(let username, let password):
             .success([.session(.signUpTapped(Credentials(username: Username(username), password: Password(password))))])
@@ -59,7 +59,7 @@ public enum Intent: Codable, Equatable, Sendable, CustomStringConvertible, Custo
         case .signOut: .success([.session(.signOutTapped)])
         case .loadProfile: .success([.profile(.load), .posts(.load)])
         case .retryProfile:
-            Self.retries(in: state)
+            Self.retries(in: state())
         case .addPost(let text): .success([.posts(.add(text))])
         case .addNote(let text): .success([.notes(.addTapped(text))])
         case .editNote(let id, let text): .success([.notes(.edited(id, text))])

@@ -135,10 +135,10 @@ public final class ConsoleSession: @unchecked Sendable {
     /// Performs `intent`, waiting for its work if the session does, and reports what changed.
     func perform(_ intent: Intent) async -> Result {
         let before = shown.withLock { $0 } ?? ConsoleScreens(self)
-        let outcome = await host.perform(intent, timeout: waitsForEffects ? defaultTimeout : .zero)
+        let outcome = await host.perform(intent, timeout: waitsForEffects ? defaultTimeout : .zero, since: before.screens)
         let after = ConsoleScreens(outcome.screens, noteIDs: noteIDs)
-        let (changed, output) = after.changes(since: before)
-        var result = Result(status: .ok, output: output, changed: changed, screens: after)
+        let output = after.render(outcome.changed, since: before)
+        var result = Result(status: .ok, output: output, changed: outcome.changed, screens: after)
         switch outcome.status {
         case .completed:
             break

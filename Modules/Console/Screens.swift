@@ -128,7 +128,12 @@ final class ConsoleScreens: Sendable, Equatable {
     /// The screens that differ from `earlier`, and what changed on them rendered.
     func changes(since earlier: ConsoleScreens) -> (screens: [Screen], output: String) {
         let changed = changed(since: earlier)
-        return (changed, changed.map { render($0, .changes(since: earlier)) }.joined(separator: "\n"))
+        return (changed, render(changed, since: earlier))
+    }
+
+    /// What changed on `screens` since `earlier`, rendered.
+    func render(_ screens: [Screen], since earlier: ConsoleScreens) -> String {
+        screens.map { render($0, .changes(since: earlier)) }.joined(separator: "\n")
     }
 
     private func renderLogin() -> String {

@@ -1,3 +1,4 @@
+import AppHost
 import Console
 
 /// A script of `lines` lines a batch job might run: counting, typing, checking.
@@ -21,10 +22,39 @@ func batchReplaySample(_ lines: Int) async -> Double {
     return Double(lines) / (Double(elapsed) / 1e9)
 }
 
-/// The cases of the front-ends issue.
+/// Intents per second through `AppHost` in memory, each performed until its work settled:
+/// a signed-in user adding notes and counting, as a JSON-lines front end would drive it.
+func hostPerformSample(_ intents: Int) async -> Double {
+    guard let host = try? await AppHost(storage: .inMemory(), options: AppHost.Options(history: nil)) else {
+        fatalError("the benchmark host could not start")
+    }
+    for intent: Intent in [.signUp(username: "bench.writer", password: "benchmark"), .typeUsername(username: "bench.writer"),
+                           .typePassword(password: "benchmark"), .signIn] {
+        let outcome = await host.perform(intent)
+        precondition(outcome.status == .completed, "the benchmark host could not sign in: \(outcome.status)")
+    }
+    let start = monotonicNanoseconds()
+    for number in 0..<intents {
+        let outcome = await host.perform(number % 2 == 0 ? .addNote(text: "note \(number)") : .increment)
+        precondition(outcome.status == .completed, "intent \(number) ended \(outcome.status)")
+    }
+    let elapsed = monotonicNanoseconds() - start
+    try? await host.close(timeout: .zero)
+    return Double(intents) / (Double(elapsed) / 1e9)
+}
+
+/// The cases of the front-ends issues.
 func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
-    guard selected("batch-replay") else { return [] }
-    let lines = plan.iterations(100_000)
-    let samples = await repeated(plan) { await batchReplaySample(lines) }
-    return [Measurement(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(200_000))]
+    var measurements: [Measurement] = []
+    if selected("batch-replay") {
+        let lines = plan.iterations(100_000)
+        let samples = await repeated(plan) { await batchReplaySample(lines) }
+        measurements.append(Measurement(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(300_000)))
+    }
+    if selected("host-perform") {
+        let intents = plan.iterations(10_000)
+        let samples = await repeated(plan) { await hostPerformSample(intents) }
+        measurements.append(Measurement(name: "host-perform", unit: .perSecond, samples: samples, target: nil))
+    }
+    return measurements
 }
