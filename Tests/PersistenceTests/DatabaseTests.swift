@@ -25,6 +25,26 @@ struct DatabaseTests {
         #expect(permissions(path + "-wal") == 0o600, "the WAL file copies the database's mode")
     }
 
+    @Test func closingFoldsTheLogBackAndLaterCallsFailClearly() throws {
+        let path = folder.file("closing.sqlite")
+        let database = try Database(path: path, migrations: Self.schema)
+        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("kept")]) }
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        database.close()
+        database.close()
+        #expect(database.isClosed)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        #expect(throws: DatabaseError.self) { try database.read { db throws(DatabaseError) in try db.query("SELECT name FROM items") { $0.text(0) } } }
+        do {
+            _ = try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('late')") }
+        } catch {
+            #expect(error.description.contains("was closed"))
+        }
+        let reopened = try Database(path: path, migrations: Self.schema)
+        #expect(try reopened.read { db throws(DatabaseError) in try db.query("SELECT name FROM items") { $0.text(0) } } == ["kept"])
+    }
+
     @Test func migrationsRunOnceEachInOrder() throws {
         let path = folder.file("app.sqlite")
         _ = try Database(path: path, migrations: [Self.schema[0]])
