@@ -206,20 +206,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     nonisolated(nonsending) public func finish(timeout: Duration? = nil, sourceLocation: SourceLocation = #_sourceLocation) async {
         hasFinished = true
         let limit = timeout ?? self.timeout
-        let store = store
-        let settled = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await store.waitForEffects()
-                return !Task.isCancelled
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let settled = await store.waitForEffects(timeout: limit)
         if !settled {
             let running = store.runningEffects
             if exhaustivity == .on, !running.isEmpty {

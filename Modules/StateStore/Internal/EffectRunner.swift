@@ -216,9 +216,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
                 registry.keysByID[id]?.remove(key)
                 if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
             }
-            guard registry.running.isEmpty else { return ([], entry.lineage) }
-            defer { registry.idleWaiters.removeAll() }
-            return (Array(registry.idleWaiters.values), entry.lineage)
+            return (registry.running.isEmpty ? registry.idleWaiters.takeAll() : [], entry.lineage)
         }
         // The lineage learns last, so whoever it wakes sees the store without this effect.
         waiters.forEach { $0.resume() }
@@ -282,23 +280,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     /// Returns once no effect is running, or when the calling task is cancelled.
     func waitUntilIdle() async {
-        let key = registry.withLock { registry -> UInt64 in
-            defer { registry.nextKey += 1 }
-            return registry.nextKey
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let idle = registry.withLock { registry -> Bool in
-                    if registry.running.isEmpty || Task.isCancelled { return true }
-                    registry.idleWaiters[key] = continuation
-                    return false
-                }
-                if idle { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = registry.withLock { $0.idleWaiters.removeValue(forKey: key) }
-            waiter?.resume()
-        }
+        await registry.wait(in: \.idleWaiters) { $0.running.isEmpty }
     }
 }
 
@@ -321,6 +303,6 @@ private struct EffectRegistry {
     var running: [UInt64: RunningEffect] = [:]
     var keysByID: [EffectID: Set<UInt64>] = [:]
     var throttleWindows: [EffectID: any Sendable] = [:]
-    var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    var idleWaiters = Waiters()
     var isShutDown = false
 }

@@ -8,8 +8,7 @@
 final class Lineage: Sendable {
     private struct State {
         var outstanding = 0
-        var nextWaiter: UInt64 = 0
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var waiters = Waiters()
         var diagnostics: [Diagnostic] = []
     }
 
@@ -30,9 +29,7 @@ final class Lineage: Sendable {
     func leave() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.outstanding -= 1
-            guard state.outstanding == 0, !state.waiters.isEmpty else { return [] }
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
+            return state.outstanding == 0 ? state.waiters.takeAll() : []
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -56,23 +53,7 @@ final class Lineage: Sendable {
 
     /// Returns once nothing is outstanding, or when the calling task is cancelled.
     func waitUntilSettled() async {
-        let key = state.withLock { state -> UInt64 in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let settled = state.withLock { state -> Bool in
-                    if state.outstanding == 0 || Task.isCancelled { return true }
-                    state.waiters[key] = continuation
-                    return false
-                }
-                if settled { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
-            waiter?.resume()
-        }
+        await state.wait(in: \.waiters) { $0.outstanding == 0 }
     }
 }
 
@@ -102,8 +83,7 @@ func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable () async 
 package final class ChangeSignal: Sendable {
     private struct State {
         var version: UInt64 = 0
-        var nextWaiter: UInt64 = 0
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var waiters = Waiters()
     }
 
     private let state = Locked(State())
@@ -119,31 +99,13 @@ package final class ChangeSignal: Sendable {
     package func signal() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.version &+= 1
-            guard !state.waiters.isEmpty else { return [] }
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
+            return state.waiters.takeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
 
     /// Returns once the version is past `version`, or when the calling task is cancelled.
     package func wait(after version: UInt64) async {
-        let key = state.withLock { state -> UInt64 in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let changed = state.withLock { state -> Bool in
-                    if state.version != version || Task.isCancelled { return true }
-                    state.waiters[key] = continuation
-                    return false
-                }
-                if changed { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
-            waiter?.resume()
-        }
+        await state.wait(in: \.waiters) { $0.version != version }
     }
 }

@@ -1,0 +1,46 @@
+/// Tasks suspended until a condition on some locked state holds: kept inside that state, so
+/// checking the condition and starting to wait happen under one lock and no wake-up is missed.
+struct Waiters {
+    private var nextKey: UInt64 = 0
+    private var continuations: [UInt64: CheckedContinuation<Void, Never>] = [:]
+
+    /// Takes every waiter out, for resuming once the lock is released.
+    mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
+        guard !continuations.isEmpty else { return [] }
+        defer { continuations.removeAll() }
+        return Array(continuations.values)
+    }
+
+    fileprivate mutating func makeKey() -> UInt64 {
+        defer { nextKey += 1 }
+        return nextKey
+    }
+
+    fileprivate mutating func add(_ continuation: CheckedContinuation<Void, Never>, key: UInt64) {
+        continuations[key] = continuation
+    }
+
+    fileprivate mutating func remove(key: UInt64) -> CheckedContinuation<Void, Never>? {
+        continuations.removeValue(forKey: key)
+    }
+}
+
+extension Locked {
+    /// Returns once `isMet` holds for the value, or when the calling task is cancelled. Whoever
+    /// makes it hold must resume the waiters at `waiters` (``Waiters/takeAll()``).
+    func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, until isMet: (Value) -> Bool) async {
+        let key = withLock { $0[keyPath: waiters].makeKey() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let met = withLock { value -> Bool in
+                    if isMet(value) || Task.isCancelled { return true }
+                    value[keyPath: waiters].add(continuation, key: key)
+                    return false
+                }
+                if met { continuation.resume() }
+            }
+        } onCancel: {
+            withLock { $0[keyPath: waiters].remove(key: key) }?.resume()
+        }
+    }
+}
