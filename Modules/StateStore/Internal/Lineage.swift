@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The work one sent action set in motion: the action itself, the effects it started, the
 /// actions those effects sent back, their effects, and so on.
 ///
@@ -6,8 +8,8 @@
 /// work, and a front end can tell which action was rejected, even while other work runs.
 @usableFromInline
 final class Lineage: Sendable {
-    private struct State {
-        var outstanding = 0
+    /// What is rarely touched: waiters, and the diagnostics raised.
+    private struct Rare {
         var waiters = Waiters()
         var diagnostics: [Diagnostic] = []
     }
@@ -15,45 +17,45 @@ final class Lineage: Sendable {
     /// At most this many diagnostics are kept; a runaway effect must not grow memory.
     static let diagnosticLimit = 64
 
-    private let state = Locked(State())
+    /// Outstanding work, counted without a lock: every effect and queued action counts here.
+    private let outstanding = Atomic<Int>(0)
+    private let rare = Locked(Rare())
 
     @usableFromInline
     init() {}
 
     /// Counts one more piece of outstanding work (a queued action, a running effect).
     func enter() {
-        state.withLock { $0.outstanding += 1 }
+        outstanding.add(1, ordering: .sequentiallyConsistent)
     }
 
     /// Counts one piece of outstanding work done; wakes waiters when none is left.
     func leave() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.outstanding -= 1
-            return state.outstanding == 0 ? state.waiters.takeAll() : []
-        }
-        for waiter in waiters { waiter.resume() }
+        guard outstanding.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+        // A waiter checks the count under this lock, so it either saw zero or is in the list.
+        for waiter in rare.withLock({ $0.waiters.takeAll() }) { waiter.resume() }
     }
 
     /// Keeps a diagnostic raised by this work.
     func record(_ diagnostic: Diagnostic) {
-        state.withLock { state in
-            if state.diagnostics.count < Self.diagnosticLimit { state.diagnostics.append(diagnostic) }
+        rare.withLock { rare in
+            if rare.diagnostics.count < Self.diagnosticLimit { rare.diagnostics.append(diagnostic) }
         }
     }
 
     /// Whether nothing is outstanding.
     var isSettled: Bool {
-        state.withLock { $0.outstanding == 0 }
+        outstanding.load(ordering: .sequentiallyConsistent) == 0
     }
 
     /// The diagnostics raised so far, oldest first.
     var diagnostics: [Diagnostic] {
-        state.withLock { $0.diagnostics }
+        rare.withLock { $0.diagnostics }
     }
 
     /// Returns once nothing is outstanding, or when the calling task is cancelled.
     func waitUntilSettled() async {
-        await state.wait(in: \.waiters) { $0.outstanding == 0 }
+        await rare.wait(in: \.waiters) { _ in isSettled }
     }
 }
 
@@ -81,31 +83,30 @@ func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable () async 
 /// checks what it is waiting for, and if that is not there yet, waits for a version after the
 /// one it read, so no change between the check and the wait is missed.
 package final class ChangeSignal: Sendable {
-    private struct State {
-        var version: UInt64 = 0
-        var waiters = Waiters()
-    }
-
-    private let state = Locked(State())
+    private let changes = Atomic<UInt64>(0)
+    /// Whether a waiter may be waiting: signalling takes the lock only then.
+    private let mayHaveWaiters = Atomic<Bool>(false)
+    private let waiters = Locked(Waiters())
 
     package init() {}
 
     /// The number of changes so far.
     package var version: UInt64 {
-        state.withLock { $0.version }
+        changes.load(ordering: .sequentiallyConsistent)
     }
 
     /// Records a change and wakes every waiter.
     package func signal() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.version &+= 1
-            return state.waiters.takeAll()
-        }
-        for waiter in waiters { waiter.resume() }
+        changes.add(1, ordering: .sequentiallyConsistent)
+        guard mayHaveWaiters.load(ordering: .sequentiallyConsistent) else { return }
+        // A waiter raises the flag before it reads the version, so one that read the old
+        // version is in the list by the time this lock is taken.
+        for waiter in waiters.withLock({ $0.takeAll() }) { waiter.resume() }
     }
 
     /// Returns once the version is past `version`, or when the calling task is cancelled.
     package func wait(after version: UInt64) async {
-        await state.wait(in: \.waiters) { $0.version != version }
+        mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
+        await waiters.wait(in: \.self) { _ in self.version != version }
     }
 }

@@ -221,8 +221,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return task
     }
 
-    /// The contended path: the store is busy, shut down, or reduces asynchronously.
-    @usableFromInline
+    /// The contended path: the store is busy, shut down, or reduces asynchronously. Inlinable
+    /// too, since effects that send while the store works take it for every action.
+    @inlinable
     func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
         lock.lock()
         if core.pointee.isShutDown {
