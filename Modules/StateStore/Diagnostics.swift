@@ -22,10 +22,14 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// An effect threw an error that no handler was given for.
         case unhandledEffectError
         /// `send` was called on a store while it was reducing or notifying on the same thread
-        /// (typically from an observer); the action was queued behind the current one.
+        /// (from an observer, or from the reducer itself); the action was queued behind the
+        /// current one.
         case reentrantSend
         /// An action was sent to a store that was already shut down; it was dropped.
         case sendAfterShutdown
+        /// An effect's `Send` was used after the effect had finished (it was kept, or handed to
+        /// an unstructured task); the action was dropped.
+        case sendAfterEffectFinished
     }
 
     /// What went wrong.

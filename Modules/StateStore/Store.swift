@@ -100,7 +100,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     // MARK: - Observing
 
     /// Calls `onChange` with the current state, then with every new state, until the returned
-    /// subscription is cancelled or released.
+    /// subscription is cancelled or released. The subscription keeps this store alive meanwhile.
     ///
     /// Calls are made in order, one at a time, on whichever thread is reducing; they must be
     /// quick and must not block. An action sent from `onChange` is queued behind the current one
@@ -120,11 +120,14 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             }
             if let current { onChange(current) }
         }
-        return StoreSubscription {
+        // The subscription holds the store, so observing a scoped store nobody else keeps
+        // (`store.scope(…).observe { … }`) goes on for as long as the subscription does.
+        return StoreSubscription { [self] in
             lock.withLock {
                 cancelled.isSet = true
                 node.removeSubscriber(id: id)
             }
+            withExtendedLifetime(self) {}
         }
     }
 

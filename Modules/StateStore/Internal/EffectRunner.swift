@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
 /// for shutdown, and routes their actions and errors.
 @usableFromInline
@@ -98,16 +100,30 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     private func perform(_ run: Effect<Action>.Run, origin: Action, lineage: Lineage) async {
         let deliver = deliver
-        let send = Send { deliver($0, lineage) }
-        do {
-            try await run.body(send)
-        } catch {
-            if error is CancellationError || Task.isCancelled { return }
-            if let onError = run.onError {
-                await onError(error, send)
-            } else {
-                report(Diagnostic(.unhandledEffectError,
-                    "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
+        let diagnostics = diagnostics
+        let ended = EffectEnd()
+        // Kept past the effect's end, a `Send` still reaches here: such a send is dropped, and
+        // said so, since nothing waits for it any more.
+        let send = Send<Action> { action in
+            guard !ended.hasEnded else {
+                diagnostics.report(Diagnostic(.sendAfterEffectFinished,
+                    "\(ValueRenderer.oneLine(action)) was sent by an effect of \(ValueRenderer.oneLine(origin)) after that effect finished; it was dropped"))
+                return
+            }
+            deliver(action, lineage)
+        }
+        defer { ended.end() }
+        await EffectContext.$current.withValue(self) {
+            do {
+                try await run.body(send)
+            } catch {
+                if error is CancellationError || Task.isCancelled { return }
+                if let onError = run.onError {
+                    await onError(error, send)
+                } else {
+                    report(Diagnostic(.unhandledEffectError,
+                        "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
+                }
             }
         }
     }
@@ -179,6 +195,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
             guard !registry.isShutDown else { return (key, true) }
             lineage.enter()
             registry.running[key] = RunningEffect(task: nil, ids: ids, origin: origin, lineage: lineage)
+            registry.liveCount += 1
             for id in ids { registry.keysByID[id, default: []].insert(key) }
             return (key, false)
         }
@@ -210,77 +227,72 @@ final class EffectRunner<Action: Sendable>: Sendable {
     }
 
     private func finished(_ key: UInt64) {
-        let (waiters, lineage) = registry.withLock { registry -> ([CheckedContinuation<Void, Never>], Lineage?) in
-            guard let entry = registry.running.removeValue(forKey: key) else { return ([], nil) }
+        let ended = registry.withLock { registry -> Ended in
+            guard let entry = registry.running.removeValue(forKey: key) else { return Ended() }
             for id in entry.ids {
                 registry.keysByID[id]?.remove(key)
                 if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
             }
-            return (registry.running.isEmpty ? registry.idleWaiters.takeAll() : [], entry.lineage)
+            // A cancelled effect stopped counting when it was cancelled.
+            guard !entry.isCancelled else { return Ended() }
+            return registry.stopCounting(entry)
         }
-        // The lineage learns last, so whoever it wakes sees the store without this effect.
-        waiters.forEach { $0.resume() }
-        lineage?.leave()
-        activity.signal()
+        ended.announce(activity)
     }
 
     // MARK: - Cancelling
 
+    /// Cancels the effects with `id`. They stop counting as running at once (``isIdle``,
+    /// ``runningOrigins``, settling), whenever their tasks finish unwinding; what they send from
+    /// now on is dropped.
     func cancel(id: EffectID) {
-        let tasks = registry.withLock { registry -> [Task<Void, Never>] in
-            guard let keys = registry.keysByID[id] else { return [] }
-            var tasks: [Task<Void, Never>] = []
-            for key in keys {
-                registry.running[key]?.isCancelled = true
-                if let task = registry.running[key]?.task { tasks.append(task) }
-            }
-            return tasks
+        let (tasks, ended) = registry.withLock { registry -> ([Task<Void, Never>], Ended) in
+            guard let keys = registry.keysByID[id] else { return ([], Ended()) }
+            return registry.cancel(keys)
         }
         tasks.forEach { $0.cancel() }
+        ended.announce(activity)
     }
 
     /// Cancels every running effect; effects started later are cancelled at once.
     func shutDown() {
-        let tasks = registry.withLock { registry -> [Task<Void, Never>] in
+        let (tasks, ended) = registry.withLock { registry -> ([Task<Void, Never>], Ended) in
             registry.isShutDown = true
-            var tasks: [Task<Void, Never>] = []
-            for key in registry.running.keys {
-                registry.running[key]?.isCancelled = true
-                if let task = registry.running[key]?.task { tasks.append(task) }
-            }
-            return tasks
+            return registry.cancel(registry.running.keys)
         }
         tasks.forEach { $0.cancel() }
+        ended.announce(activity)
     }
 
     // MARK: - Inspecting
 
     /// The actions whose effects are still running, oldest first.
     var isIdle: Bool {
-        registry.withLock { $0.running.isEmpty }
+        registry.withLock { $0.liveCount == 0 }
     }
 
     var runningOrigins: [Action] {
         registry.withLock { registry in
-            registry.running.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
+            registry.running.filter { !$0.value.isCancelled }.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
         }
     }
 
     /// The actions whose effects in `lineage` are still running, oldest first.
     func runningOrigins(in lineage: Lineage) -> [Action] {
         registry.withLock { registry in
-            registry.running.filter { $0.value.lineage === lineage }.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
+            registry.running.filter { !$0.value.isCancelled && $0.value.lineage === lineage }
+                .sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
         }
     }
 
     /// How many effects are running.
     var runningCount: Int {
-        registry.withLock { $0.running.count }
+        registry.withLock { $0.liveCount }
     }
 
     /// Returns once no effect is running, or when the calling task is cancelled.
     func waitUntilIdle() async {
-        await registry.wait(in: \.idleWaiters) { $0.running.isEmpty }
+        await registry.wait(in: \.idleWaiters) { $0.liveCount == 0 }
     }
 }
 
@@ -305,4 +317,77 @@ private struct EffectRegistry {
     var throttleWindows: [EffectID: any Sendable] = [:]
     var idleWaiters = Waiters()
     var isShutDown = false
+    /// How many entries of `running` are not cancelled: what counts as running.
+    var liveCount = 0
+
+    /// Stops counting `entry` as running; says whom to tell.
+    mutating func stopCounting(_ entry: RunningEffect) -> Ended {
+        liveCount -= 1
+        return Ended(waiters: liveCount == 0 ? idleWaiters.takeAll() : [], lineages: [entry.lineage])
+    }
+
+    /// Marks the effects at `keys` cancelled; returns their tasks and whom to tell.
+    mutating func cancel(_ keys: some Sequence<UInt64>) -> ([Task<Void, Never>], Ended) {
+        var tasks: [Task<Void, Never>] = []
+        var ended = Ended()
+        for key in keys {
+            guard var entry = running[key], !entry.isCancelled else { continue }
+            entry.isCancelled = true
+            running[key] = entry
+            if let task = entry.task { tasks.append(task) }
+            ended.merge(stopCounting(entry))
+        }
+        return (tasks, ended)
+    }
+}
+
+/// Who must hear that effects stopped counting as running, told once the registry's lock is
+/// released: idle waiters first, then the lineages, so whoever a lineage wakes sees the store
+/// without those effects.
+private struct Ended {
+    var waiters: [CheckedContinuation<Void, Never>] = []
+    var lineages: [Lineage] = []
+
+    mutating func merge(_ other: Ended) {
+        waiters += other.waiters
+        lineages += other.lineages
+    }
+
+    func announce(_ activity: ChangeSignal) {
+        guard !lineages.isEmpty || !waiters.isEmpty else { return }
+        waiters.forEach { $0.resume() }
+        lineages.forEach { $0.leave() }
+        activity.signal()
+    }
+}
+
+/// Whether an effect's body has returned; its `Send` checks it.
+private final class EffectEnd: Sendable {
+    private let ended = Atomic<Bool>(false)
+
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+    func end() { ended.store(true, ordering: .releasing) }
+}
+
+/// The effect runner of the effect running on the current task, for `Task.cancel(id:)`.
+enum EffectContext {
+    @TaskLocal static var current: (any EffectCancelling)?
+}
+
+/// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.
+protocol EffectCancelling: AnyObject, Sendable {
+    func cancel(id: EffectID)
+}
+
+extension EffectRunner: EffectCancelling {}
+
+extension Task where Success == Never, Failure == Never {
+    /// Cancels, at once, the effects with `id` of the store whose effect calls this — as The
+    /// Composable Architecture's `Task.cancel(id:)` does. From inside an effect's body this is
+    /// how it stops a sibling (or itself) without sending an action first; the cancelled effects
+    /// stop counting as running before this returns. Outside an effect it does nothing.
+    public static func cancel<ID: Hashable & Sendable>(id: ID) {
+        EffectContext.current?.cancel(id: EffectID(id))
+    }
 }

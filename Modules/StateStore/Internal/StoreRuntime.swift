@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The machinery behind a ``RootStore``: the state, the serial queue of actions, middleware,
 /// the reducer, notification of the store tree, and the effects.
 ///
@@ -89,6 +91,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
 
     @usableFromInline let lock = Lock()
+    /// The thread running the reducer while it runs (and holds `lock`), else 0: a send from the
+    /// reducer itself must not wait for the lock its own thread holds.
+    @usableFromInline let reducingThread = Atomic<UInt>(0)
     @usableFromInline let core: UnsafeMutablePointer<Core>
     @usableFromInline let rootNode = StateNode<State>()
     @usableFromInline let effects: EffectRunner<Action>
@@ -175,6 +180,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     @discardableResult
     func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool) -> StoreTask {
+        if reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw {
+            return sendFromReducer(action)
+        }
         var action = action
         var index = middlewareIndex
         while index < middleware.count {
@@ -199,9 +207,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
         }
+        reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
+        reducingThread.store(0, ordering: .relaxed)
         let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
-        if !isObserved && effect.isNone {
+        if !isObserved && effect.isNone && core.pointee.queue.isEmpty {
             lock.unlock()
             return StoreTask()
         }
@@ -219,6 +229,20 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
         drain()
         return task
+    }
+
+    /// A send made by the reducer while it reduces (on this thread, holding the lock). Waiting
+    /// for the lock would hang for ever; the action is queued behind the current one instead,
+    /// passes the middleware then, and is reported: reducers return effects, they do not send.
+    @usableFromInline
+    func sendFromReducer(_ action: Action) -> StoreTask {
+        // The lock is this thread's already, so the queue may be touched directly.
+        core.pointee.queue.append(.job { [self] in
+            diagnostics.report(Diagnostic(.reentrantSend,
+                "\(ValueRenderer.oneLine(action)) was sent from inside the reducer; it was queued behind the action being reduced (return .send(action) instead)"))
+            send(action, checkReentrancy: false)
+        })
+        return StoreTask()
     }
 
     /// The contended path: the store is busy, shut down, or reduces asynchronously. Inlinable
@@ -319,7 +343,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             return
         }
         lock.lock()
+        reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
+        reducingThread.store(0, ordering: .relaxed)
         let notification = collectNotification(after: action)
         lock.unlock()
         notification.deliver()
