@@ -52,7 +52,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
             start(inner, origin: origin, ids: ids + [id], lineage: lineage, into: &tasks)
         case .run(let run):
             tasks.append(spawn(origin: origin, ids: ids, lineage: lineage, priority: run.priority) { [self] in
-                await perform(run, origin: origin, lineage: lineage)
+                await perform(run, origin: origin, ids: ids, lineage: lineage)
             })
         case .concatenate, .throttle:
             tasks.append(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
@@ -75,7 +75,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
         case .cancel(let id):
             cancel(id: id)
         case .run(let run):
-            await perform(run, origin: origin, lineage: lineage)
+            await perform(run, origin: origin, ids: ids, lineage: lineage)
         case .merge(let effects):
             await withTaskGroup(of: Void.self) { group in
                 for effect in effects {
@@ -98,7 +98,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
         }
     }
 
-    private func perform(_ run: Effect<Action>.Run, origin: Action, lineage: Lineage) async {
+    private func perform(_ run: Effect<Action>.Run, origin: Action, ids: [EffectID], lineage: Lineage) async {
         let deliver = deliver
         let diagnostics = diagnostics
         let ended = EffectEnd()
@@ -113,7 +113,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
             deliver(action, lineage)
         }
         defer { ended.end() }
-        await EffectContext.$current.withValue(self) {
+        await EffectContext.$current.withValue(EffectContext(runner: self, ids: ids)) {
             do {
                 try await run.body(send)
             } catch {
@@ -370,9 +370,12 @@ private final class EffectEnd: Sendable {
     func end() { ended.store(true, ordering: .releasing) }
 }
 
-/// The effect runner of the effect running on the current task, for `Task.cancel(id:)`.
-enum EffectContext {
-    @TaskLocal static var current: (any EffectCancelling)?
+/// The effect running on the current task, for `Task.cancel(id:)`: its runner and its ids.
+struct EffectContext: Sendable {
+    @TaskLocal static var current: EffectContext?
+
+    let runner: any EffectCancelling
+    let ids: [EffectID]
 }
 
 /// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.
@@ -388,6 +391,11 @@ extension Task where Success == Never, Failure == Never {
     /// how it stops a sibling (or itself) without sending an action first; the cancelled effects
     /// stop counting as running before this returns. Outside an effect it does nothing.
     public static func cancel<ID: Hashable & Sendable>(id: ID) {
-        EffectContext.current?.cancel(id: EffectID(id))
+        guard let context = EffectContext.current else { return }
+        let id = EffectID(id)
+        context.runner.cancel(id: id)
+        // An effect started inline has no task handle yet while it runs; cancelling its own id
+        // must still stop its sends.
+        if context.ids.contains(id) { withUnsafeCurrentTask { $0?.cancel() } }
     }
 }

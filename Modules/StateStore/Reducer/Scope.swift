@@ -33,7 +33,9 @@ extension Reducer {
     /// Runs `child` on an optional part of the state while it is present, before this reducer.
     ///
     /// A child action that arrives while the child state is `nil` changes nothing and is reported
-    /// as a ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it.
+    /// as a ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it. When the
+    /// child state goes away (becomes `nil`), the effects its actions started are cancelled: a
+    /// dismissed screen's timer stops.
     public func ifLet<ChildState, ChildAction, Child: Reducer>(
         _ state: WritableKeyPath<State, ChildState?> & Sendable,
         action: ActionPath<Action, ChildAction>,
@@ -46,7 +48,8 @@ extension Reducer {
     /// reducer.
     ///
     /// An action for an id that is not in the collection changes nothing and is reported as a
-    /// ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it.
+    /// ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it. When an element
+    /// is removed, the effects its actions started are cancelled.
     public func forEach<Element: Identifiable & Sendable, ElementAction, Child: Reducer>(
         _ elements: WritableKeyPath<State, IdentifiedArray<Element>> & Sendable,
         action: ActionPath<Action, (Element.ID, ElementAction)>,
@@ -64,20 +67,25 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let toChildAction: ActionPath<Parent.Action, Child.Action>
     let child: Child
 
-    /// Runs the child (when its state is present and the action is its), then the parent.
+    /// Runs the child (when its state is present and the action is its), then the parent;
+    /// cancels the child's effects if its state went away.
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+        let wasPresent = state[keyPath: toChildState] != nil
         var childEffect = Effect<Parent.Action>.none
         if let childAction = toChildAction.extract(action) {
-            if state[keyPath: toChildState] != nil {
+            if wasPresent {
                 childEffect = modifyWrapped(&state[keyPath: toChildState]) { childState in
                     child.reduce(into: &childState, action: childAction)
                 }
                 .map(toChildAction.embed)
+                .cancellable(id: ChildEffects(path: toChildState))
             } else {
                 childEffect = .diagnostic(.missingChild(action: action, child: "\(toChildState)"))
             }
         }
-        return childEffect.merge(with: parent.reduce(into: &state, action: action))
+        let parentEffect = parent.reduce(into: &state, action: action)
+        guard wasPresent, state[keyPath: toChildState] == nil else { return childEffect.merge(with: parentEffect) }
+        return .merge(childEffect, parentEffect, .cancel(id: ChildEffects(path: toChildState)))
     }
 
     private func modifyWrapped(
@@ -100,8 +108,11 @@ where Child.State == Element, Element.ID: Sendable {
     let toElementAction: ActionPath<Parent.Action, (Element.ID, Child.Action)>
     let element: Child
 
-    /// Runs the element's reducer (when the element is present), then the parent.
+    /// Runs the element's reducer (when the element is present), then the parent; cancels the
+    /// effects of the elements that went away.
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+        // A copy costs O(1): the collection is persistent.
+        let before = state[keyPath: toElements]
         var elementEffect = Effect<Parent.Action>.none
         if let (id, elementAction) = toElementAction.extract(action) {
             let effect = state[keyPath: toElements].modify(id: id) { element in
@@ -109,11 +120,38 @@ where Child.State == Element, Element.ID: Sendable {
             }
             if let effect {
                 let embed = toElementAction.embed
-                elementEffect = effect.map { embed((id, $0)) }
+                elementEffect = effect.map { embed((id, $0)) }.cancellable(id: ChildEffects(path: toElements, id: id))
             } else {
                 elementEffect = .diagnostic(.missingChild(action: action, child: "\(toElements)[id: \(id)]"))
             }
         }
-        return elementEffect.merge(with: parent.reduce(into: &state, action: action))
+        let effect = elementEffect.merge(with: parent.reduce(into: &state, action: action))
+        let after = state[keyPath: toElements]
+        guard after.version != before.version else { return effect }
+        // The elements that may have gone: the changed ones, told by the collection's change
+        // log when it reaches back that far, else all of the earlier ones.
+        let candidates = after.changedIDs(since: before.version) ?? before.ids
+        let removed = candidates.filter { after[id: $0] == nil && before[id: $0] != nil }
+        guard !removed.isEmpty else { return effect }
+        return .merge([effect] + removed.map { .cancel(id: ChildEffects(path: toElements, id: $0)) })
+    }
+}
+
+/// Identifies the effects of a child that ``IfLetReducer`` or ``ForEachReducer`` runs, so they
+/// can be cancelled when the child goes away.
+private struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>: Hashable, Sendable {
+    let path: Path
+    let id: ID
+
+    init(path: Path, id: ID) {
+        self.path = path
+        self.id = id
+    }
+}
+
+extension ChildEffects where ID == Bool {
+    /// The effects of the optional child at `path`.
+    init(path: Path) {
+        self.init(path: path, id: true)
     }
 }

@@ -1,0 +1,291 @@
+import StateStore
+import StateStoreTesting
+import Synchronization
+import Testing
+
+/// What users of The Composable Architecture and ReSwift expect of a store, each behaviour
+/// written from its description: sends from reducers, cancellation, child lifetimes, late
+/// sends, and observation lifetimes.
+@Suite("Conformance with the peers' expectations")
+struct ConformanceTests {
+    // MARK: - A reducer that sends
+
+    /// A reducer that, against the rules, sends to its own store while reducing.
+    struct SelfSending: Reducer {
+        struct State: Equatable, Sendable { var log: [String] = [] }
+        enum Action: Equatable, Sendable { case first, second }
+        let store: StoreBox
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            state.log.append("\(action)")
+            if action == .first { store.value?.send(.second) }
+            return .none
+        }
+    }
+
+    final class StoreBox: Sendable {
+        private let storage = Mutex<RootStore<SelfSending.State, SelfSending.Action>?>(nil)
+        var value: RootStore<SelfSending.State, SelfSending.Action>? {
+            get { storage.withLock { $0 } }
+            set { storage.withLock { $0 = newValue } }
+        }
+    }
+
+    @Test func aSendFromInsideTheReducerIsQueuedAndReportedNeverAHang() async throws {
+        let box = StoreBox()
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: SelfSending.State(), reducer: SelfSending(store: box), diagnostics: .collecting(into: diagnostics))
+        box.value = store
+        // On a thread of its own, so that a hang fails the test instead of stopping the run.
+        let finished = Task.detached { store.send(.first) }
+        let returned = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { _ = await finished.value; return true }
+            group.addTask { try? await Task.sleep(for: .seconds(10)); return false }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+        try #require(returned, "send from inside the reducer hung")
+        #expect(store.currentState.log == ["first", "second"], "the action is reduced right after the one that sent it")
+        #expect(diagnostics.entries.map(\.kind) == [.reentrantSend])
+        #expect(diagnostics.entries.first?.message.contains("second was sent from inside the reducer") == true)
+        box.value = nil
+    }
+
+    // MARK: - Cancellation
+
+    /// A long effect that can be cancelled from outside, or from inside another effect.
+    struct Timer: Reducer {
+        struct State: Equatable, Sendable { var ticks = 0; var log: [String] = [] }
+        enum Action: Equatable, Sendable { case start, tick, stop, stopFromInside, stopped, cancelSelf, selfResponse }
+        struct TimerID: Hashable, Sendable {}
+        struct SelfID: Hashable, Sendable {}
+        let clock: TestClock
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            switch action {
+            case .start:
+                return .run { send in
+                    while true {
+                        try await clock.sleep(for: .seconds(1))
+                        send(.tick)
+                    }
+                }
+                .cancellable(id: TimerID())
+            case .tick:
+                state.ticks += 1
+                return .none
+            case .stop:
+                return .cancel(id: TimerID())
+            case .stopFromInside:
+                return .run { send in
+                    Task.cancel(id: TimerID())
+                    send(.stopped)
+                }
+            case .stopped:
+                state.log.append("stopped")
+                return .none
+            case .cancelSelf:
+                return .run { send in
+                    Task.cancel(id: SelfID())
+                    send(.selfResponse)
+                }
+                .cancellable(id: SelfID())
+            case .selfResponse:
+                state.log.append("self response")
+                return .none
+            }
+        }
+    }
+
+    @Test func aCancelledEffectStopsCountingAsRunningAtOnce() async {
+        for _ in 0..<100 {
+            let clock = TestClock()
+            let store = RootStore(initialState: Timer.State(), reducer: Timer(clock: clock))
+            store.send(.start)
+            #expect(store.hasRunningEffects)
+            store.send(.stop)
+            #expect(!store.hasRunningEffects, "cancelled, so no longer running, whatever its task is doing")
+            #expect(store.runningEffects.isEmpty)
+            #expect(await store.waitForEffects(timeout: .seconds(5)))
+        }
+    }
+
+    @Test func aTestStoreEndsCleanlyAfterAnEffectIsCancelledEveryTime() async {
+        for _ in 0..<100 {
+            let clock = TestClock()
+            let store = TestStore(initialState: Timer.State(), reducer: Timer(clock: clock))
+            await store.send(.start)
+            await clock.advance(by: .seconds(1))
+            await store.receive(.tick) { $0.ticks = 1 }
+            await store.send(.stop)
+            await store.finish()
+        }
+    }
+
+    @Test func anEffectCancelsAnotherFromInsideItsBodyWithTaskCancel() async {
+        let clock = TestClock()
+        let store = RootStore(initialState: Timer.State(), reducer: Timer(clock: clock))
+        store.send(.start)
+        #expect(await store.send(.stopFromInside).settle(timeout: .seconds(5)))
+        #expect(store.currentState.log == ["stopped"])
+        #expect(!store.hasRunningEffects, "the timer was cancelled before the effect went on")
+        await clock.advance(by: .seconds(5))
+        #expect(store.currentState.ticks == 0)
+    }
+
+    @Test func anEffectThatCancelsItselfSendsNothingAfterward() async {
+        let store = RootStore(initialState: Timer.State(), reducer: Timer(clock: TestClock()))
+        #expect(await store.send(.cancelSelf).settle(timeout: .seconds(5)))
+        #expect(store.currentState.log.isEmpty, "a send after Task.cancel(id:) of its own id is dropped")
+    }
+
+    @Test func taskCancelOutsideAnEffectDoesNothing() {
+        Task.cancel(id: Timer.TimerID())
+    }
+
+    // MARK: - Late sends
+
+    /// An effect that hands its `Send` out, to be used after the effect finished.
+    struct Leaky: Reducer {
+        struct State: Equatable, Sendable { var count = 0 }
+        enum Action: Equatable, Sendable { case leak, increment }
+        let kept: SendBox
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            switch action {
+            case .leak:
+                return .run { [kept] send in kept.send = send }
+            case .increment:
+                state.count += 1
+                return .none
+            }
+        }
+    }
+
+    final class SendBox: Sendable {
+        private let storage = Mutex<Send<Leaky.Action>?>(nil)
+        var send: Send<Leaky.Action>? {
+            get { storage.withLock { $0 } }
+            set { storage.withLock { $0 = newValue } }
+        }
+    }
+
+    @Test func aSendUsedAfterItsEffectFinishedIsDroppedAndReported() async throws {
+        let kept = SendBox()
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Leaky.State(), reducer: Leaky(kept: kept), diagnostics: .collecting(into: diagnostics))
+        #expect(await store.send(.leak).settle(timeout: .seconds(5)))
+        let send = try #require(kept.send)
+        send(.increment)
+        #expect(store.currentState.count == 0)
+        #expect(diagnostics.entries.map(\.kind) == [.sendAfterEffectFinished])
+        #expect(diagnostics.entries.first?.message.contains("after that effect finished") == true)
+    }
+
+    // MARK: - Children's effects
+
+    /// A parent with an optional child and a list of children, each child running a timer.
+    struct Screens: Reducer {
+        struct Child: Equatable, Sendable, Identifiable { var id: Int; var ticks = 0 }
+        struct State: Equatable, Sendable {
+            var detail: Child?
+            var rows: IdentifiedArray<Child> = []
+        }
+        enum ChildAction: Equatable, Sendable { case start, tick }
+        enum Action: Equatable, Sendable {
+            case present(Int), dismiss, detail(ChildAction)
+            case add(Int), remove(Int), row(Int, ChildAction)
+            static let detailPath = ActionPath<Action, ChildAction>(embed: Action.detail) {
+                if case .detail(let action) = $0 { return action }
+                return nil
+            }
+            static let rowPath = ActionPath<Action, (Int, ChildAction)>(embed: { Action.row($0.0, $0.1) }) {
+                if case .row(let id, let action) = $0 { return (id, action) }
+                return nil
+            }
+        }
+        struct Ticking: Reducer {
+            let clock: TestClock
+            func reduce(into state: inout Child, action: ChildAction) -> Effect<ChildAction> {
+                switch action {
+                case .start:
+                    return .run { send in
+                        while true {
+                            try await clock.sleep(for: .seconds(1))
+                            send(.tick)
+                        }
+                    }
+                case .tick:
+                    state.ticks += 1
+                    return .none
+                }
+            }
+        }
+        let clock: TestClock
+
+        var body: some Reducer<State, Action> {
+            Reduce<State, Action> { state, action in
+                switch action {
+                case .present(let id): state.detail = Child(id: id)
+                case .dismiss: state.detail = nil
+                case .add(let id): state.rows.append(Child(id: id))
+                case .remove(let id): state.rows.remove(id: id)
+                case .detail, .row: break
+                }
+                return .none
+            }
+            .ifLet(\.detail, action: Action.detailPath) { Ticking(clock: clock) }
+            .forEach(\.rows, action: Action.rowPath) { Ticking(clock: clock) }
+        }
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            body.reduce(into: &state, action: action)
+        }
+    }
+
+    @Test func dismissingAnOptionalChildCancelsItsEffects() async {
+        let clock = TestClock()
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Screens.State(), reducer: Screens(clock: clock), diagnostics: .collecting(into: diagnostics))
+        store.send(.present(1))
+        store.send(.detail(.start))
+        #expect(store.hasRunningEffects)
+        store.send(.dismiss)
+        #expect(!store.hasRunningEffects, "the child's timer went with the child")
+        await clock.advance(by: .seconds(3))
+        #expect(diagnostics.entries.isEmpty, "no tick reached a missing child")
+    }
+
+    @Test func removingAnElementCancelsItsEffectsAndOnlyItsOwn() async {
+        let clock = TestClock()
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Screens.State(), reducer: Screens(clock: clock), diagnostics: .collecting(into: diagnostics))
+        for id in 1...3 {
+            store.send(.add(id))
+            store.send(.row(id, .start))
+        }
+        store.send(.remove(2))
+        #expect(store.runningEffects == [.row(1, .start), .row(3, .start)])
+        await clock.advance(by: .seconds(1))
+        #expect(await store.waitForEffects(timeout: .milliseconds(50)) == false, "the other timers run on")
+        #expect(store.currentState.rows.map(\.ticks) == [1, 1])
+        #expect(diagnostics.entries.isEmpty)
+        store.shutDown()
+    }
+
+    // MARK: - Observation
+
+    @Test func observingAScopedStoreNobodyKeepsGoesOnWhileTheSubscriptionLives() {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let seen = Mutex<[Int]>([])
+        let subscription = store.scope(state: \.count, action: { (_: Never) -> Counter.Action in }).observe { count in
+            seen.withLock { $0.append(count) }
+        }
+        store.send(.increment)
+        store.send(.increment)
+        #expect(seen.withLock { $0 } == [0, 1, 2])
+        subscription.cancel()
+        store.send(.increment)
+        #expect(seen.withLock { $0 } == [0, 1, 2])
+    }
+}
