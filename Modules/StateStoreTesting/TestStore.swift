@@ -91,7 +91,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         for problem in problems { reporter.report(problem, at: createdAt) }
     }
 
-    /// The store's current state.
+    /// The store's live state: what the reducer made of every action so far, including actions
+    /// effects fed back that the test has not received yet. Assertions compare against the
+    /// state each action left, one action at a time, so this is for reading, not asserting.
     public var state: State {
         store.currentState
     }
@@ -148,7 +150,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
                         to: record.after, updateExpected, at: sourceLocation)
                     return
                 }
-                if exhaustivity == .on {
+                // An action a failure already named is not reported again.
+                if exhaustivity == .on, !record.isReported {
                     let diff = ValueDiff(old: expected, new: record.action)
                     reporter.report("""
                         Expected to receive \(ValueRenderer.oneLine(expected)), but received \(ValueRenderer.oneLine(record.action)) \
@@ -258,6 +261,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             reporter.report("The assertion after \(step) threw \(error)", at: location)
             return
         }
+        if updateExpected != nil, exhaustivity == .on, actual == before, expected == before {
+            reporter.report("""
+                Expected \(step) to change the state, but it changed nothing, and neither did the \
+                assertion closure. If no change is expected, leave the closure out.
+                """, at: location)
+            return
+        }
         guard expected != actual else { return }
         let diff = ValueDiff(old: expected, new: actual)
         reporter.report("""
@@ -281,10 +291,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         reporter.report(problem, at: location)
     }
 
-    /// Describes (and clears) unasserted received actions and diagnostics.
+    /// Describes unasserted received actions (each once) and diagnostics (clearing those).
     private func pendingProblems(before step: String? = nil) -> [String] {
         var problems: [String] = []
-        let received = recorder.consumeAll()
+        let received = recorder.reportUnasserted()
         let when = step.map { " before \($0)" } ?? ""
         if !received.isEmpty {
             problems.append("\(received.count) received action(s) must be asserted\(when):\n"
@@ -331,14 +341,15 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         let before: State
         let after: State
         var isConsumed = false
+        /// Whether a failure already named it as not received; a later `receive` of it is fine.
+        var isReported = false
     }
 
     private struct Contents {
         var latest: State
         var records: [Record] = []
         var diagnostics: [Diagnostic] = []
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter: UInt64 = 0
+        var waiters = Waiters()
         /// Counts recorded actions and diagnostics, so a waiter can tell it missed none.
         var generation: UInt64 = 0
     }
@@ -380,6 +391,19 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         }
     }
 
+    /// The actions received and neither asserted nor reported yet, now marked reported: a
+    /// failure names each once, and a later `receive` may still assert it.
+    func reportUnasserted() -> [Action] {
+        contents.withLock { contents in
+            var actions: [Action] = []
+            for index in contents.records.indices where !contents.records[index].isConsumed && !contents.records[index].isReported {
+                contents.records[index].isReported = true
+                actions.append(contents.records[index].action)
+            }
+            return actions
+        }
+    }
+
     @discardableResult
     func consumeAll() -> [Action] {
         contents.withLock { contents in
@@ -408,24 +432,9 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     /// Returns once something was recorded after `generation`, or after `timeout`.
     func waitForChange(since generation: UInt64, timeout: Duration) async {
-        let key = contents.withLock { contents in
-            defer { contents.nextWaiter += 1 }
-            return contents.nextWaiter
-        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                        let done = self.contents.withLock { contents in
-                            if Task.isCancelled || contents.generation != generation { return true }
-                            contents.waiters[key] = continuation
-                            return false
-                        }
-                        if done { continuation.resume() }
-                    }
-                } onCancel: {
-                    self.contents.withLock { $0.waiters.removeValue(forKey: key) }?.resume()
-                }
+                await self.contents.wait(in: \.waiters) { $0.generation != generation }
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
@@ -439,8 +448,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         let waiters = contents.withLock { contents in
             change(&contents)
             contents.generation += 1
-            defer { contents.waiters.removeAll() }
-            return Array(contents.waiters.values)
+            return contents.waiters.takeAll()
         }
         waiters.forEach { $0.resume() }
     }

@@ -219,3 +219,46 @@ struct TestStoreTests {
         #expect(failures.all.isEmpty)
     }
 }
+
+@Suite("TestStore: what the peers' test stores flag")
+struct TestStoreConformanceTests {
+    @Test func anAssertionClosureForAnActionThatChangedNothingIsFlagged() async {
+        let failures = Failures()
+        let store = TestStore(initialState: Search.State(), reducer: Search(clock: TestClock()), reporter: failures.reporter)
+        await store.send(.response([])) { $0.results = [] }
+        #expect(failures.all.count == 1)
+        #expect(failures.all.first?.contains("changed nothing, and neither did the assertion closure") == true)
+        await store.send(.response([]))
+        #expect(failures.all.count == 1, "without a closure, no change is what was asserted")
+    }
+
+    @Test func anUnreceivedActionIsReportedOnceAndCanStillBeReceived() async {
+        let clock = TestClock()
+        let failures = Failures()
+        let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock), reporter: failures.reporter)
+        await store.send(.queryChanged("mi")) {
+            $0.query = "mi"
+            $0.isLoading = true
+        }
+        await clock.advance(by: .milliseconds(300))
+        // The response arrived, and the test sends on without receiving it: one failure.
+        await store.send(.queryChanged("milk")) {
+            $0.query = "milk"
+            $0.isLoading = true
+        }
+        #expect(failures.all.count == 1)
+        #expect(failures.all.first?.contains("1 received action(s) must be asserted") == true)
+        // Receiving it afterwards is not a second failure.
+        await store.receive(.response(["mi 1", "mi 2"])) {
+            $0.results = ["mi 1", "mi 2"]
+            $0.isLoading = false
+        }
+        await clock.advance(by: .milliseconds(300))
+        await store.receive(.response(["milk 1", "milk 2"])) {
+            $0.results = ["milk 1", "milk 2"]
+            $0.isLoading = false
+        }
+        await store.finish()
+        #expect(failures.all.count == 1, "\(failures.all)")
+    }
+}

@@ -1,11 +1,13 @@
 /// Tasks suspended until a condition on some locked state holds: kept inside that state, so
 /// checking the condition and starting to wait happen under one lock and no wake-up is missed.
-struct Waiters {
+package struct Waiters {
     private var nextKey: UInt64 = 0
     private var continuations: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
+    package init() {}
+
     /// Takes every waiter out, for resuming once the lock is released.
-    mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
+    package mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
         guard !continuations.isEmpty else { return [] }
         defer { continuations.removeAll() }
         return Array(continuations.values)
@@ -28,7 +30,7 @@ struct Waiters {
 extension Locked {
     /// Returns once `isMet` holds for the value, or when the calling task is cancelled. Whoever
     /// makes it hold must resume the waiters at `waiters` (``Waiters/takeAll()``).
-    func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, until isMet: (Value) -> Bool) async {
+    package func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, until isMet: (Value) -> Bool) async {
         let key = withLock { $0[keyPath: waiters].makeKey() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
