@@ -180,9 +180,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     @discardableResult
     func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool) -> StoreTask {
-        if reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw {
-            return sendFromReducer(action)
-        }
+        // Middleware may read the state, which would wait for the lock a reducer's thread holds.
+        if !middleware.isEmpty, isReducingOnThisThread { return sendFromReducer(action) }
         var action = action
         var index = middlewareIndex
         while index < middleware.count {
@@ -202,7 +201,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Reduces `action` at once if the store is idle, otherwise queues it.
     @inlinable
     func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
-        lock.lock()
+        if !lock.tryLock() {
+            if isReducingOnThisThread { return sendFromReducer(action) }
+            lock.lock()
+        }
         guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
@@ -231,6 +233,13 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return task
     }
 
+    /// Whether this thread is running the reducer (and so holds the lock). Asked only when the
+    /// lock is taken, or when middleware is about to run.
+    @inlinable
+    var isReducingOnThisThread: Bool {
+        reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
+    }
+
     /// A send made by the reducer while it reduces (on this thread, holding the lock). Waiting
     /// for the lock would hang for ever; the action is queued behind the current one instead,
     /// passes the middleware then, and is reported: reducers return effects, they do not send.
@@ -249,7 +258,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// too, since effects that send while the store works take it for every action.
     @inlinable
     func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
-        lock.lock()
+        if !lock.tryLock() {
+            if isReducingOnThisThread { return sendFromReducer(action) }
+            lock.lock()
+        }
         if core.pointee.isShutDown {
             lock.unlock()
             diagnostics.report(Diagnostic(.sendAfterShutdown,
