@@ -78,14 +78,49 @@ public struct AppFeature: Reducer {
                 return nil
             }
         )
+        /// Where account actions sit among the app's actions.
+        public static let sessionPath = ActionPath<Action, Session.Action>(embed: Action.session) {
+            if case .session(let action) = $0 { return action }
+            return nil
+        }
+        /// Where profile commands sit among the app's actions.
+        public static let profilePath = ActionPath<Action, Profile.Command>(embed: Action.profile) {
+            if case .profile(let command) = $0 { return command }
+            return nil
+        }
+        /// Where posts commands sit among the app's actions.
+        public static let postsPath = ActionPath<Action, Posts.Command>(embed: Action.posts) {
+            if case .posts(let command) = $0 { return command }
+            return nil
+        }
+        /// Where notes actions sit among the app's actions.
+        public static let notesPath = ActionPath<Action, Notes.Action>(embed: Action.notes) {
+            if case .notes(let action) = $0 { return action }
+            return nil
+        }
+        /// Where counter actions sit among the app's actions.
+        public static let counterPath = ActionPath<Action, Counter.Action>(embed: Action.counter) {
+            if case .counter(let action) = $0 { return action }
+            return nil
+        }
     }
 
     /// The outside world the features use.
     public let environment: AppEnvironment
 
+    // Each child feature is scoped once, with its clients, when the app is made.
+    private let login: Scope<State, Action, Login>
+    private let session: Scope<State, Action, Session>
+    private let counter: Scope<State, Action, Counter>
+    private let user: UserFeatures
+
     /// The app, using `environment`.
     public init(environment: AppEnvironment) {
         self.environment = environment
+        login = Scope(state: \.login, action: Action.loginPath) { Login(auth: environment.auth) }
+        session = Scope(state: \.session, action: Action.sessionPath) { Session(auth: environment.auth) }
+        counter = Scope(state: \.counter, action: Action.counterPath) { Counter() }
+        user = UserFeatures(environment: environment)
     }
 
     /// The middleware the ``LoginStyle/middleware`` style needs. Install it whatever the style:
@@ -97,70 +132,53 @@ public struct AppFeature: Reducer {
     /// Identifies the requests made for the signed-in user, cancelled when they sign out.
     struct UserRequestsID: Hashable, Sendable {}
 
-    /// Applies one action.
+    /// Applies one action: the child it belongs to reduces it, and the app coordinates what
+    /// crosses features (signing in opens the session and loads the user's data; signing out or
+    /// losing the session forgets it).
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         switch action {
         case .login(let loginAction):
             let wasAuthenticated = state.login.status.isAuthenticated
-            let effect = Login(auth: environment.auth).reduce(into: &state.login, action: loginAction).map(Action.login)
-            guard !wasAuthenticated, state.login.status.isAuthenticated, let session = loginAction.signedInSession else {
+            let effect = login.reduce(into: &state, action: action)
+            guard !wasAuthenticated, state.login.status.isAuthenticated, let opened = loginAction.signedInSession else {
                 return effect
             }
-            return .merge(effect, signIn(session, state: &state))
+            return .merge(effect, signIn(opened, state: &state))
 
         case .session(.signOutTapped):
             let wasSignedIn = state.session.isSignedIn
-            let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .signOutTapped).map(Action.session)
+            let effect = session.reduce(into: &state, action: action)
             guard wasSignedIn else { return effect }
             forgetUser(&state)
             return .merge(.cancel(id: UserRequestsID()), effect)
 
         case .session(.restored):
             guard let user = state.session.current?.user else { return .none }
-            let effect = Session(auth: environment.auth).reduce(into: &state.session, action: .restored).map(Action.session)
+            let effect = session.reduce(into: &state, action: action)
             guard !state.session.isSignedIn else { return effect }
             forgetUser(&state)
             // Signing in again only needs the password.
-            let typed = Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(user.username)).map(Action.login)
+            let typed = login.reduce(into: &state, action: .login(.usernameChanged(user.username)))
             return .merge(.cancel(id: UserRequestsID()), effect, typed)
 
-        case .session(let sessionAction):
-            return Session(auth: environment.auth).reduce(into: &state.session, action: sessionAction).map(Action.session)
+        case .session:
+            return session.reduce(into: &state, action: action)
 
-        case .profile(let command):
-            guard let session = state.session.current else { return Self.signInFirst(action) }
-            return Profile.reducer(client: environment.profile, token: session.token)
-                .reduce(into: &state.profile, action: command)
-                .map(Action.profile)
-                .cancellable(id: UserRequestsID())
+        case .profile, .posts, .notes:
+            return user.reduce(into: &state, action: action)
 
-        case .posts(let command):
-            guard let session = state.session.current else { return Self.signInFirst(action) }
-            return Posts.reducer(client: environment.profile, token: session.token)
-                .reduce(into: &state.posts, action: command)
-                .map(Action.posts)
-                .cancellable(id: UserRequestsID())
-
-        case .notes(let notesAction):
-            guard let session = state.session.current else { return Self.signInFirst(action) }
-            return Notes(environment: environment, token: session.token)
-                .reduce(into: &state.notes, action: notesAction)
-                .map(Action.notes)
-                .cancellable(id: UserRequestsID())
-
-        case .counter(let counterAction):
-            return Counter().reduce(into: &state.counter, action: counterAction).map(Action.counter)
+        case .counter:
+            return counter.reduce(into: &state, action: action)
         }
     }
 
     /// Opens `session` and loads what belongs to the user.
-    private func signIn(_ session: AuthSession, state: inout State) -> Effect<Action> {
-        let opened = Session(auth: environment.auth).reduce(into: &state.session, action: .signedIn(session)).map(Action.session)
-        return .merge(
-            opened,
-            reduce(into: &state, action: .profile(.load)),
-            reduce(into: &state, action: .posts(.load)),
-            reduce(into: &state, action: .notes(.listRequested))
+    private func signIn(_ opened: AuthSession, state: inout State) -> Effect<Action> {
+        .merge(
+            session.reduce(into: &state, action: .session(.signedIn(opened))),
+            user.reduce(into: &state, action: .profile(.load)),
+            user.reduce(into: &state, action: .posts(.load)),
+            user.reduce(into: &state, action: .notes(.listRequested))
         )
     }
 
@@ -173,8 +191,39 @@ public struct AppFeature: Reducer {
         state.notes = Notes.State()
     }
 
-    private static func signInFirst(_ action: Action) -> Effect<Action> {
-        .diagnostic(.invalidTransition(action: action, state: "signed out", reason: AppError.notSignedIn.message))
+}
+
+/// What belongs to the signed-in user — profile, posts and notes — each scoped to its part of
+/// the state, acting with the token the session holds; while signed out their actions change
+/// nothing and are reported as "sign in first". Their requests are cancelled together when the
+/// user signs out.
+private struct UserFeatures: Reducer {
+    let environment: AppEnvironment
+
+    func reduce(into state: inout AppFeature.State, action: AppFeature.Action) -> Effect<AppFeature.Action> {
+        guard let token = state.session.current?.token else {
+            return .diagnostic(.invalidTransition(action: action, state: "signed out", reason: AppError.notSignedIn.message))
+        }
+        let effect: Effect<AppFeature.Action> = switch action {
+        case .profile:
+            Scope(state: \.profile, action: AppFeature.Action.profilePath) {
+                Profile.reducer(client: environment.profile, token: token)
+            }
+            .reduce(into: &state, action: action)
+        case .posts:
+            Scope(state: \.posts, action: AppFeature.Action.postsPath) {
+                Posts.reducer(client: environment.profile, token: token)
+            }
+            .reduce(into: &state, action: action)
+        case .notes:
+            Scope(state: \.notes, action: AppFeature.Action.notesPath) {
+                Notes(environment: environment, token: token)
+            }
+            .reduce(into: &state, action: action)
+        case .login, .session, .counter:
+            .none
+        }
+        return effect.cancellable(id: AppFeature.UserRequestsID())
     }
 }
 
