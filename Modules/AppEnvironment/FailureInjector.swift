@@ -12,7 +12,9 @@ import Synchronization
 /// failures.failNext(.notesCreate)          // the next create fails with a network error
 /// ```
 public final class FailureInjector: Sendable {
-    private let armed = Mutex<[Endpoint: [AppError]]>([:])
+    /// Per endpoint, the failures armed, in order: runs of one error, so arming a million costs
+    /// no more than arming one.
+    private let armed = Mutex<[Endpoint: [(error: AppError, count: Int)]]>([:])
 
     /// An injector with nothing armed.
     public init() {}
@@ -22,12 +24,14 @@ public final class FailureInjector: Sendable {
     public func failNext(_ endpoint: Endpoint, count: Int = 1, with error: AppError? = nil) {
         guard count > 0 else { return }
         let error = error ?? .network(reason: "simulated failure of \(endpoint)")
-        armed.withLock { $0[endpoint, default: []] += Array(repeating: error, count: count) }
+        armed.withLock { $0[endpoint, default: []].append((error, count)) }
     }
 
     /// How many failures are still armed for `endpoint`.
     public func pendingFailures(of endpoint: Endpoint) -> Int {
-        armed.withLock { $0[endpoint]?.count ?? 0 }
+        armed.withLock { armed in
+            (armed[endpoint] ?? []).reduce(0) { total, run in total.addingReportingOverflow(run.count).overflow ? Int.max : total + run.count }
+        }
     }
 
     /// Disarms every endpoint.
@@ -38,10 +42,10 @@ public final class FailureInjector: Sendable {
     /// Throws the next armed failure of `endpoint`, if any.
     public func check(_ endpoint: Endpoint) throws(AppError) {
         let failure = armed.withLock { armed -> AppError? in
-            guard var errors = armed[endpoint], !errors.isEmpty else { return nil }
-            let first = errors.removeFirst()
-            armed[endpoint] = errors.isEmpty ? nil : errors
-            return first
+            guard var runs = armed[endpoint], let first = runs.first else { return nil }
+            if first.count > 1 { runs[0].count -= 1 } else { runs.removeFirst() }
+            armed[endpoint] = runs.isEmpty ? nil : runs
+            return first.error
         }
         if let failure { throw failure }
     }

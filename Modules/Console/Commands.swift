@@ -54,7 +54,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .redo: CommandSpec(self, [], "go forward one action", .time)
         case .jump: CommandSpec(self, ["<n>"], "go to the state after action n of history", .time)
         case .diff: CommandSpec(self, [], optional: ["[n]"], "what action n (default: the last) changed", .time)
-        case .record: CommandSpec(self, ["<file>"], optional: ["[--include-secrets]"], "write the commands typed from now on as a script", .recording)
+        case .record: CommandSpec(self, ["<file>"], optional: ["[--include-secrets]", "[--force]"], "write the commands typed from now on as a script (--force replaces an existing file)", .recording)
         case .stop: CommandSpec(self, [], "stop recording", .recording)
         case .quit: CommandSpec(self, [], "leave (end of input does too)", .session)
         }
@@ -106,6 +106,8 @@ public struct CommandSpec: Hashable, Sendable {
     /// The command names closest to `name`, for "did you mean" (at most two edits away, or
     /// starting the same way).
     public static func suggestions(for name: String) -> [String] {
+        // A word far longer than any command is not a misspelling of one.
+        guard name.utf8.count <= 64 else { return [] }
         let scored = all.map { ($0.name, editDistance($0.name, name)) }
         let close = scored.filter { $0.1 <= max(2, name.count / 4) }.sorted { $0.1 < $1.1 }.map(\.0)
         if !close.isEmpty { return Array(close.prefix(3)) }
@@ -167,8 +169,32 @@ public struct ParsedLine: Hashable, Sendable {
         return !parsed.carriesSecret
     }
 
-    /// Reads `line`; `nil` for a blank line or a comment.
+    /// `line` as a transcript or log may show it: with the secret argument replaced by
+    /// `<redacted>` when it reads, and when it does not but names a command that takes a secret,
+    /// with every word from where the secret would be on redacted too (a line with the password
+    /// split by a space must not show half of it).
+    public static func displayable(_ line: String) -> String {
+        if let parsed = try? parse(line) {
+            return parsed.carriesSecret ? parsed.redacted : line
+        }
+        var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let commandIndex = words.first == "!" ? 1 : 0
+        guard commandIndex < words.count, let secret = CommandSpec.named(words[commandIndex])?.secretArgument else { return line }
+        let first = commandIndex + 1 + secret
+        guard first < words.count else { return line }
+        for index in first..<words.count { words[index] = "<redacted>" }
+        return words.joined(separator: " ")
+    }
+
+    /// The longest line the language reads, in bytes.
+    public static let maximumLength = 65_536
+
+    /// Reads `line`; `nil` for a blank line or a comment. A line longer than ``maximumLength``
+    /// bytes is refused without being read.
     public static func parse(_ line: String) throws(LineError) -> ParsedLine? {
+        guard line.utf8.count <= maximumLength else {
+            throw LineError("the line is \(line.utf8.count) bytes long; a line may have at most \(maximumLength)")
+        }
         var text = Substring(line)
         var offset = 0
         while let first = text.unicodeScalars.first, first == " " || first == "\t" {
@@ -199,7 +225,8 @@ public struct ParsedLine: Hashable, Sendable {
             let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
             var message = "\(spec.name) takes \(expected) argument\(range.upperBound == 1 ? "" : "s") (usage: \(spec.usage)), got \(arguments.count)"
             if arguments.count > range.upperBound, let extra = arguments.dropFirst(range.upperBound).first {
-                message += "; the first extra one is “\(extra.text)” at column \(extra.column)"
+                // Never quote what may be a password.
+                message += spec.secretArgument == nil ? "; the first extra one is “\(extra.text)” at column \(extra.column)" : "; the first extra one is at column \(extra.column)"
                 if spec.required.last == "<text>" || spec.required.last == "<query>" { message += " — put text with spaces in double quotes" }
             }
             throw LineError(message)

@@ -184,29 +184,38 @@ extension ConsoleSession {
         return Result(status: .ok, output: (["time +\(line.arguments[0].text)"] + (changed.isEmpty ? [] : [output])).joined(separator: "\n"), changed: changed)
     }
 
-    /// `300ms`, `2s`, `1.5s`, `1m`.
+    /// The longest duration `advance` and `wait` take: a day.
+    static let longestDuration: Duration = .seconds(86_400)
+
+    /// `300ms`, `2s`, `1.5s`, `1m`: finite, not negative, at most ``longestDuration``.
     static func duration(_ text: String, argument: Int, in line: ParsedLine) throws(LineError) -> Duration {
+        let column = line.arguments[argument - 1].column
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
         for (unit, seconds) in units where text.hasSuffix(unit) {
-            if let value = Double(text.dropLast(unit.count)), value >= 0 {
-                return .milliseconds(Int64((value * seconds * 1000).rounded()))
+            guard let value = Double(text.dropLast(unit.count)), value.isFinite, value >= 0 else { continue }
+            let milliseconds = value * seconds * 1000
+            guard milliseconds <= Double(longestDuration.components.seconds * 1000) else {
+                throw LineError("argument \(argument) at column \(column): “\(text)” is longer than the longest duration, 1 day (86400s)")
             }
+            return .milliseconds(Int64(milliseconds.rounded()))
         }
-        let column = line.arguments[argument - 1].column
         throw LineError("argument \(argument) at column \(column): “\(text)” is not a duration (like 300ms, 2s or 1m)")
     }
+
+    /// The most failures one `fail` arms.
+    static let mostFailures = 1_000_000
 
     private func fail(_ line: ParsedLine) throws(LineError) -> Result {
         let name = line.arguments[0]
         guard let endpoint = Endpoint(rawValue: name.text) else {
-            let close = Endpoint.allCases.map(\.rawValue).filter { editDistance($0, name.text) <= 3 }
+            let close = name.text.utf8.count > 64 ? [] : Endpoint.allCases.map(\.rawValue).filter { editDistance($0, name.text) <= 3 }
             throw LineError("argument 1 <client.endpoint> at column \(name.column): no endpoint “\(name.text)”" +
                 (close.isEmpty ? " (help fail lists them)" : "; did you mean \(close.map { "“\($0)”" }.joined(separator: " or "))?"))
         }
         var count = 1
         if let text = line.argument(1) {
-            guard let parsed = Int(text), parsed > 0 else {
-                throw LineError("argument 2 [count] at column \(line.arguments[1].column): “\(text)” is not a positive number")
+            guard let parsed = Int(text), (1...Self.mostFailures).contains(parsed) else {
+                throw LineError("argument 2 [count] at column \(line.arguments[1].column): “\(text)” is not a number from 1 to \(Self.mostFailures)")
             }
             count = parsed
         }
@@ -279,11 +288,19 @@ extension ConsoleSession {
 
     private func startRecording(_ line: ParsedLine) throws(LineError) -> Result {
         guard recording == nil else { return Result(status: .rejected("already recording to \(recording?.path ?? "")")) }
-        let includeSecrets = line.argument(1) == "--include-secrets"
-        if let flag = line.argument(1), !includeSecrets {
-            throw LineError("argument 2 at column \(line.arguments[1].column): unknown option “\(flag)” (only --include-secrets)")
+        var includeSecrets = false
+        var force = false
+        for option in line.arguments.dropFirst() {
+            switch option.text {
+            case "--include-secrets": includeSecrets = true
+            case "--force": force = true
+            default: throw LineError("argument at column \(option.column): unknown option “\(option.text)” (--include-secrets, --force)")
+            }
         }
         let path = line.arguments[0].text
+        if !force, FileManager.default.fileExists(atPath: path) {
+            throw LineError("“\(path)” exists; record --force \(path) replaces it")
+        }
         guard FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
             throw LineError("cannot write “\(path)” (does its folder exist, and may it be written?)")
         }

@@ -81,7 +81,9 @@ public struct ScriptRunner: Sendable {
             case .rejected(let message), .error(let message):
                 output = output.isEmpty ? message : output + "\n" + message
             }
-            let report = LineReport(line: number, command: String(trimmed), ok: result.succeeded, output: output, changes: result.changed)
+            // Transcripts and JSON land in CI logs: a password never shows.
+            let command = Self.trimmed(Substring(ParsedLine.displayable(String(trimmed))))
+            let report = LineReport(line: number, command: String(command), ok: result.succeeded, output: output, changes: result.changed)
             onLine(report)
             reports.append(report)
             if result.quits { break }

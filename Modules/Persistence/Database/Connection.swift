@@ -86,6 +86,19 @@ public final class Connection {
         sqlite3_close_v2(handle)
     }
 
+    /// Binds `text` with its length in bytes, so a NUL inside it is kept rather than taken for
+    /// its end.
+    private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        // An empty buffer may have no address, and a null pointer would bind NULL.
+        guard !text.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, SQLITE_TRANSIENT) }
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { characters in
+                sqlite3_bind_text(statement, index, characters.baseAddress, Int32(characters.count), SQLITE_TRANSIENT)
+            }
+        }
+    }
+
     // MARK: - Statements
 
     /// Runs a statement that returns no rows, with `bindings` for its `?` parameters.
@@ -215,7 +228,7 @@ public final class Connection {
             case .null: sqlite3_bind_null(statement, index)
             case .integer(let number): sqlite3_bind_int64(statement, index, number)
             case .real(let number): sqlite3_bind_double(statement, index, number)
-            case .text(let text): sqlite3_bind_text(statement, index, text, -1, SQLITE_TRANSIENT)
+            case .text(let text): Self.bind(text, to: statement, at: index)
             case .blob(let bytes): bytes.withUnsafeBytes { buffer in
                 sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), SQLITE_TRANSIENT)
             }
