@@ -164,6 +164,26 @@ struct LiveClientTests {
         await #expect(throws: notFound) { try await live.notes.delete(alice.token, edited.id) }
     }
 
+    @Test func everyCharacterRoundTripsNULIncludedAcrossAReopen() async throws {
+        let path = folder.file("bytes.sqlite")
+        let live = try environment(Database(path: path, migrations: AppSchema.migrations))
+        _ = try await live.auth.signUp(credentials)
+        let alice = try await live.auth.authenticate(credentials)
+        // Every one-byte character, NUL first, and characters of every UTF-8 length.
+        let everyASCII = String(decoding: (0..<128).map { UInt8($0) }, as: UTF8.self)
+        let texts = ["before\0after", "\0", everyASCII, "é中🍮\u{10FFFF}\0end"]
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        for (offset, text) in texts.enumerated() {
+            let note = Note(id: Note.ID(UUID(sequence: UInt64(900 + offset))), text: text, createdAt: base, updatedAt: base.addingTimeInterval(Double(offset)))
+            _ = try await live.notes.create(alice.token, note)
+        }
+        let reopened = try environment(Database(path: path, migrations: AppSchema.migrations))
+        let token = try await reopened.auth.authenticate(credentials).token
+        let stored = try await reopened.notes.list(token).map(\.text)
+        #expect(stored == texts.reversed())
+        #expect(stored.last?.utf8.count == 12, "\"before\\0after\" whole: nothing cut at the NUL")
+    }
+
     @Test func fullTextAndLikeSearchesFindTheSameNotes() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         #expect(try database.read { db throws(DatabaseError) in try db.tableExists("notes_search") }, "this SQLite has FTS5")
