@@ -105,7 +105,7 @@ let tests: [Target] = [
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
         path: "Tests/AppHostTests"
     ),
-    .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl", "appcore-serve"], path: "Tests/AppsTests"),
+    .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting"], path: "Tests/AppsTests"),
     .testTarget(
         name: "PersistenceTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],
