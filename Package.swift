@@ -105,7 +105,11 @@ let tests: [Target] = [
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
         path: "Tests/AppHostTests"
     ),
-    .testTarget(name: "AppsTests", dependencies: ["appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting"], path: "Tests/AppsTests"),
+    .testTarget(
+        name: "AppsTests",
+        dependencies: ["appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting", "Persistence", "Reducers", "AppHost"],
+        path: "Tests/AppsTests"
+    ),
     .testTarget(
         name: "PersistenceTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],

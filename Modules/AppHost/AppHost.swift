@@ -31,7 +31,9 @@ public final class AppHost: Sendable {
         /// `latency` on the host's clock.
         case inMemory(latency: Duration = .zero)
         /// A SQLite database at `path` (created if missing): the live clients, and the action
-        /// journal restored on opening and recorded until ``AppHost/close()``.
+        /// journal restored on opening and recorded until ``AppHost/close()``. Several processes
+        /// may open one database: each records its own journal stream, and a start restores the
+        /// stream written most recently.
         case database(path: String)
     }
 
@@ -144,12 +146,24 @@ public final class AppHost: Sendable {
                 let database = try Database(path: path, migrations: AppSchema.migrations)
                 environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock).injectingFailures(failures)
                 if options.journal != .off {
-                    let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
-                    let restored = try journal.restore(from: initialState, using: AppFeature(environment: environment))
+                    // Each process journals into a stream of its own, so two processes on one
+                    // database never overwrite each other; a start restores the stream written
+                    // most recently, by whichever process.
+                    let latest = try Journal<AppFeature.State, AppFeature.Action>.latestStream(in: database)
+                    let restoring = try Journal<AppFeature.State, AppFeature.Action>(database: database, stream: latest ?? "app")
+                    let restored = try restoring.restore(from: initialState, using: AppFeature(environment: environment))
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
                     if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
                     replayed = restored.replayed
-                    self.journal = journal
+                    if options.journal == .restoreAndRecord {
+                        let own = try Journal<AppFeature.State, AppFeature.Action>(database: database, stream: Journal<AppFeature.State, AppFeature.Action>.newStream())
+                        try own.snapshot(initialState)
+                        try Journal<AppFeature.State, AppFeature.Action>.removeClosedStreams(except: [own.stream], in: database)
+                        journal = own
+                    } else {
+                        // Only looking: nothing is recorded, and the stream is not touched.
+                        journal = nil
+                    }
                 } else {
                     journal = nil
                 }

@@ -60,5 +60,14 @@ public enum AppSchema {
             guard db.hasCompileOption("ENABLE_FTS5") else { return }
             try db.execute("CREATE VIRTUAL TABLE notes_search USING fts5(text, tokenize='trigram')")
         },
+        Migration(version: 3, name: "a journal stream per process", sql: """
+            CREATE TABLE journal_streams (
+                stream TEXT PRIMARY KEY,
+                last_active INTEGER NOT NULL,
+                closed INTEGER NOT NULL DEFAULT 0
+            );
+            INSERT INTO journal_streams (stream, last_active, closed)
+                SELECT stream, 0, 1 FROM journal UNION SELECT stream, 0, 1 FROM snapshots;
+            """),
     ]
 }

@@ -194,6 +194,9 @@ public final class Connection {
         for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
             do {
                 try transaction { (db: Connection) throws(DatabaseError) in
+                    // Another process opening the file at the same moment may have applied it
+                    // while this one waited for the write lock.
+                    guard try db.userVersion() < migration.version else { return }
                     try migration.apply(db)
                     try db.execute("PRAGMA user_version = \(migration.version)")
                 }

@@ -89,6 +89,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                                    [.text(stream), .int(sequence), .int(count), .blob(data)])
                     sequence += count
                 }
+                try Self.markActive(stream, in: db)
             }
             buffer.withLock { buffer in
                 buffer.pending.removeFirst(batch.count)
@@ -98,7 +99,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
-    /// Flushes what is buffered and stops accepting actions.
+    /// Flushes what is buffered and stops accepting actions; the stream is then marked closed,
+    /// so a later process that has restored past it may remove it (``removeClosedStreams(except:in:)``).
     public func close() throws(DatabaseError) {
         buffer.withLock { buffer in
             buffer.isClosed = true
@@ -106,6 +108,45 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             buffer.flusher = nil
         }
         try flush()
+        try database.write { db throws(DatabaseError) in
+            try db.execute("UPDATE journal_streams SET closed = 1 WHERE stream = ?", [.text(stream)])
+        }
+    }
+
+    // MARK: - Streams
+
+    /// A new stream name for one process's journal: `app/<date>-<random>`, never used before.
+    public static func newStream(prefix: String = "app") -> String {
+        "\(prefix)/\(Int(Date().timeIntervalSince1970))-\(UUID().uuidString.lowercased().prefix(8))"
+    }
+
+    /// The stream written most recently (by any process), or `nil` when the journal is empty.
+    public static func latestStream(in database: Database) throws(DatabaseError) -> String? {
+        try database.read { db throws(DatabaseError) in
+            try db.query("SELECT stream FROM journal_streams ORDER BY last_active DESC, rowid DESC LIMIT 1") { $0.text(0) }.first
+        }
+    }
+
+    /// Deletes every stream whose process closed it, except `kept`: once a process has
+    /// restored the latest state and written it as the base of its own stream, the closed ones
+    /// say nothing more. Streams still open (their process runs, or crashed) are left alone.
+    public static func removeClosedStreams(except kept: Set<String>, in database: Database) throws(DatabaseError) {
+        try database.write { db throws(DatabaseError) in
+            let closed = try db.query("SELECT stream FROM journal_streams WHERE closed = 1") { $0.text(0) }
+            for stream in closed where !kept.contains(stream) {
+                try db.execute("DELETE FROM journal WHERE stream = ?", [.text(stream)])
+                try db.execute("DELETE FROM snapshots WHERE stream = ?", [.text(stream)])
+                try db.execute("DELETE FROM journal_streams WHERE stream = ?", [.text(stream)])
+            }
+        }
+    }
+
+    /// Records that `stream` was just written: it becomes the latest.
+    private static func markActive(_ stream: String, in db: Connection) throws(DatabaseError) {
+        try db.execute("""
+            INSERT INTO journal_streams (stream, last_active) VALUES (?, (SELECT coalesce(max(last_active), 0) + 1 FROM journal_streams))
+            ON CONFLICT (stream) DO UPDATE SET last_active = excluded.last_active
+            """, [.text(stream)])
     }
 
     /// Stores `state` as the state after every action appended so far (flushing them first), so a
@@ -121,6 +162,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         try database.write { db throws(DatabaseError) in
             try db.execute("INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
                            [.text(stream), .int(sequence), .blob(Array(data))])
+            try Self.markActive(stream, in: db)
         }
     }
 

@@ -1,0 +1,89 @@
+import Foundation
+import Persistence
+import Reducers
+import Testing
+
+/// Two REPLs on one database at the same time, as two terminals would run them.
+@Suite("Two processes, one database")
+struct TwoProcessTests {
+    static func executable(_ name: String) throws -> URL {
+        URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Starts `appcore-repl` on `database` reading `lines` from a pipe.
+    static func repl(_ database: String, lines: [String], folder: String) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = try executable("appcore-repl")
+        process.arguments = ["--db", database]
+        process.environment = ["HOME": folder, "XDG_DATA_HOME": folder]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        return (process, output)
+    }
+
+    static func session(_ user: String, notes: Int) -> [String] {
+        ["signup \(user) wonderland", "login.username \(user)", "login.password wonderland", "login.submit"]
+            + (0..<notes).flatMap { ["notes.add \"\(user) \($0)\"", "counter.increment"] }
+    }
+
+    @Test func bothProcessesKeepEveryAcknowledgedNoteAndAction() async throws {
+        let folder = NSTemporaryDirectory() + "appcore-two-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/shared.sqlite"
+        let count = 30
+        let first = try Self.repl(path, lines: Self.session("alice.liddell", notes: count), folder: folder)
+        let second = try Self.repl(path, lines: Self.session("bob.builder", notes: count), folder: folder)
+        let outputs = [first, second].map { String(decoding: $0.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        for (process, _) in [first, second] {
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        }
+        for output in outputs {
+            #expect(!output.contains("error:"), "\(output)")
+        }
+
+        // Each process's journal stream holds every action it acknowledged.
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let streams = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT stream, closed FROM journal_streams") { ($0.text(0), $0.int(1)) }
+        }
+        #expect(streams.count == 2 && streams.allSatisfy { $0.1 == 1 }, "\(streams)")
+        var inserted: Set<String> = []
+        var increments = 0
+        for (stream, _) in streams {
+            for entry in try Journal<AppFeature.State, AppFeature.Action>(database: database, stream: stream).entries() {
+                if case .notes(.inserted(let note)) = entry.action { inserted.insert(note.text) }
+                if case .counter(.incrementTapped) = entry.action { increments += 1 }
+            }
+        }
+        let expected = Set((0..<count).flatMap { ["alice.liddell \($0)", "bob.builder \($0)"] })
+        #expect(inserted == expected)
+        #expect(increments == 2 * count)
+        database.close()
+
+        // The notes both stored are there for each user, from a third process.
+        for user in ["alice.liddell", "bob.builder"] {
+            let script = folder + "/\(user).script"
+            try """
+                login.username \(user)
+                login.password wonderland
+                login.submit
+                expect notes.count == \(count)
+                """.write(toFile: script, atomically: true, encoding: .utf8)
+            let check = Process()
+            check.executableURL = try Self.executable("appcore-batch")
+            check.arguments = ["--env", "live", "--db", path, "--quiet", script]
+            check.standardOutput = FileHandle.nullDevice
+            try check.run()
+            check.waitUntilExit()
+            #expect(check.terminationStatus == 0, "\(user)'s notes are not all there")
+        }
+    }
+}
