@@ -143,7 +143,7 @@ public final class AppHost: Sendable {
             journal = nil
         case .database(let path):
             do {
-                let database = try Database(path: path, migrations: AppSchema.migrations)
+                let database = try Database(path: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
                 environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock).injectingFailures(failures)
                 if options.journal != .off {
                     // Each process journals into a stream of its own, so two processes on one

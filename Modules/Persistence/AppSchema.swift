@@ -1,5 +1,8 @@
 /// AppCore's database schema, one ``Migration`` per version.
 public enum AppSchema {
+    /// AppCore's mark in every database it owns (`PRAGMA application_id`): "ApCo".
+    public static let applicationID: Int32 = 0x4170_436F
+
     /// Every step, oldest first. Append new steps; never edit one that has shipped.
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "accounts, sessions, posts, notes, journal", sql: """

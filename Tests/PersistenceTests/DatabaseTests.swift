@@ -67,6 +67,58 @@ struct DatabaseTests {
         #expect(try Database(path: path, migrations: [Self.schema[0]]).userVersion == 1)
     }
 
+    @Test func anotherProgramsDatabaseIsRefusedAndLeftByteForByte() throws {
+        let path = folder.file("theirs.sqlite")
+        // A database another program made: a table of its own, no application id, no version.
+        let program = try Database(path: path, migrations: [Migration(version: 0, name: "theirs", sql: "SELECT 1;")])
+        try program.write { db throws(DatabaseError) in
+            try db.execute("CREATE TABLE ledger (amount INTEGER)")
+            try db.execute("INSERT INTO ledger VALUES (42)")
+            try db.execute("PRAGMA user_version = 0")
+        }
+        program.close()
+        let before = try #require(contents(path))
+        do {
+            _ = try Database(path: path, migrations: Self.schema, applicationID: 0x7465_7374)
+            Issue.record("another program's database was opened")
+        } catch {
+            #expect(error.kind == .notADatabase)
+            #expect(error.description.contains("another program") && error.description.contains("left untouched"))
+        }
+        #expect(contents(path) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func ourDatabasesAreMarkedAndOlderUnmarkedOnesAccepted() throws {
+        let path = folder.file("ours.sqlite")
+        _ = try Database(path: path, migrations: Self.schema)
+        let marked = try Database(path: path, migrations: Self.schema, applicationID: 0x7465_7374)
+        let stamp = try marked.read { db throws(DatabaseError) in try db.query("PRAGMA application_id") { $0.int(0) }.first }
+        #expect(stamp == 0x7465_7374)
+        marked.close()
+        #expect(throws: DatabaseError.self) { _ = try Database(path: path, migrations: Self.schema, applicationID: 0x6F74_6872) }
+    }
+
+    @Test func aDamagedDatabaseIsCalledDamaged() throws {
+        let path = folder.file("damaged.sqlite")
+        let database = try Database(path: path, migrations: Self.schema)
+        try database.write { db throws(DatabaseError) in
+            for number in 0..<2_000 { try db.execute("INSERT INTO items (name) VALUES (?)", [.text("item \(number) with a longer name")]) }
+        }
+        database.close()
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 8_192)
+        try handle.close()
+        do {
+            let reopened = try Database(path: path, migrations: Self.schema)
+            _ = try reopened.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM items") { $0.int(0) } }
+            Issue.record("a truncated database read as whole")
+        } catch {
+            #expect(error.kind == .damaged, "\(error)")
+            #expect(error.description.contains("damaged"))
+        }
+    }
+
     @Test func aNewerSchemaIsRefusedWithoutTouchingTheFile() throws {
         let path = folder.file("app.sqlite")
         let newer = try Database(path: path, migrations: Self.schema + [Migration(version: 7, name: "future", sql: "SELECT 1;")])

@@ -58,11 +58,13 @@ public final class Connection {
         throw DatabaseError(.cannotOpen, operation: operation, message: reason)
     }
 
-    func configure(durability: Database.Durability, busyTimeout: Duration, isFile: Bool) throws(DatabaseError) {
+    /// How long a statement waits for another connection's lock before failing with `busy`.
+    func setBusyTimeout(_ busyTimeout: Duration) {
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
-        // Reading the version first also proves the file is a database, before anything is written.
-        _ = try userVersion()
+    }
+
+    func configure(durability: Database.Durability, isFile: Bool) throws(DatabaseError) {
         if isFile {
             let mode = try query("PRAGMA journal_mode = WAL") { row in row.text(0) }.first ?? ""
             guard mode.lowercased() == "wal" else {
@@ -184,13 +186,33 @@ public final class Connection {
         try query("PRAGMA user_version") { $0.int(0) }.first ?? 0
     }
 
-    func migrate(with migrations: [Migration]) throws(DatabaseError) {
+    /// Checks, before anything is written, that the file is a database this build may use: not
+    /// damaged, not another program's (when `applicationID` is given), not of a newer schema.
+    func checkOwnership(applicationID: Int32?, migrations: [Migration]) throws(DatabaseError) {
+        let operation = "open \(path)"
+        // Reading the schema proves the file is a database (a damaged one fails with
+        // SQLITE_CORRUPT, here or later, and is called damaged).
+        let tables = try query("SELECT count(*) FROM sqlite_master") { $0.int(0) }.first ?? 0
         let current = try userVersion()
+        if let applicationID {
+            let stamped = try query("PRAGMA application_id") { $0.int(0) }.first ?? 0
+            // Ours: stamped with our id, or written before stamping (a schema version, no id).
+            let isOurs = stamped == Int(applicationID) || (stamped == 0 && current > 0) || tables == 0
+            guard isOurs else {
+                throw DatabaseError(.notADatabase, operation: operation, message: stamped == 0
+                    ? "it is a SQLite database of another program (\(tables) schema objects, no AppCore schema)"
+                    : "it is a SQLite database of another program (application id \(stamped))")
+            }
+        }
         let latest = migrations.map(\.version).max() ?? 0
         guard current <= latest else {
-            throw DatabaseError(.newerSchema, operation: "open \(path)",
+            throw DatabaseError(.newerSchema, operation: operation,
                 message: "the database has schema version \(current), but this build knows up to \(latest); it was written by a newer AppCore and was left untouched")
         }
+    }
+
+    func migrate(with migrations: [Migration], applicationID: Int32?) throws(DatabaseError) {
+        let current = try userVersion()
         for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > current {
             do {
                 try transaction { (db: Connection) throws(DatabaseError) in
@@ -204,6 +226,9 @@ public final class Connection {
                 throw DatabaseError(error.kind, operation: "migrate \(path) to version \(migration.version) (\(migration.name))",
                     code: error.code, message: error.message)
             }
+        }
+        if let applicationID, try query("PRAGMA application_id", [], { $0.int(0) }).first != Int(applicationID) {
+            try execute("PRAGMA application_id = \(applicationID)")
         }
     }
 
@@ -247,7 +272,8 @@ public final class Connection {
     static func error(code: Int32, operation: String, message: String) -> DatabaseError {
         let kind: DatabaseError.Kind = switch code & 0xFF {
         case SQLITE_CANTOPEN: .cannotOpen
-        case SQLITE_NOTADB, SQLITE_CORRUPT: .notADatabase
+        case SQLITE_NOTADB: .notADatabase
+        case SQLITE_CORRUPT: .damaged
         case SQLITE_READONLY: .readOnly
         case SQLITE_FULL: .full
         case SQLITE_BUSY, SQLITE_LOCKED: .busy

@@ -38,17 +38,24 @@ public final class Database: Sendable {
     ///   - migrations: The schema, one step per version; see ``Migration``.
     ///   - durability: How hard commits try to survive a crash.
     ///   - busyTimeout: How long to wait for another process's lock before failing with `busy`.
+    ///   - applicationID: The program's mark (`PRAGMA application_id`): a non-empty database
+    ///     marked otherwise, or unmarked and without a schema version, is another program's and
+    ///     is refused untouched; a database of this program is marked when migrated.
     public init(
         path: String,
         migrations: [Migration] = [],
         durability: Durability = .processCrash,
-        busyTimeout: Duration = .seconds(5)
+        busyTimeout: Duration = .seconds(5),
+        applicationID: Int32? = nil
     ) throws(DatabaseError) {
         self.path = path
         let connection = try Connection.open(path: path)
         do {
-            try connection.configure(durability: durability, busyTimeout: busyTimeout, isFile: path != ":memory:")
-            try connection.migrate(with: migrations)
+            // Everything that could refuse the file comes before anything that changes it.
+            connection.setBusyTimeout(busyTimeout)
+            try connection.checkOwnership(applicationID: applicationID, migrations: migrations)
+            try connection.configure(durability: durability, isFile: path != ":memory:")
+            try connection.migrate(with: migrations, applicationID: applicationID)
         } catch {
             connection.close()
             throw error

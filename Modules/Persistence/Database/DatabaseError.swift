@@ -4,8 +4,10 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
     public enum Kind: String, Hashable, Sendable {
         /// The file could not be opened or created (missing folder, permissions).
         case cannotOpen
-        /// The file is not a database, or it is corrupt.
+        /// The file is not a SQLite database, or it is another program's.
         case notADatabase
+        /// The file is a database, but damaged (truncated, overwritten in part).
+        case damaged
         /// The database was written by a newer version of AppCore and was left untouched.
         case newerSchema
         /// The database or its folder is read-only.
@@ -44,7 +46,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         case .readOnly: text += " (the database or its folder is read-only; check the permissions)"
         case .full: text += " (free some disk space and retry)"
         case .busy: text += " (another process is using the database; retry)"
-        case .notADatabase: text += " (the file is not an AppCore database; choose another path)"
+        case .notADatabase: text += " (the file is not an AppCore database and was left untouched; choose another path)"
+        case .damaged: text += " (the database is damaged; restore it from a backup, or move it aside to start afresh)"
         case .newerSchema, .cannotOpen, .constraint, .other: break
         }
         return text
