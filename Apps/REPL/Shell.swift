@@ -41,6 +41,9 @@ final class Shell: @unchecked Sendable {
             let host = try await AppHost(storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
                                          loginStyle: loginStyle, options: AppHost.Options(history: history))
             session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive)
+            // Piped into a database, a line waits for real work (a password hash, a busy disk
+            // shared with other processes) rather than give up on it after the scripts' 5 s.
+            session.defaultTimeout = .seconds(60)
         }
         let host = session.host
         if terminal.isInteractive {

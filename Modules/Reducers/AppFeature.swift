@@ -153,12 +153,14 @@ public struct AppFeature: Reducer {
             return .merge(.cancel(id: UserRequestsID()), effect)
 
         case .session(.restored):
-            guard let user = state.session.current?.user else { return .none }
+            // Whatever was in flight when the journal was written died with the process that
+            // started it (a sign up, a sign in, loads and saves): nothing is left waiting for it.
+            let username = state.session.current?.user.username ?? state.login.status.username
             let effect = session.reduce(into: &state, action: action)
             guard !state.session.isSignedIn else { return effect }
             forgetUser(&state)
             // Signing in again only needs the password.
-            let typed = login.reduce(into: &state, action: .login(.usernameChanged(user.username)))
+            let typed = username.isEmpty ? .none : login.reduce(into: &state, action: .login(.usernameChanged(username)))
             return .merge(.cancel(id: UserRequestsID()), effect, typed)
 
         case .session:

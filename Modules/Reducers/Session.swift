@@ -114,6 +114,8 @@ public struct Session: Reducer {
         case .signOutResponse(.success):
             return .none
         case .restored:
+            // A sign up in flight died with the process that started it.
+            if case .inProgress = state.signUp { state.signUp = .idle }
             guard let session = state.current, session.token.isEmpty else { return .none }
             state.current = nil
             state.signUp = .idle

@@ -82,7 +82,7 @@ struct FuzzTests {
         return (process.terminationReason, process.terminationStatus, Date().timeIntervalSince(started))
     }
 
-    @Test func twentyThousandGeneratedLinesNeverCrashOrHangEitherShell() throws {
+    @Test func twentyThousandGeneratedLinesNeverCrashOrHangEitherShell() async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("appcore-fuzz-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -96,7 +96,7 @@ struct FuzzTests {
             let (executable, arguments) = chunk % 4 == 3
                 ? ("appcore-repl", ["--in-memory", "--login-style", style])
                 : ("appcore-batch", ["--login-style", style, "-"])
-            let run = try Self.run(executable, arguments, input: input, in: folder)
+            let run = try await onOwnThread { try Self.run(executable, arguments, input: input, in: folder) }
             #expect(run.reason == .exit, "\(executable) chunk \(chunk) (seed \(0xF022 + chunk)) ended by signal \(run.status)")
             #expect([0, 1, 2].contains(run.status), "\(executable) chunk \(chunk) exited \(run.status)")
             #expect(run.seconds < 30, "\(executable) chunk \(chunk) took \(run.seconds) s")

@@ -65,12 +65,13 @@ struct REPLTests {
         @discardableResult
         func waitFor(_ needle: String, after offset: Int = 0) async -> Bool {
             let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
+            while true {
                 let all = text
                 if all.count > offset, all.dropFirst(offset).contains(needle) { return true }
+                // Checked once more after the deadline: a busy machine may wake this task late.
+                guard ContinuousClock.now < deadline else { return false }
                 try? await Task.sleep(for: .milliseconds(10))
             }
-            return false
         }
 
         deinit {
@@ -172,9 +173,9 @@ struct REPLTests {
         // The command's own output says the search is running; the result comes later, alone.
         #expect(await repl.waitFor("matching \"honey\" (searching…)", after: mark))
         #expect(await repl.waitFor("matching \"honey\"\r", after: mark))
-        let after = String(repl.text.dropFirst(mark))
-        let resultEnd = try #require(after.range(of: "matching \"honey\"\r", options: .backwards))
-        #expect(after[resultEnd.upperBound...].contains("alice.liddell> view cou"), "the typed text is redrawn after the result")
+        let result = try #require(String(repl.text.dropFirst(mark)).range(of: "matching \"honey\"\r", options: .backwards))
+        let resultEnd = mark + String(repl.text.dropFirst(mark))[..<result.upperBound].count
+        #expect(await repl.waitFor("alice.liddell> view cou", after: resultEnd), "the typed text is redrawn after the result")
         repl.type("nter\r")
         #expect(await repl.waitFor("counter: 0", after: mark))
         await repl.typeAndWaitForExit("quit\r")

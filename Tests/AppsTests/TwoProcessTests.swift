@@ -40,9 +40,11 @@ struct TwoProcessTests {
         let count = 30
         let first = try Self.repl(path, lines: Self.session("alice.liddell", notes: count), folder: folder)
         let second = try Self.repl(path, lines: Self.session("bob.builder", notes: count), folder: folder)
-        let outputs = [first, second].map { String(decoding: $0.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        let outputs = try await onOwnThread {
+            [first, second].map { String(decoding: $0.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        }
         for (process, _) in [first, second] {
-            process.waitUntilExit()
+            try await onOwnThread { process.waitUntilExit() }
             #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         }
         for output in outputs {
@@ -82,7 +84,7 @@ struct TwoProcessTests {
             check.arguments = ["--env", "live", "--db", path, "--quiet", script]
             check.standardOutput = FileHandle.nullDevice
             try check.run()
-            check.waitUntilExit()
+            try await onOwnThread { check.waitUntilExit() }
             #expect(check.terminationStatus == 0, "\(user)'s notes are not all there")
         }
     }

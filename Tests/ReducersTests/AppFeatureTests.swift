@@ -153,6 +153,20 @@ struct AppFeatureTests {
         let signedOut = TestStore(initialState: AppFeature.State(), reducer: AppFeature(environment: failingEnvironment()))
         await signedOut.send(.session(.restored))
     }
+
+    /// A journal written while a sign up and a sign in were in flight (the process died, or it
+    /// still runs elsewhere): after a restore nothing waits for them, and the typed username stays.
+    @Test func workInFlightWhenTheJournalWasWrittenIsNotLeftWaiting() async {
+        var restored = AppFeature.State()
+        restored.session.signUp = .inProgress("bob.builder")
+        restored.login = .finiteStates(.init(phase: .authenticating, username: "alice.liddell"))
+        let store = TestStore(initialState: restored, reducer: AppFeature(environment: failingEnvironment()))
+        await store.send(.session(.restored)) {
+            $0.session.signUp = .idle
+            $0.login = .finiteStates(.init(phase: .validatingCredentials, username: "alice.liddell"))
+        }
+        #expect(!store.state.login.status.isBusy)
+    }
 }
 
 /// Every client endpoint failing, driven through the whole app on the in-memory clients: the
