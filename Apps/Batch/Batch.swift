@@ -48,36 +48,37 @@ struct Batch {
         }
         let options = options
         let progress = Progress(total: scripts.count, enabled: scripts.count > 1 && isatty(2) == 1)
+        let output = StreamedOutput()
+        // Results are written as they come: with --json each line as it ends, otherwise each
+        // script's transcript as it ends, so a run that is killed has shown what it did.
         let reports = await withTaskGroup(of: (Int, ScriptRunner.Report).self) { group in
             var next = 0
             var reports = [ScriptRunner.Report?](repeating: nil, count: scripts.count)
             func start() {
                 let index = next
                 let (name, text) = scripts[index]
-                group.addTask { (index, await runner.run(text, name: name)) }
+                group.addTask {
+                    let report = await runner.run(text, name: name) { line in
+                        if options.json { output.write(line.jsonLine(script: name) + "\n") }
+                    }
+                    return (index, report)
+                }
                 next += 1
             }
             while next < min(options.jobs, scripts.count) { start() }
             for await (index, report) in group {
                 reports[index] = report
                 progress.advance()
+                if !options.json, !options.quiet || !report.passed {
+                    output.write((scripts.count > 1 ? "== \(report.name)\n" : "") + report.transcript(quiet: options.quiet))
+                }
                 if next < scripts.count { start() }
             }
             return reports.compactMap { $0 }
         }
         progress.finish()
-        var output = ""
-        for report in reports {
-            if options.json {
-                output += report.jsonLines()
-            } else if !options.quiet || !report.passed {
-                if reports.count > 1 { output += "== \(report.name)\n" }
-                output += report.transcript(quiet: options.quiet)
-            }
-        }
         let failed = reports.filter { !$0.passed }.count
-        output += summary(passed: reports.count - failed, failed: failed)
-        FileHandle.standardOutput.write(Data(output.utf8))
+        output.write(summary(passed: reports.count - failed, failed: failed))
         return failed == 0 ? 0 : 1
     }
 
@@ -128,6 +129,17 @@ struct Batch {
         print(session.renderScreens())
         try await host.close()
         return 0
+    }
+}
+
+/// Standard output, written a whole piece at a time from any task.
+final class StreamedOutput: @unchecked Sendable {
+    private let lock = NSLock()
+
+    func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 }
 

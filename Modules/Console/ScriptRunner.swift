@@ -50,10 +50,11 @@ public struct ScriptRunner: Sendable {
         script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { script[$0.startIndex..<$0.endIndex] }
     }
 
-    /// Runs `script` (its text) named `name`.
-    public func run(_ script: String, name: String) async -> Report {
+    /// Runs `script` (its text) named `name`, calling `onLine` with each line's report as soon
+    /// as the line has run.
+    public func run(_ script: String, name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         var lines = Self.lines(of: script).makeIterator()
-        return await run(name: name, nextLine: { lines.next().map(String.init) })
+        return await run(name: name, nextLine: { lines.next().map(String.init) }, onLine: onLine)
     }
 
     /// Runs the lines `nextLine` gives, one at a time as it gives them (`nil` ends the script),

@@ -99,6 +99,46 @@ struct DatabaseTests {
         #expect(throws: DatabaseError.self) { _ = try Database(path: path, migrations: Self.schema, applicationID: 0x6F74_6872) }
     }
 
+    @Test func aReadOnlyFileIsRefusedAtOnceNotWriteByWrite() throws {
+        let path = folder.file("read-only.sqlite")
+        _ = try Database(path: path, migrations: Self.schema)
+        // Root writes any file whatever its mode, but not an immutable one.
+        func chattr(_ flag: String) -> Bool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+            process.arguments = [flag, path]
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { return false }
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
+        if getuid() == 0 {
+            try #require(chattr("+i"), "cannot make the file read-only for root here (chattr)")
+        } else {
+            #expect(chmod(path, 0o400) == 0)
+        }
+        defer {
+            if getuid() == 0 { _ = chattr("-i") } else { chmod(path, 0o600) }
+        }
+        do {
+            _ = try Database(path: path, migrations: Self.schema)
+            Issue.record("a read-only file was opened for writing")
+        } catch {
+            #expect(error.kind == .readOnly)
+            #expect(error.description.contains("cannot be written"))
+        }
+    }
+
+    @Test func anExistingFileOpenToOthersIsNarrowedToItsOwner() throws {
+        let path = folder.file("shared.sqlite")
+        _ = try Database(path: path, migrations: Self.schema)
+        #expect(chmod(path, 0o644) == 0)
+        let reopened = try Database(path: path, migrations: Self.schema)
+        try reopened.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('x')") }
+        #expect(permissions(path) == 0o600)
+        #expect(permissions(path + "-wal") == 0o600)
+    }
+
     @Test func aDamagedDatabaseIsCalledDamaged() throws {
         let path = folder.file("damaged.sqlite")
         let database = try Database(path: path, migrations: Self.schema)

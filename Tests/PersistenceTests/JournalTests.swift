@@ -19,7 +19,7 @@ struct JournalTests {
         _ = try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "wonderland-secret"))
         let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment))
         let journal = try AppJournal(database: database)
-        let recording = journal.record(store, snapshotEvery: 7)
+        let recording = journal.record(store, snapshotEvery: 7, compacts: false)
         for action: AppFeature.Action in [
             .counter(.incrementTapped), .counter(.incrementTapped),
             .login(.usernameChanged("alice.liddell")), .login(.passwordChanged("wonderland-secret")), .login(.signInTapped),
@@ -119,6 +119,24 @@ struct JournalTests {
         reopened.append(.resetTapped)
         #expect(try reopened.flush() == 8)
         #expect(try reopened.restore(from: Counter.State(), using: Counter()).state.count == 0)
+    }
+
+    @Test func aRecordedStreamStaysWithinItsSnapshotWindow() async throws {
+        let path = folder.file("long-lived.sqlite")
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let journal = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter")
+        let recording = journal.record(store, snapshotEvery: 1_000)
+        for _ in 0..<25_500 { store.send(.incrementTapped) }
+        recording.cancel()
+        try journal.close()
+        let entries = try journal.entries()
+        #expect(entries.count == 500, "the actions since the last snapshot, at 25,000")
+        let snapshots = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT count(*) FROM snapshots WHERE stream = 'counter'") { $0.int(0) }.first
+        }
+        #expect(snapshots == 1)
+        #expect(try journal.restore(from: Counter.State(), using: Counter()).state.count == 25_500)
     }
 
     @Test func appendedActionsBecomeDurableOnTheirOwn() async throws {

@@ -47,15 +47,26 @@ public final class Connection {
         let descriptor = openFile(path, O_RDWR | O_CREAT, 0o600)
         if descriptor >= 0 {
             closeFile(descriptor)
+            // A file that existed with wider permissions is narrowed, and so are its -wal and
+            // -shm (SQLite gives new ones the database's mode).
+            for file in [path, path + "-wal", path + "-shm"] { narrowToOwner(file) }
             return
         }
         let reason = String(cString: strerror(errno))
         if errno == EACCES || errno == EROFS || errno == EPERM {
-            // An existing read-only file can still be opened for reading; SQLite will say so.
-            if access(path, F_OK) == 0 { return }
-            throw DatabaseError(.readOnly, operation: operation, message: reason)
+            // SQLite would open a file it cannot write read-only, and every write would fail
+            // later, one by one: refuse it now.
+            let what = access(path, F_OK) == 0 ? "the file cannot be written" : "the file cannot be created"
+            throw DatabaseError(.readOnly, operation: operation, message: "\(what) (\(reason))")
         }
         throw DatabaseError(.cannotOpen, operation: operation, message: reason)
+    }
+
+    /// Takes group and other permissions off `file` if it exists and has any.
+    private static func narrowToOwner(_ file: String) {
+        var status = stat()
+        guard stat(file, &status) == 0, status.st_mode & 0o077 != 0 else { return }
+        _ = chmod(file, status.st_mode & 0o700)
     }
 
     /// How long a statement waits for another connection's lock before failing with `busy`.

@@ -167,7 +167,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     }
 
     /// Appends every action `store` reduces from now on, and snapshots its state every
-    /// `snapshotEvery` actions and after every action `carriesSecret` picks. Cancel the returned
+    /// `snapshotEvery` actions (compacting the stream to that snapshot, unless `compacts` is
+    /// false) and after every action `carriesSecret` picks. Cancel the returned
     /// subscription (or release it) to stop.
     ///
     /// An action with a secret is journaled redacted, so replaying it would not give the state
@@ -176,6 +177,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     public func record(
         _ store: RootStore<State, Action>,
         snapshotEvery: Int = 10_000,
+        compacts: Bool = true,
         carriesSecret: @escaping @Sendable (Action) -> Bool = { _ in false }
     ) -> StoreSubscription {
         let counter = Locked(0)
@@ -186,6 +188,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 return count % snapshotEvery == 0
             }
             if due || carriesSecret(action) { try? snapshot(state) }
+            // Each periodic snapshot makes the actions before it unnecessary: the stream stays
+            // within `snapshotEvery` actions and one snapshot.
+            if due, compacts { try? compact() }
         }
     }
 
