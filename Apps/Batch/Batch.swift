@@ -39,12 +39,12 @@ struct Batch {
         if options.scripts.count == 1, let name = options.scripts.first, Self.standardInputNames.contains(name) {
             return await runStandardInput(runner)
         }
-        let scripts = try options.scripts.map { path -> (String, String) in
+        let scripts = try options.scripts.map { path -> (String, [UInt8]) in
             if Self.standardInputNames.contains(path) { throw BatchError("standard input (\(path)) can only be the one script given") }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw BatchError("cannot read the script \(path)")
             }
-            return (path, String(decoding: data, as: UTF8.self))
+            return (path, [UInt8](data))
         }
         let options = options
         let progress = Progress(total: scripts.count, enabled: scripts.count > 1 && isatty(2) == 1)
@@ -56,9 +56,9 @@ struct Batch {
             var reports = [ScriptRunner.Report?](repeating: nil, count: scripts.count)
             func start() {
                 let index = next
-                let (name, text) = scripts[index]
+                let (name, bytes) = scripts[index]
                 group.addTask {
-                    let report = await runner.run(text, name: name) { line in
+                    let report = await runner.run(bytes, name: name) { line in
                         if options.json { output.write(line.jsonLine(script: name) + "\n") }
                     }
                     return (index, report)
@@ -100,7 +100,7 @@ struct Batch {
     /// process can drive the app line by line.
     private func runStandardInput(_ runner: ScriptRunner) async -> Int32 {
         let options = options
-        let report = await runner.run(name: "stdin", nextLine: { readLine(strippingNewline: true) }) { line in
+        let report = await runner.run(name: "stdin", nextBytes: readRawLine) { line in
             if options.json {
                 FileHandle.standardOutput.write(Data((line.jsonLine(script: "stdin") + "\n").utf8))
             } else if !options.quiet || !line.ok {
@@ -130,6 +130,30 @@ struct Batch {
         try await host.close()
         return 0
     }
+}
+
+/// Standard input as a C stream of its own, for reading lines as bytes.
+final class StandardInput: @unchecked Sendable {
+    let stream: UnsafeMutablePointer<FILE>?
+
+    init() {
+        stream = fdopen(0, "r")
+    }
+}
+
+let standardInput = StandardInput()
+
+/// The next line of standard input as it was written (no line feed), or `nil` at its end.
+func readRawLine() -> [UInt8]? {
+    var buffer: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    defer { free(buffer) }
+    // A fresh stream on descriptor 0, once: the C library's `stdin` is shared mutable state.
+    let count = getline(&buffer, &capacity, standardInput.stream)
+    guard count >= 0, let buffer else { return nil }
+    var bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count))
+    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+    return bytes
 }
 
 /// Standard output, written a whole piece at a time from any task.

@@ -61,6 +61,19 @@ public struct ScriptRunner: Sendable {
     /// calling `onLine` with each line's report as soon as the line has run: how a script read
     /// from a pipe is answered line by line.
     public func run(name: String, nextLine: () -> String?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        await run(name: name, nextBytes: { nextLine().map { Array($0.utf8) } }, onLine: onLine)
+    }
+
+    /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not
+    /// run (its text would not be what was written) and fails, naming the first bad byte.
+    public func run(_ script: [UInt8], name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        var lines = script.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).makeIterator()
+        return await run(name: name, nextBytes: { lines.next().map(Array.init) }, onLine: onLine)
+    }
+
+    /// Runs the lines `nextBytes` gives, as bytes (`nil` ends the script); see
+    /// ``run(name:nextLine:onLine:)``.
+    public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         let session: ConsoleSession
         do {
             session = try await makeSession()
@@ -71,8 +84,14 @@ public struct ScriptRunner: Sendable {
         }
         var reports: [LineReport] = []
         var number = 0
-        while let line = nextLine() {
+        while let bytes = nextBytes() {
             number += 1
+            guard let line = String(validating: bytes, as: UTF8.self) else {
+                let report = LineReport(line: number, command: "(not shown)", ok: false, output: Self.invalidUTF8(bytes), changes: [])
+                onLine(report)
+                reports.append(report)
+                continue
+            }
             let trimmed = Self.trimmed(Substring(line))
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let result = await session.execute(line)
@@ -91,6 +110,16 @@ public struct ScriptRunner: Sendable {
         }
         try? await session.host.close(timeout: .zero)
         return Report(name: name, lines: reports)
+    }
+}
+
+extension ScriptRunner {
+    /// Why `bytes` cannot be read as a line: where its first byte that is not UTF-8 is.
+    static func invalidUTF8(_ bytes: [UInt8]) -> String {
+        var valid = bytes.count
+        while valid > 0, String(validating: bytes.prefix(valid), as: UTF8.self) == nil { valid -= 1 }
+        let bad = bytes[valid]
+        return "the line is not UTF-8 (byte 0x\(String(bad, radix: 16, uppercase: true)) at byte \(valid + 1)); it was not run"
     }
 }
 

@@ -115,6 +115,18 @@ struct BatchTests {
         #expect(process.terminationStatus == 0)
     }
 
+    @Test func aLineThatIsNotUTF8IsRefusedNotRepaired() throws {
+        let path = NSTemporaryDirectory() + "appcore-bytes-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("counter.increment\nnotes.add caf".utf8 + [0xE9] + Data(" au lait\ncounter.increment\n".utf8)).write(to: URL(fileURLWithPath: path))
+        let run = try Self.batch([path])
+        #expect(run.status == 1)
+        #expect(run.output.contains("FAILED at \(path):2"))
+        #expect(run.output.contains("the line is not UTF-8 (byte 0xE9 at byte 14); it was not run"))
+        #expect(run.output.contains("counter: 2"), "the lines around it still run")
+        #expect(!run.output.contains("\u{FFFD}"))
+    }
+
     @Test func badUsageExitsTwoWithAMessage() throws {
         let unknown = try Self.batch(["--frobnicate"])
         #expect(unknown.status == 2 && unknown.errors.contains("unknown option --frobnicate"))
