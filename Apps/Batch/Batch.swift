@@ -19,6 +19,26 @@ struct BatchOptions {
     var replayJournal = false
     var history = HistoryLimits()
     var scripts: [String] = []
+    /// `--shard K/N`: run the K-th of N parts (K from 1).
+    var shard: (index: Int, count: Int)?
+    /// `--list`: print the scripts that would run, and run none.
+    var list = false
+    /// `--fail-fast`: stop at the first failed line, and start no script after it.
+    var failFast = false
+    /// `--timeout`: how long one script may take.
+    var timeout: Duration?
+    /// `--junit FILE`: where to write a JUnit XML report.
+    var junit: String?
+}
+
+extension BatchOptions {
+    /// The scripts this run takes: all of them, or its shard's part. The part is the same on
+    /// every machine whatever the order of the arguments: scripts are sorted by path and dealt
+    /// out in turn, so N machines together run each exactly once.
+    var selectedScripts: [String] {
+        guard let shard else { return scripts }
+        return Set(scripts).sorted().enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+    }
 }
 
 /// The batch runner: reads scripts, runs each in a fresh session, prints, and picks the exit code.
@@ -39,7 +59,12 @@ struct Batch {
         if options.scripts.count == 1, let name = options.scripts.first, Self.standardInputNames.contains(name) {
             return await runStandardInput(runner)
         }
-        let scripts = try options.scripts.map { path -> (String, [UInt8]) in
+        let selected = options.selectedScripts
+        if options.list {
+            FileHandle.standardOutput.write(Data(selected.map { $0 + "\n" }.joined().utf8))
+            return 0
+        }
+        let scripts = try selected.map { path -> (String, [UInt8]) in
             if Self.standardInputNames.contains(path) { throw BatchError("standard input (\(path)) can only be the one script given") }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw BatchError("cannot read the script \(path)")
@@ -51,8 +76,11 @@ struct Batch {
         let output = StreamedOutput()
         // Results are written as they come: with --json each line as it ends, otherwise each
         // script's transcript as it ends, so a run that is killed has shown what it did.
+        let clock = ContinuousClock()
+        let started = clock.now
         let reports = await withTaskGroup(of: (Int, ScriptRunner.Report).self) { group in
             var next = 0
+            var stopped = false
             var reports = [ScriptRunner.Report?](repeating: nil, count: scripts.count)
             func start() {
                 let index = next
@@ -70,23 +98,38 @@ struct Batch {
                 reports[index] = report
                 progress.advance()
                 if !options.json, !options.quiet || !report.passed {
-                    output.write((scripts.count > 1 ? "== \(report.name)\n" : "") + report.transcript(quiet: options.quiet))
+                    let header = "== \(report.name) (\(report.passed ? "passed" : "FAILED") in \(Self.seconds(report.duration)) s)\n"
+                    output.write((scripts.count > 1 ? header : "") + report.transcript(quiet: options.quiet))
                 }
-                if next < scripts.count { start() }
+                if options.failFast, !report.passed { stopped = true }
+                if next < scripts.count, !stopped { start() }
             }
             return reports.compactMap { $0 }
         }
         progress.finish()
+        let elapsed = clock.now - started
         let failed = reports.filter { !$0.passed }.count
-        output.write(summary(passed: reports.count - failed, failed: failed))
+        output.write(summary(reports, notRun: scripts.count - reports.count, elapsed: elapsed))
+        if let path = options.junit {
+            do {
+                try Data(JUnitReport(reports: reports, elapsed: elapsed).xml.utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw BatchError("cannot write the JUnit report \(path): \(error.localizedDescription)")
+            }
+        }
         return failed == 0 ? 0 : 1
+    }
+
+    /// `1.23`: a duration in seconds, to the hundredth.
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%.2f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
     }
 
     /// The sessions scripts run in: in memory on a test clock, or on the database's live clients
     /// without its journal (each script starts from a fresh app).
     private func makeRunner() -> ScriptRunner {
         let options = options
-        return ScriptRunner {
+        var runner = ScriptRunner {
             guard options.live, let path = options.database else {
                 return try await ConsoleSession.scripted(loginStyle: options.loginStyle, history: options.history, waitsForEffects: options.wait)
             }
@@ -94,6 +137,9 @@ struct Batch {
                                          options: AppHost.Options(journal: .off, history: options.history))
             return ConsoleSession(host: host, waitsForEffects: options.wait)
         }
+        runner.stopsAtFirstFailure = options.failFast
+        runner.timeout = options.timeout
+        return runner
     }
 
     /// Runs standard input as one script, answering each line as soon as it has run, so another
@@ -107,17 +153,27 @@ struct Batch {
                 FileHandle.standardOutput.write(Data(line.transcript(script: "stdin").utf8))
             }
         }
-        let passed = report.passed
-        FileHandle.standardOutput.write(Data(summary(passed: passed ? 1 : 0, failed: passed ? 0 : 1).utf8))
-        return passed ? 0 : 1
+        FileHandle.standardOutput.write(Data(summary([report], notRun: 0, elapsed: report.duration).utf8))
+        return report.passed ? 0 : 1
     }
 
-    /// The last line: `1 passed, 0 failed`, or with `--json` the object
-    /// `{"summary":{"failed":0,"passed":1}}`.
-    private func summary(passed: Int, failed: Int) -> String {
-        options.json
-            ? "{\"summary\":{\"failed\":\(failed),\"passed\":\(passed)}}\n"
-            : "\(passed) passed, \(failed) failed\n"
+    /// The last line: `2 passed, 0 failed in 0.31 s` (`, 3 not run` after `--fail-fast`), or
+    /// with `--json` the object `{"summary":{"failed":0,"notRun":0,"passed":2,"scripts":[{"passed":true,"script":"a.script","seconds":0.12},…],"seconds":0.31}}`.
+    private func summary(_ reports: [ScriptRunner.Report], notRun: Int, elapsed: Duration) -> String {
+        let failed = reports.filter { !$0.passed }.count
+        let passed = reports.count - failed
+        guard options.json else {
+            return "\(passed) passed, \(failed) failed\(notRun > 0 ? ", \(notRun) not run" : "") in \(Self.seconds(elapsed)) s\n"
+        }
+        struct Script: Encodable { let script: String; let passed: Bool; let seconds: Double }
+        struct Summary: Encodable { let passed: Int; let failed: Int; let notRun: Int; let seconds: Double; let scripts: [Script] }
+        struct Line: Encodable { let summary: Summary }
+        func seconds(_ duration: Duration) -> Double { (Double(Self.seconds(duration)) ?? 0) }
+        let line = Line(summary: Summary(passed: passed, failed: failed, notRun: notRun, seconds: seconds(elapsed),
+            scripts: reports.map { Script(script: $0.name, passed: $0.passed, seconds: seconds($0.duration)) }))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return ((try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
     }
 
     private func replay() async throws -> Int32 {

@@ -20,10 +20,24 @@ let usage = """
       --jobs N             run up to N scripts at once (default 1)
       --login-style fsm|adhoc|middleware
       --quiet              print only failures and the summary
+      --shard K/N          run the K-th of N parts of the scripts (sorted by path, dealt in turn)
+      --list               print the scripts that would run (after --shard), and run none
+      --fail-fast          stop at the first failed line; start no script after it
+      --timeout DURATION   fail a script still running after DURATION (like 30s or 2m)
+      --junit FILE         also write a JUnit XML report to FILE
       --history-entries N  most actions undo, redo and jump keep (default 10000)
       --history-mib N      most memory they keep, estimated, in MiB (default 64)
     Exits 0 when every script passed, 1 when one failed, 2 on bad usage.
     """
+
+/// `500ms`, `30s`, `2m`: a positive duration of at most a day.
+func parseTimeout(_ text: String) -> Duration? {
+    for (unit, milliseconds) in [("ms", 1.0), ("s", 1_000.0), ("m", 60_000.0)] where text.hasSuffix(unit) {
+        guard let value = Double(text.dropLast(unit.count)), value.isFinite, value > 0, value * milliseconds <= 86_400_000 else { continue }
+        return .milliseconds(Int64(value * milliseconds))
+    }
+    return nil
+}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-batch: \(message)\n".utf8))
@@ -56,6 +70,19 @@ while let argument = arguments.next() {
     case "--history-mib":
         guard let value = arguments.next(), let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { fail("--history-mib needs a positive number") }
         options.history.bytes = mebibytes << 20
+    case "--list": options.list = true
+    case "--fail-fast": options.failFast = true
+    case "--shard":
+        guard let value = arguments.next() else { fail("--shard needs K/N, like 2/4") }
+        let parts = value.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else { fail("--shard needs K/N with 1 ≤ K ≤ N, like 2/4 (got \(value))") }
+        options.shard = (parts[0], parts[1])
+    case "--timeout":
+        guard let value = arguments.next(), let timeout = parseTimeout(value) else { fail("--timeout needs a duration like 500ms, 30s or 2m") }
+        options.timeout = timeout
+    case "--junit":
+        guard let value = arguments.next() else { fail("--junit needs a file") }
+        options.junit = value
     case "--help", "-h":
         print(usage)
         exit(0)

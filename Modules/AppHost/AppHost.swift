@@ -295,12 +295,13 @@ public final class AppHost: Sendable {
     }
 
     /// Waits until `isDone`, or until every running effect sleeps on the test clock — then moves
-    /// the clock on (`movingClock`) or returns — or until `timeout`. Wakes on events only: an
-    /// effect ending, a task starting to sleep on the clock, one of `tasks` settling.
+    /// the clock on (`movingClock`) or returns — or until `timeout`, or until the calling task is
+    /// cancelled. Wakes on events only: an effect ending, a task starting to sleep on the clock,
+    /// one of `tasks` settling.
     private func settle(timeout: Duration, movingClock: Bool, awaiting tasks: [StoreTask] = [], until isDone: @escaping @Sendable () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         let effects = store.effectActivity
-        while true {
+        while !Task.isCancelled {
             let effectsVersion = effects.version
             let sleepsVersion = testClock?.sleeps.version ?? 0
             if isDone() { return true }
@@ -326,6 +327,7 @@ public final class AppHost: Sendable {
                 group.cancelAll()
             }
         }
+        return false
     }
 
     // MARK: - Screens

@@ -22,6 +22,8 @@ public struct ScriptRunner: Sendable {
         public var name: String
         /// Every line that was not blank or a comment.
         public var lines: [LineReport]
+        /// How long the script took, from its session's start to its end.
+        public var duration: Duration = .zero
 
         /// Whether every line succeeded.
         public var passed: Bool { lines.allSatisfy(\.ok) }
@@ -31,6 +33,11 @@ public struct ScriptRunner: Sendable {
 
     /// Makes the session each script runs in.
     public let makeSession: @Sendable () async throws -> ConsoleSession
+    /// Whether a script stops at its first failed line (`--fail-fast`).
+    public var stopsAtFirstFailure = false
+    /// How long a whole script may take (`--timeout`); a script still running then fails, naming
+    /// the effects that were running, and stops.
+    public var timeout: Duration?
 
     /// A runner whose scripts each get a session from `makeSession`.
     public init(makeSession: @escaping @Sendable () async throws -> ConsoleSession) {
@@ -74,6 +81,14 @@ public struct ScriptRunner: Sendable {
     /// Runs the lines `nextBytes` gives, as bytes (`nil` ends the script); see
     /// ``run(name:nextLine:onLine:)``.
     public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var report = await runLines(name: name, nextBytes: nextBytes, deadline: timeout.map { started + $0 }, onLine: onLine)
+        report.duration = clock.now - started
+        return report
+    }
+
+    private func runLines(name: String, nextBytes: () -> [UInt8]?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
         let session: ConsoleSession
         do {
             session = try await makeSession()
@@ -94,19 +109,26 @@ public struct ScriptRunner: Sendable {
             }
             let trimmed = Self.trimmed(Substring(line))
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            let result = await session.execute(line)
+            // Transcripts and JSON land in CI logs: a password never shows.
+            let command = String(Self.trimmed(Substring(ParsedLine.displayable(String(trimmed)))))
+            guard let result = await execute(line, in: session, before: deadline) else {
+                let running = session.host.runningEffects.map(ConsoleSession.plain)
+                let report = LineReport(line: number, command: command, ok: false, output: "the script timed out after \(timeout ?? .zero)"
+                    + (running.isEmpty ? "" : "; still running: " + running.joined(separator: ", ")), changes: [])
+                onLine(report)
+                reports.append(report)
+                break
+            }
             var output = result.output
             switch result.status {
             case .ok: break
             case .rejected(let message), .error(let message):
                 output = output.isEmpty ? message : output + "\n" + message
             }
-            // Transcripts and JSON land in CI logs: a password never shows.
-            let command = Self.trimmed(Substring(ParsedLine.displayable(String(trimmed))))
-            let report = LineReport(line: number, command: String(command), ok: result.succeeded, output: output, changes: result.changed)
+            let report = LineReport(line: number, command: command, ok: result.succeeded, output: output, changes: result.changed)
             onLine(report)
             reports.append(report)
-            if result.quits { break }
+            if result.quits || (stopsAtFirstFailure && !report.ok) { break }
         }
         try? await session.host.close(timeout: .zero)
         return Report(name: name, lines: reports)
@@ -114,6 +136,24 @@ public struct ScriptRunner: Sendable {
 }
 
 extension ScriptRunner {
+    /// Runs `line`, giving up when `deadline` passes first (`nil`): the session's running
+    /// effects are then cancelled.
+    private func execute(_ line: String, in session: ConsoleSession, before deadline: ContinuousClock.Instant?) async -> ConsoleSession.Result? {
+        guard let deadline else { return await session.execute(line) }
+        let result = await withTaskGroup(of: ConsoleSession.Result?.self) { group in
+            group.addTask { await session.execute(line) }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if result == nil { session.cancelEffects() }
+        return result
+    }
+
     /// Why `bytes` cannot be read as a line: where its first byte that is not UTF-8 is.
     static func invalidUTF8(_ bytes: [UInt8]) -> String {
         var valid = bytes.count

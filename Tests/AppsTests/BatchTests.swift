@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Testing
 
 /// The built `appcore-batch`, driven as a subprocess: golden transcripts of the scenario scripts
@@ -15,8 +18,13 @@ struct BatchTests {
 
     struct Run {
         let status: Int32
-        let output: String
+        var output: String
         let errors: String
+    }
+
+    /// `output` with run times replaced by `<time>`: they differ from run to run.
+    static func timeless(_ output: String) -> String {
+        output.replacingOccurrences(of: #" in [0-9]+\.[0-9]{2} s"#, with: " in <time> s", options: .regularExpression)
     }
 
     static func batch(_ arguments: [String]) throws -> Run {
@@ -37,7 +45,8 @@ struct BatchTests {
 
     @Test(arguments: scripts)
     func transcriptMatchesItsGolden(script: String) throws {
-        let run = try Self.batch(["scripts/\(script)"])
+        var run = try Self.batch(["scripts/\(script)"])
+        run.output = Self.timeless(run.output)
         #expect(run.status == 0, "\(script) failed:\n\(run.output)")
         let golden = Self.fixtures.appendingPathComponent("golden").appendingPathComponent(script.replacingOccurrences(of: ".script", with: ".transcript"))
         if Self.recording {
@@ -51,7 +60,8 @@ struct BatchTests {
     @Test func theThreeLoginStylesGiveIdenticalTranscripts() throws {
         let transcripts = try ["fsm", "adhoc", "middleware"].map { try Self.batch(["--login-style", $0, "scripts/login-styles.script"]) }
         #expect(transcripts.allSatisfy { $0.status == 0 })
-        #expect(transcripts[0].output == transcripts[1].output && transcripts[1].output == transcripts[2].output)
+        let outputs = transcripts.map { Self.timeless($0.output) }
+        #expect(outputs[0] == outputs[1] && outputs[1] == outputs[2])
     }
 
     @Test func aFailedExpectationNamesFileLineAndValuesAndExitsOne() throws {
@@ -62,7 +72,7 @@ struct BatchTests {
         #expect(run.status == 1)
         #expect(run.output.contains("FAILED at \(path):2: expect counter.count == 5"))
         #expect(run.output.contains("expected counter.count == 5, but it is 1"))
-        #expect(run.output.hasSuffix("0 passed, 1 failed\n"))
+        #expect(Self.timeless(run.output).hasSuffix("0 passed, 1 failed in <time> s\n"))
     }
 
     @Test func jsonLinesDescribeEveryCommand() throws {
@@ -76,8 +86,12 @@ struct BatchTests {
         #expect(objects.first?["command"] as? String == "counter.increment")
         #expect(objects.first?["script"] as? String == "scripts/time-travel.script")
         #expect((objects.first?["changes"] as? [String]) == ["counter"])
-        let summary = try #require(all.last?["summary"] as? [String: Int])
-        #expect(summary == ["passed": 2, "failed": 0])
+        let summary = try #require(all.last?["summary"] as? [String: Any])
+        #expect(summary["passed"] as? Int == 2 && summary["failed"] as? Int == 0 && summary["notRun"] as? Int == 0)
+        #expect(summary["seconds"] is Double)
+        let scripts = try #require(summary["scripts"] as? [[String: Any]])
+        #expect(scripts.compactMap { $0["script"] as? String }.sorted() == ["scripts/sign-in.script", "scripts/time-travel.script"])
+        #expect(scripts.allSatisfy { $0["passed"] as? Bool == true && $0["seconds"] is Double })
     }
 
     @Test func aScriptOnStandardInputIsAnsweredLineByLine() throws {
@@ -110,7 +124,8 @@ struct BatchTests {
         #expect(second["line"] as? Int == 3 && second["output"] as? String == "ok: counter.count is 1")
         try input.fileHandleForWriting.close()
         let summary = try nextLine()
-        #expect(summary["summary"] as? [String: Int] == ["passed": 1, "failed": 0])
+        let counts = try #require(summary["summary"] as? [String: Any])
+        #expect(counts["passed"] as? Int == 1 && counts["failed"] as? Int == 0)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
     }
@@ -125,6 +140,64 @@ struct BatchTests {
         #expect(run.output.contains("the line is not UTF-8 (byte 0xE9 at byte 14); it was not run"))
         #expect(run.output.contains("counter: 2"), "the lines around it still run")
         #expect(!run.output.contains("\u{FFFD}"))
+    }
+
+    @Test func shardsCoverEveryScriptExactlyOnceWhateverTheArgumentOrder() throws {
+        let all = Self.scripts.map { "scripts/\($0)" }
+        var seen: [String] = []
+        for (index, order) in [all, all.reversed(), all.shuffled()].enumerated() {
+            let parts = try (1...3).map { shard in
+                try Self.batch(["--shard", "\(shard)/3", "--list"] + order).output.split(separator: "\n").map(String.init)
+            }
+            #expect(parts.flatMap { $0 }.sorted() == all.sorted(), "order \(index)")
+            #expect(parts.allSatisfy { !$0.isEmpty })
+            if seen.isEmpty { seen = parts.flatMap { $0 } } else { #expect(parts.flatMap { $0 } == seen, "the same split whatever the order") }
+        }
+        let second = try Self.batch(["--shard", "2/3", "--list"] + all).output.split(separator: "\n")
+        let run = try Self.batch(["--shard", "2/3", "--quiet"] + all)
+        #expect(run.status == 0)
+        #expect(Self.timeless(run.output) == "\(second.count) passed, 0 failed in <time> s\n", "only its shard ran")
+        #expect(try Self.batch(["--shard", "4/3", "--list"] + all).status == 2)
+    }
+
+    @Test func aJUnitReportNamesEachScriptAndEachFailure() throws {
+        let folder = NSTemporaryDirectory() + "appcore-junit-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder + "/suite", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "counter.increment\nexpect counter.count == 5\n".write(toFile: folder + "/suite/failing.script", atomically: true, encoding: .utf8)
+        let report = folder + "/report.xml"
+        let run = try Self.batch(["--junit", report, "scripts/time-travel.script", folder + "/suite/failing.script"])
+        #expect(run.status == 1)
+        let cases = try JUnitCases(contentsOf: URL(fileURLWithPath: report))
+        #expect(cases.suites == 1 && cases.tests == 2 && cases.failures == 1)
+        #expect(cases.cases.map(\.name) == ["time-travel.script", "failing.script"])
+        #expect(cases.cases[0].classname == "scripts" && cases.cases[0].failure == nil && cases.cases[0].time != nil)
+        #expect(cases.cases[1].classname.hasSuffix("suite"))
+        #expect(cases.cases[1].failure?.message == "expected counter.count == 5, but it is 1")
+        #expect(cases.cases[1].failure?.text.contains("failing.script:2: expect counter.count == 5") == true)
+    }
+
+    @Test func failFastStopsAtTheFirstFailedLineAndStartsNoOtherScript() throws {
+        let path = NSTemporaryDirectory() + "appcore-failfast-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "counter.increment\nexpect counter.count == 5\ncounter.increment\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try Self.batch(["--fail-fast", path, "scripts/time-travel.script", "scripts/notes.script"])
+        #expect(run.status == 1)
+        #expect(!run.output.contains("counter: 2"), "the line after the failure did not run")
+        #expect(!run.output.contains("time-travel.script"))
+        #expect(Self.timeless(run.output).hasSuffix("0 passed, 1 failed, 2 not run in <time> s\n"))
+    }
+
+    @Test func aScriptThatRunsTooLongFailsAtItsTimeout() throws {
+        let path = NSTemporaryDirectory() + "appcore-timeout-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try String(repeating: "counter.increment\n", count: 2_000_000).write(toFile: path, atomically: true, encoding: .utf8)
+        let started = Date()
+        let run = try Self.batch(["--timeout", "300ms", "--quiet", path])
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(run.status == 1)
+        #expect(run.output.contains("the script timed out after 0.3 seconds"))
+        #expect(try Self.batch(["--timeout", "forever", path]).status == 2)
     }
 
     @Test func badUsageExitsTwoWithAMessage() throws {
@@ -152,6 +225,52 @@ struct BatchTests {
         let sequential = try Self.batch(["--quiet"] + Self.scripts.map { "scripts/\($0)" })
         let parallel = try Self.batch(["--quiet", "--jobs", "4"] + Self.scripts.map { "scripts/\($0)" })
         #expect(sequential.status == 0 && parallel.status == 0)
-        #expect(parallel.output == sequential.output)
+        #expect(Self.timeless(parallel.output) == Self.timeless(sequential.output))
+    }
+}
+
+/// A JUnit report read back with Foundation's XML parser.
+final class JUnitCases: NSObject, XMLParserDelegate {
+    struct Case {
+        var classname: String
+        var name: String
+        var time: String?
+        var failure: (message: String, text: String)?
+    }
+
+    private(set) var suites = 0
+    private(set) var tests = 0
+    private(set) var failures = 0
+    private(set) var cases: [Case] = []
+    private var text = ""
+
+    init(contentsOf url: URL) throws {
+        super.init()
+        let parser = try #require(XMLParser(contentsOf: url))
+        parser.delegate = self
+        try #require(parser.parse(), "the report is not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "")")
+    }
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        switch element {
+        case "testsuite":
+            suites += 1
+            tests = Int(attributes["tests"] ?? "") ?? -1
+            failures = Int(attributes["failures"] ?? "") ?? -1
+        case "testcase":
+            cases.append(Case(classname: attributes["classname"] ?? "", name: attributes["name"] ?? "", time: attributes["time"]))
+        case "failure":
+            cases[cases.count - 1].failure = (attributes["message"] ?? "", "")
+            text = ""
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        text += string
+    }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        if element == "failure" { cases[cases.count - 1].failure?.text = text }
     }
 }
