@@ -330,6 +330,37 @@ public final class AppHost: Sendable {
         return false
     }
 
+    // MARK: - Time travel
+
+    /// Goes back one action (its effects are not undone, nor re-run later); `false` when there
+    /// is nothing to undo or no history. The journal keeps the state travelled to, so a restart
+    /// resumes where the user left off.
+    @discardableResult
+    public func undo() -> Bool {
+        travelled(timeline?.undo() ?? false)
+    }
+
+    /// Goes forward one action undone; `false` when there is nothing to redo or no history.
+    @discardableResult
+    public func redo() -> Bool {
+        travelled(timeline?.redo() ?? false)
+    }
+
+    /// Goes to the state after history entry `index` (see ``timeline``); the journal keeps it.
+    public func jump(to index: Int) throws(Timeline<AppFeature.State, AppFeature.Action>.JumpError) {
+        guard let timeline else { throw .noSuchEntry(index, available: 0...0) }
+        try timeline.jump(to: index)
+        travelled(true)
+    }
+
+    /// Records a state time travel put in place as a journal snapshot: restoring starts from
+    /// the latest snapshot, so the travel survives a restart like any action.
+    @discardableResult
+    private func travelled(_ moved: Bool) -> Bool {
+        if moved { try? journal?.snapshot(store.currentState) }
+        return moved
+    }
+
     // MARK: - Screens
 
     /// The screens now.

@@ -239,10 +239,10 @@ extension ConsoleSession {
         return Result(status: .ok, output: lines.joined(separator: "\n"))
     }
 
-    private func travel(_ name: String, _ move: (Timeline<AppFeature.State, AppFeature.Action>) -> Bool) throws(LineError) -> Result {
+    private func travel(_ name: String, _ move: (AppHost) -> Bool) throws(LineError) -> Result {
         let timeline = try timeline()
         let before = ConsoleScreens(self)
-        guard move(timeline) else { return Result(status: .rejected("nothing to \(name)")) }
+        guard move(host) else { return Result(status: .rejected("nothing to \(name)")) }
         let (changed, output) = ConsoleScreens(self).changes(since: before)
         return Result(status: .ok, output: (["at \(timeline.current.index)"] + (changed.isEmpty ? [] : [output])).joined(separator: "\n"), changed: changed)
     }
@@ -250,10 +250,10 @@ extension ConsoleSession {
     private func jump(_ line: ParsedLine) throws(LineError) -> Result {
         let token = line.arguments[0]
         guard let index = Int(token.text) else { throw LineError("argument 1 <n> at column \(token.column): “\(token.text)” is not a number (history lists them)") }
-        let timeline = try timeline()
+        _ = try timeline()
         let before = ConsoleScreens(self)
         do {
-            try timeline.jump(to: index)
+            try host.jump(to: index)
         } catch {
             return Result(status: .rejected("\(error)"))
         }

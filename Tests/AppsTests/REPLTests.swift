@@ -207,6 +207,21 @@ struct REPLTests {
 
     /// A restart restores the app from the journal. The session cannot survive it (its token is
     /// never written down), so it ends, keeping the username; the password alone signs in again.
+    @Test func aRestartResumesAfterAnUndoOrAJump() throws {
+        let folder = NSTemporaryDirectory() + "appcore-undo-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = ["--db", folder + "/app.sqlite"]
+        let first = try Self.runPiped(arguments, input: "counter.increment\ncounter.increment\ncounter.increment\nundo\nexpect counter.count == 2\n")
+        #expect(!first.contains("error"), "\(first)")
+        // A restart's history starts at the restored state: entry 1 is the restore, 2 the first increment.
+        let second = try Self.runPiped(arguments, input: "expect counter.count == 2\ncounter.increment\ncounter.increment\njump 2\nexpect counter.count == 3\n")
+        #expect(second.contains("ok: counter.count is 2"), "the undo was kept: \(second)")
+        #expect(!second.contains("error"), "\(second)")
+        let third = try Self.runPiped(arguments, input: "expect counter.count == 3\n")
+        #expect(third.contains("ok: counter.count is 3"), "the jump was kept: \(third)")
+    }
+
     @Test func aRestartRestoresTheAppAndAsksForThePasswordAgain() throws {
         let folder = NSTemporaryDirectory() + "appcore-restart-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
