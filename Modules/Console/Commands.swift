@@ -49,7 +49,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .wait: CommandSpec(self, [], optional: ["[timeout]"], "wait until every running effect finished (default 5s)", .time)
         case .advance: CommandSpec(self, ["<duration>"], "move the test clock: advance 300ms", .time)
         case .fail: CommandSpec(self, ["<client.endpoint>"], optional: ["[count]"], "make the next call(s) of an endpoint fail (help fail lists them)", .faults)
-        case .history: CommandSpec(self, [], "list the actions reduced so far", .time)
+        case .history: CommandSpec(self, [], optional: ["[--full]"], "list the actions reduced so far, one line each (--full: each whole)", .time)
         case .undo: CommandSpec(self, [], "go back one action (effects are not re-run)", .time)
         case .redo: CommandSpec(self, [], "go forward one action", .time)
         case .jump: CommandSpec(self, ["<n>"], "go to the state after action n of history", .time)

@@ -41,7 +41,7 @@ extension ConsoleSession {
             return Result(status: .ok, output: "no effect is running")
         case .advance: return try await advance(line)
         case .fail: return try fail(line)
-        case .history: return try history()
+        case .history: return try history(line)
         case .undo: return try travel("undo") { $0.undo() }
         case .redo: return try travel("redo") { $0.redo() }
         case .jump: return try jump(line)
@@ -226,15 +226,23 @@ extension ConsoleSession {
 
     // MARK: - Time travel
 
-    private func history() throws(LineError) -> Result {
+    private func history(_ line: ParsedLine) throws(LineError) -> Result {
+        var full = false
+        if let option = line.arguments.first {
+            guard option.text == "--full" else {
+                throw LineError("argument 1 at column \(option.column): unknown option “\(option.text)” (only --full, which shows each action whole)")
+            }
+            full = true
+        }
         let timeline = try timeline()
         let entries = timeline.entries
         let current = timeline.current.index
         let width = String(entries.last?.index ?? 0).count
+        let compact = HistoryLine(noteIDs: noteIDs)
         let lines = entries.map { entry in
             let number = String(entry.index)
-            return "\(entry.index == current ? ">" : " ") \(String(repeating: " ", count: width - number.count))\(number)  "
-                + (entry.action.map { Self.plain(ValueRenderer.oneLine($0)) } ?? "(start)")
+            let action = entry.action.map { full ? Self.plain(ValueRenderer.oneLine($0)) : compact.render($0) } ?? "(start)"
+            return "\(entry.index == current ? ">" : " ") \(String(repeating: " ", count: width - number.count))\(number)  " + action
         }
         return Result(status: .ok, output: lines.joined(separator: "\n"))
     }

@@ -90,3 +90,25 @@ struct HostileInputTests {
         #expect(throws: (any Error).self) { try failures.check(.notesCreate) }
     }
 }
+
+@Suite("History")
+struct HistoryTests {
+    @Test func historyIsOneReadableLinePerActionAndFullOnAsk() async throws {
+        let console = try await ConsoleSession.scripted()
+        for line in ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland",
+                     "login.submit", "notes.add \"a note with\nno newline\""] {
+            _ = await console.execute(line)
+        }
+        _ = await console.execute("notes.add \"" + String(repeating: "long ", count: 20) + "\"")
+        let compact = await console.execute("history").output
+        #expect(compact.contains("session.signUpTapped alice.liddell <redacted>"))
+        #expect(compact.contains("login.authenticationResponse success alice.liddell"))
+        #expect(compact.contains("notes.inserted 0004 \"long long long long long long long long…\""), "\(compact)")
+        #expect(!compact.contains("wonderland"))
+        #expect(compact.split(separator: "\n").allSatisfy { $0.count < 120 })
+        let full = await console.execute("history --full").output
+        #expect(full.contains("Action.session(Action.signUpTapped(Credentials(username: Username(rawValue: \"alice.liddell\"), password: <redacted>)))"))
+        #expect(!full.contains("wonderland"))
+        #expect(await console.execute("history --all").status == .error("argument 1 at column 9: unknown option “--all” (only --full, which shows each action whole)"))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Models
+import Reducers
+import StateStore
+
+/// An action on one line in the line language's own words, for `history`:
+/// `notes.inserted fd3e "first note from tmux"`, `login.authenticationResponse success
+/// bob.builder`. Note ids are short ids as the screens show them, dates ISO 8601, texts quoted
+/// and cut at 40 characters, secrets `<redacted>`. `history --full` and `diff` show the whole
+/// value instead.
+struct HistoryLine {
+    /// How the notes' short ids are found.
+    let noteIDs: NoteIDs
+
+    /// The longest text shown whole.
+    static let textLimit = 40
+
+    func render(_ action: AppFeature.Action) -> String {
+        // The feature, then its action: `notes.inserted …`.
+        guard let (feature, payload) = Self.enumCase(action), let payload else { return Self.plain(action) }
+        guard let (name, arguments) = Self.enumCase(payload) else { return feature + " " + words(payload).joined(separator: " ") }
+        return ([feature + "." + name] + (arguments.map(words) ?? [])).joined(separator: " ")
+    }
+
+    /// The words `value` shows as.
+    private func words(_ value: Any) -> [String] {
+        switch value {
+        case let text as String: return [Self.quoted(text)]
+        case let date as Date: return [date.formatted(.iso8601)]
+        case let id as Note.ID: return noteIDs.shortIDs(of: [id])
+        case let note as Note: return noteIDs.shortIDs(of: [note.id]) + [Self.quoted(note.text)]
+        case let item as Notes.Item: return words(item.note)
+        case let username as Username: return [username.rawValue]
+        case let credentials as Credentials: return [credentials.username.rawValue, "<redacted>"]
+        case let user as User: return [user.username.rawValue]
+        case let session as AuthSession: return [session.user.username.rawValue]
+        case let error as AppError: return [Self.quoted(error.message)]
+        case is Secret: return ["<redacted>"]
+        case is Done: return ["done"]
+        case let number as any Numeric: return ["\(number)"]
+        case let flag as Bool: return [String(flag)]
+        default: break
+        }
+        let mirror = Mirror(reflecting: value)
+        switch mirror.displayStyle {
+        case .enum:
+            guard let (name, payload) = Self.enumCase(value) else { return [Self.plain(value)] }
+            return [name] + (payload.map(words) ?? [])
+        case .optional:
+            return mirror.children.first.map { words($0.value) } ?? ["nil"]
+        case .tuple:
+            return mirror.children.flatMap { words($0.value) }
+        case .collection, .set, .dictionary:
+            return ["(\(mirror.children.count) item\(mirror.children.count == 1 ? "" : "s"))"]
+        default:
+            return [ValueRenderer.oneLine(value, limit: 60)]
+        }
+    }
+
+    /// An enum value's case name and payload, if `value` is an enum.
+    private static func enumCase(_ value: Any) -> (name: String, payload: Any?)? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .enum else { return nil }
+        guard let child = mirror.children.first, let label = child.label else {
+            // A case without a payload has no child; its description is its name.
+            return (String(describing: value), nil)
+        }
+        return (label, child.value)
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ⏎ ")
+        let cut = flat.count > textLimit ? String(flat.prefix(textLimit - 1)) + "…" : flat
+        return ValueRenderer.oneLine(cut)
+    }
+
+    private static func plain(_ value: Any) -> String {
+        ConsoleSession.plain(ValueRenderer.oneLine(value))
+    }
+}
