@@ -38,6 +38,9 @@ public final class ConsoleSession: @unchecked Sendable {
         public var quits = false
         /// The screens as the line left them, when it read them anyway.
         var screens: ConsoleScreens?
+        /// The line as it may be shown (a secret argument redacted); `nil` when it could not be
+        /// read, and so may be shown only through `ParsedLine.displayable(_:)`.
+        var shownLine: String?
 
         /// Whether the line succeeded, counting `! ` lines that were rejected as success.
         public var succeeded: Bool {
@@ -115,6 +118,7 @@ public final class ConsoleSession: @unchecked Sendable {
         }
         let screens = result.screens ?? ConsoleScreens(self)
         shown.withLock { $0 = screens }
+        result.shownLine = parsed.carriesSecret ? parsed.redacted : line
         isExecuting.withLock { $0 = false }
         if parsed.expectsRejection {
             switch result.status {

@@ -110,8 +110,8 @@ public struct ScriptRunner: Sendable {
             let trimmed = Self.trimmed(Substring(line))
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             // Transcripts and JSON land in CI logs: a password never shows.
-            let command = String(Self.trimmed(Substring(ParsedLine.displayable(String(trimmed)))))
             guard let result = await execute(line, in: session, before: deadline) else {
+                let command = String(Self.trimmed(Substring(ParsedLine.displayable(String(trimmed)))))
                 let running = session.host.runningEffects.map(ConsoleSession.plain)
                 let report = LineReport(line: number, command: command, ok: false, output: "the script timed out after \(timeout ?? .zero)"
                     + (running.isEmpty ? "" : "; still running: " + running.joined(separator: ", ")), changes: [])
@@ -125,6 +125,9 @@ public struct ScriptRunner: Sendable {
             case .rejected(let message), .error(let message):
                 output = output.isEmpty ? message : output + "\n" + message
             }
+            // Read lines come back ready to show; only a line that could not be read is looked
+            // at again for a secret.
+            let command = String(Self.trimmed(Substring(result.shownLine ?? ParsedLine.displayable(String(trimmed)))))
             let report = LineReport(line: number, command: command, ok: result.succeeded, output: output, changes: result.changed)
             onLine(report)
             reports.append(report)
