@@ -47,16 +47,6 @@ final class Lock: @unchecked Sendable {
         #endif
     }
 
-    /// Takes the lock if it is free; `false` when another thread (or this one) holds it.
-    @inlinable
-    func tryLock() -> Bool {
-        #if canImport(Darwin)
-        os_unfair_lock_trylock(primitive)
-        #else
-        pthread_mutex_trylock(primitive) == 0
-        #endif
-    }
-
     @inlinable
     func unlock() {
         #if canImport(Darwin)

@@ -201,10 +201,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Reduces `action` at once if the store is idle, otherwise queues it.
     @inlinable
     func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
-        if !lock.tryLock() {
-            if isReducingOnThisThread { return sendFromReducer(action) }
-            lock.lock()
-        }
+        if isReducingOnThisThread { return sendFromReducer(action) }
+        lock.lock()
         guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
@@ -233,8 +231,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return task
     }
 
-    /// Whether this thread is running the reducer (and so holds the lock). Asked only when the
-    /// lock is taken, or when middleware is about to run.
+    /// Whether this thread is running the reducer (and so holds the lock): asked before taking
+    /// the lock, and before middleware runs. A relaxed load and `pthread_self`, measured no
+    /// slower than trying the lock first.
     @inlinable
     var isReducingOnThisThread: Bool {
         reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
@@ -258,10 +257,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// too, since effects that send while the store works take it for every action.
     @inlinable
     func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
-        if !lock.tryLock() {
-            if isReducingOnThisThread { return sendFromReducer(action) }
-            lock.lock()
-        }
+        if isReducingOnThisThread { return sendFromReducer(action) }
+        lock.lock()
         if core.pointee.isShutDown {
             lock.unlock()
             diagnostics.report(Diagnostic(.sendAfterShutdown,
