@@ -184,6 +184,22 @@ struct LiveClientTests {
         #expect(stored.last?.utf8.count == 12, "\"before\\0after\" whole: nothing cut at the NUL")
     }
 
+    @Test func aRowThatDoesNotDecodeIsAnErrorNamingItsColumnNeverAMadeUpID() async throws {
+        let database = try Database(path: folder.file("corrupt.sqlite"), migrations: AppSchema.migrations)
+        let live = try environment(database)
+        _ = try await live.auth.signUp(credentials)
+        let alice = try await live.auth.authenticate(credentials)
+        let note = Note(id: Note.ID(UUID(sequence: 77)), text: "fine", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+        _ = try await live.notes.create(alice.token, note)
+        try database.write { db throws(DatabaseError) in try db.execute("UPDATE notes SET id = 'not-an-id'") }
+        do {
+            _ = try await live.notes.list(alice.token)
+            Issue.record("a note with a broken id was listed")
+        } catch {
+            #expect(error == .storage(reason: "read notes.id failed: “not-an-id” is not an id (the database is damaged; restore it from a backup, or move it aside to start afresh)"))
+        }
+    }
+
     @Test func fullTextAndLikeSearchesFindTheSameNotes() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         #expect(try database.read { db throws(DatabaseError) in try db.tableExists("notes_search") }, "this SQLite has FTS5")

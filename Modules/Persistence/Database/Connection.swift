@@ -161,23 +161,47 @@ public final class Connection {
     /// Runs `body` in a transaction; nested calls become savepoints, so an inner failure rolls
     /// back only the inner work.
     public func transaction<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        try transaction(body, orFail: { $0 })
+    }
+
+    /// ``transaction(_:)`` for a body that fails with its caller's own error type: the
+    /// database's own failures (beginning, committing) become that type through `failure`, and
+    /// the body's errors come out as they were thrown.
+    public func transaction<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T {
         let depth = transactionDepth
         let savepoint = "s\(depth)"
-        try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        do {
+            try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+        } catch {
+            throw failure(error)
+        }
         transactionDepth += 1
         defer { transactionDepth -= 1 }
+        let result: T
         do {
-            let result = try body(self)
-            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
-            return result
+            result = try body(self)
         } catch {
-            if depth == 0 {
-                try? execute("ROLLBACK")
-            } else {
-                try? execute("ROLLBACK TO \(savepoint)")
-                try? execute("RELEASE \(savepoint)")
-            }
+            rollBack(to: depth == 0 ? nil : savepoint)
             throw error
+        }
+        do {
+            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+        } catch {
+            rollBack(to: depth == 0 ? nil : savepoint)
+            throw failure(error)
+        }
+        return result
+    }
+
+    /// Undoes the transaction, or the work since `savepoint`.
+    private func rollBack(to savepoint: String?) {
+        if let savepoint {
+            try? execute("ROLLBACK TO \(savepoint)")
+            try? execute("RELEASE \(savepoint)")
+        } else {
+            try? execute("ROLLBACK")
         }
     }
 

@@ -86,18 +86,34 @@ public final class Database: Sendable {
 
     /// Runs `body` with the connection, serialised with every other call.
     public func read<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in
-            guard !connection.isClosed else { throw closedError }
-            return try body(connection)
-        }
+        try read(body, orFail: { $0 })
     }
 
     /// Runs `body` in a transaction (an immediate one, so writers queue at its start): committed
     /// if `body` returns, rolled back if it throws.
     public func write<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
-        try connection.withLock { (connection: inout Connection) throws(DatabaseError) -> T in
-            guard !connection.isClosed else { throw closedError }
-            return try connection.transaction(body)
+        try write(body, orFail: { $0 })
+    }
+
+    /// ``read(_:)`` for a body that fails with its caller's own error type; the database's own
+    /// failures become that type through `failure`.
+    public func read<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T {
+        try connection.withLock { (connection: inout Connection) throws(Failure) -> T in
+            guard !connection.isClosed else { throw failure(closedError) }
+            return try body(connection)
+        }
+    }
+
+    /// ``write(_:)`` for a body that fails with its caller's own error type; the database's own
+    /// failures (the transaction's, a closed database) become that type through `failure`.
+    public func write<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T {
+        try connection.withLock { (connection: inout Connection) throws(Failure) -> T in
+            guard !connection.isClosed else { throw failure(closedError) }
+            return try connection.transaction(body, orFail: failure)
         }
     }
 

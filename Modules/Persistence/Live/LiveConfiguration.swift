@@ -1,0 +1,40 @@
+import Foundation
+
+/// Settings of the live clients.
+public struct LiveConfiguration: Sendable {
+    /// PBKDF2 rounds for new passwords (stored with each hash, so it can be raised later).
+    public var passwordIterations: Int
+    /// How long a token stays valid, in seconds.
+    public var tokenLifetime: TimeInterval
+    /// Failed sign ins an account may have before each further attempt waits.
+    public var freeAttempts: Int
+    /// The wait after the first failure beyond the free ones; each further failure doubles it.
+    public var throttleBase: Duration
+    /// The longest wait.
+    public var throttleCap: Duration
+
+    /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
+    /// tokens, 3 free attempts, then 1 s doubling up to 60 s.
+    public init(
+        passwordIterations: Int = 600_000,
+        tokenLifetime: TimeInterval = 30 * 24 * 3600,
+        freeAttempts: Int = 3,
+        throttleBase: Duration = .seconds(1),
+        throttleCap: Duration = .seconds(60)
+    ) {
+        self.passwordIterations = passwordIterations
+        self.tokenLifetime = tokenLifetime
+        self.freeAttempts = freeAttempts
+        self.throttleBase = throttleBase
+        self.throttleCap = throttleCap
+    }
+
+    /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.
+    public static let testing = LiveConfiguration(passwordIterations: 1_000)
+
+    /// How long an attempt waits after `failures` failed ones.
+    func throttleDelay(afterFailures failures: Int) -> Duration {
+        let doublings = min(max(failures - freeAttempts, 0), 16)
+        return min(throttleBase * (1 << doublings), throttleCap)
+    }
+}

@@ -1,0 +1,107 @@
+import AppEnvironment
+import Foundation
+import Models
+
+/// The notes client's rules: the signed-in user's notes, searched with FTS5 (or LIKE).
+extension LiveBackend {
+
+    func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
+        let words = query.split(whereSeparator: \.isWhitespace).map(String.init)
+        if words.contains(where: { $0.count >= 3 }) { try refreshSearchIndex() }
+        return try reading(token) { db, owner throws(AppError) in
+            let (conditions, bindings) = try storage { () throws(DatabaseError) in
+                try Self.searchConditions(words, fullText: db.tableExists("notes_search"))
+            }
+            return try storage { () throws(DatabaseError) in
+                try db.query("SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?\(conditions) ORDER BY updated_at DESC, id DESC",
+                             [.text(owner.description)] + bindings) { row throws(DatabaseError) in
+                    Note(id: try Self.id(row, 0, "notes.id"), text: row.text(1),
+                         createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
+                         updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+                }
+            }
+        }
+    }
+
+    func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+        try writing(token) { db, owner throws(AppError) in
+            try storage { () throws(DatabaseError) in
+                try db.execute("""
+                    INSERT INTO notes (id, owner_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0
+                    WHERE notes.owner_id = excluded.owner_id
+                    """, [.text(note.id.description), .text(owner.description), .text(note.text),
+                          .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
+            }
+            guard db.changes == 1 else { throw .notFound(.note, id: note.id.description) }
+            return note
+        }
+    }
+
+    func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+        try writing(token) { db, owner throws(AppError) in
+            let created = try storage { () throws(DatabaseError) in
+                try db.execute("UPDATE notes SET text = ?, updated_at = ?, search_indexed = 0 WHERE id = ? AND owner_id = ?",
+                               [.text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate), .text(note.id.description), .text(owner.description)])
+                guard db.changes == 1 else { return Double?.none }
+                return try db.query("SELECT created_at FROM notes WHERE id = ?", [.text(note.id.description)]) { $0.double(0) }.first
+            }
+            guard let created else { throw .notFound(.note, id: note.id.description) }
+            var stored = note
+            stored.createdAt = Date(timeIntervalSinceReferenceDate: created)
+            return stored
+        }
+    }
+
+    func delete(_ token: AccessToken, _ id: Note.ID) throws(AppError) {
+        try writing(token) { db, owner throws(AppError) in
+            try storage { () throws(DatabaseError) in
+                try db.execute("DELETE FROM notes WHERE id = ? AND owner_id = ?", [.text(id.description), .text(owner.description)])
+            }
+            guard db.changes == 1 else { throw .notFound(.note, id: id.description) }
+        }
+    }
+
+    /// Brings the full-text index up to date with the notes written since the last search, in one
+    /// transaction (one index segment, however many notes changed).
+    func refreshSearchIndex() throws(AppError) {
+        try storage { () throws(DatabaseError) in
+            try database.write { db throws(DatabaseError) in
+                guard try db.tableExists("notes_search") else { return }
+                try db.execute("DELETE FROM notes_search WHERE rowid IN (SELECT rowid FROM notes WHERE search_indexed = 0)")
+                try db.execute("INSERT INTO notes_search (rowid, text) SELECT rowid, text FROM notes WHERE search_indexed = 0")
+                try db.execute("UPDATE notes SET search_indexed = 1 WHERE search_indexed = 0")
+            }
+        }
+    }
+
+    /// The SQL (with `?` only) and values that keep the notes containing every word: words of three
+    /// characters or more through the trigram full-text index when there is one, the others (or
+    /// all, without the index) through an escaped LIKE.
+    static func searchConditions(_ words: [String], fullText: Bool) -> (String, [SQLValue]) {
+        let indexed = fullText ? words.filter { $0.count >= 3 } : []
+        let scanned = fullText ? words.filter { $0.count < 3 } : words
+        var sql = ""
+        var bindings: [SQLValue] = []
+        if !indexed.isEmpty {
+            sql += " AND rowid IN (SELECT rowid FROM notes_search WHERE notes_search MATCH ?)"
+            // Each word as a quoted phrase (quotes doubled), so FTS5 syntax in it means nothing.
+            bindings.append(.text(indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")))
+        }
+        for word in scanned {
+            sql += " AND text LIKE ? ESCAPE '\\'"
+            bindings.append(.text(likePattern(word)))
+        }
+        return (sql, bindings)
+    }
+
+    /// `text` as a LIKE pattern matching it anywhere, with `\`, `%` and `_` taken literally.
+    static func likePattern(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return "%" + escaped + "%"
+    }
+}
