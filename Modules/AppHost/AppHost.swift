@@ -118,7 +118,8 @@ public final class AppHost: Sendable {
     public var resumed: [Screen] { resumedScreens.withLock { $0 } }
 
     private let database: Database?
-    private let journal: Journal<AppFeature.State, AppFeature.Action>?
+    private typealias AppJournal = Journal<AppFeature.State, AppFeature.Action>
+    private let journal: AppJournal?
     private let recording: Locked<StoreSubscription?>
     private let performing = Locked<[UInt64: [StoreTask]]>([:])
     private let nextPerform = Locked<UInt64>(0)
@@ -149,16 +150,16 @@ public final class AppHost: Sendable {
                     // Each process journals into a stream of its own, so two processes on one
                     // database never overwrite each other; a start restores the stream written
                     // most recently, by whichever process.
-                    let latest = try Journal<AppFeature.State, AppFeature.Action>.latestStream(in: database)
-                    let restoring = try Journal<AppFeature.State, AppFeature.Action>(database: database, stream: latest ?? "app")
+                    let latest = try AppJournal.latestStream(in: database)
+                    let restoring = try AppJournal(database: database, stream: latest ?? "app")
                     let restored = try restoring.restore(from: initialState, using: AppFeature(environment: environment))
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
                     if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
                     replayed = restored.replayed
                     if options.journal == .restoreAndRecord {
-                        let own = try Journal<AppFeature.State, AppFeature.Action>(database: database, stream: Journal<AppFeature.State, AppFeature.Action>.newStream())
+                        let own = try AppJournal(database: database, stream: AppJournal.newStream())
                         try own.snapshot(initialState)
-                        try Journal<AppFeature.State, AppFeature.Action>.removeClosedStreams(except: [own.stream], in: database)
+                        try AppJournal.removeClosedStreams(except: [own.stream], in: database)
                         journal = own
                     } else {
                         // Only looking: nothing is recorded, and the stream is not touched.
@@ -210,7 +211,8 @@ public final class AppHost: Sendable {
         let before = earlier ?? screens
         switch intent.actions(in: { store.currentState }) {
         case .failure(let refusal):
-            return IntentOutcome(status: .rejected(reason: refusal.reason), changed: [], screens: before)
+            let now = screens
+            return IntentOutcome(status: .rejected(reason: refusal.reason), changed: now.changed(since: before), screens: now)
         case .success(let actions):
             return await perform(actions: actions, timeout: timeout, before: before)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -259,13 +258,21 @@ struct REPLTests {
     }
 }
 
-/// Bytes appended from a reader thread, read as text.
-final class ByteLog: Sendable {
-    private let data = Mutex(Data())
+/// Bytes appended from a reader thread, read as text. Guarded by an `NSLock` (a pthread mutex)
+/// rather than `Synchronization.Mutex`, whose futex the Thread Sanitizer cannot follow.
+final class ByteLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
 
     func append(_ bytes: ArraySlice<UInt8>) {
-        data.withLock { $0.append(contentsOf: bytes) }
+        lock.lock()
+        defer { lock.unlock() }
+        data.append(contentsOf: bytes)
     }
 
-    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
 }
