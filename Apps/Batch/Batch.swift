@@ -29,6 +29,8 @@ struct BatchOptions {
     var timeout: Duration?
     /// `--junit FILE`: where to write a JUnit XML report.
     var junit: String?
+    /// `--read-only`: open the database only to look.
+    var readOnly = false
 }
 
 extension BatchOptions {
@@ -133,8 +135,9 @@ struct Batch {
             guard options.live, let path = options.database else {
                 return try await ConsoleSession.scripted(loginStyle: options.loginStyle, history: options.history, waitsForEffects: options.wait)
             }
-            let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle,
-                                         options: AppHost.Options(journal: .off, history: options.history))
+            var hostOptions = AppHost.Options(journal: .off, history: options.history)
+            hostOptions.readOnly = options.readOnly
+            let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
             return ConsoleSession(host: host, waitsForEffects: options.wait)
         }
         runner.stopsAtFirstFailure = options.failFast
@@ -178,8 +181,9 @@ struct Batch {
 
     private func replay() async throws -> Int32 {
         guard let path = options.database else { throw BatchError("--replay-journal needs --db PATH") }
-        let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle,
-                                     options: AppHost.Options(journal: .restoreOnly, history: nil))
+        var hostOptions = AppHost.Options(journal: .restoreOnly, history: nil)
+        hostOptions.readOnly = options.readOnly
+        let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
         let session = ConsoleSession(host: host)
         print("replayed \(host.restoredActions) actions from \(path)")
         print(session.renderScreens())

@@ -17,6 +17,7 @@ let usage = """
       --no-wait            do not wait for each command's effects
       --env memory|live    clients in memory on a test clock (default) or on a database
       --db PATH            the database for --env live and --replay-journal
+      --read-only          open the database only to look: nothing in it is changed
       --jobs N             run up to N scripts at once (default 1)
       --login-style fsm|adhoc|middleware
       --quiet              print only failures and the summary
@@ -71,6 +72,7 @@ while let argument = arguments.next() {
         guard let value = arguments.next(), let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { fail("--history-mib needs a positive number") }
         options.history.bytes = mebibytes << 20
     case "--list": options.list = true
+    case "--read-only": options.readOnly = true
     case "--fail-fast": options.failFast = true
     case "--shard":
         guard let value = arguments.next() else { fail("--shard needs K/N, like 2/4") }

@@ -31,7 +31,7 @@ final class Shell: @unchecked Sendable {
 
     /// Opens the database (if any) through the host, which restores the last session from its
     /// journal, and prints where everything is.
-    static func start(databasePath: String?, loginStyle: ConsoleLoginStyle, history: HistoryLimits, terminal: Terminal) async throws -> Shell {
+    static func start(databasePath: String?, loginStyle: ConsoleLoginStyle, readOnly: Bool, history: HistoryLimits, terminal: Terminal) async throws -> Shell {
         let session: ConsoleSession
         if databasePath == nil, !terminal.isInteractive {
             // Piped scripts in memory run on the test clock (deterministic, `advance` works); at
@@ -39,7 +39,7 @@ final class Shell: @unchecked Sendable {
             session = try await ConsoleSession.scripted(loginStyle: loginStyle, history: history)
         } else {
             let host = try await AppHost(storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
-                                         loginStyle: loginStyle, options: AppHost.Options(history: history))
+                                         loginStyle: loginStyle, options: { var options = AppHost.Options(history: history); options.readOnly = readOnly; return options }())
             session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive)
             // Piped into a database, a line waits for real work (a password hash, a busy disk
             // shared with other processes) rather than give up on it after the scripts' 5 s.
@@ -48,7 +48,7 @@ final class Shell: @unchecked Sendable {
         let host = session.host
         if terminal.isInteractive {
             if let databasePath {
-                terminal.printAbove("appcore: database \(databasePath); restored \(host.restoredActions) actions (type help)")
+                terminal.printAbove("appcore: database \(databasePath)\(readOnly ? " (read-only)" : ""); restored \(host.restoredActions) actions (type help)")
             } else {
                 terminal.printAbove("appcore: in memory, nothing is kept (type help)")
             }

@@ -14,6 +14,7 @@ let usage = """
                         [--history-entries N] [--history-mib N]
       --db PATH            the database (default: appcore.sqlite in the user's data directory)
       --in-memory          no database: nothing is kept after quitting
+      --read-only          open the database only to look: nothing in it is changed
       --env live|memory    the database's live clients (default), or in memory (as --in-memory)
       --login-style        which login feature drives the sign-in screen (default fsm)
       --history-entries N  most actions undo, redo and jump keep (default 10000)
@@ -28,6 +29,7 @@ func exitWithUsage(_ message: String) -> Never {
 
 var databasePath: String?
 var inMemory = false
+var readOnly = false
 var live = true
 var loginStyle = ConsoleLoginStyle.finiteStates
 var history = HistoryLimits()
@@ -38,6 +40,7 @@ while let argument = arguments.next() {
         guard let path = arguments.next() else { exitWithUsage("--db needs a path") }
         databasePath = path
     case "--in-memory": inMemory = true
+    case "--read-only": readOnly = true
     case "--env":
         guard let value = arguments.next(), ["live", "memory"].contains(value) else { exitWithUsage("--env needs live or memory") }
         live = value == "live"
@@ -67,6 +70,7 @@ do {
     shell = try await Shell.start(
         databasePath: inMemory || !live ? nil : (databasePath ?? dataDirectory + "/appcore.sqlite"),
         loginStyle: loginStyle,
+        readOnly: readOnly,
         history: history,
         terminal: terminal
     )

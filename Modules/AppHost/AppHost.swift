@@ -54,6 +54,10 @@ public final class AppHost: Sendable {
         public var diagnostics: Diagnostics
         /// The live clients' settings (password hashing, sign-in throttling).
         public var live: LiveConfiguration
+        /// Whether a database is opened for reading only (`--read-only`): to look at a file that
+        /// may not be changed. The journal is restored, not recorded; anything that would write
+        /// fails with a clear error, and the app goes on.
+        public var readOnly: Bool = false
         /// The state to start from instead of a fresh app's (a database host's journal, when
         /// it holds anything, wins).
         public var initialState: AppFeature.State?
@@ -144,7 +148,9 @@ public final class AppHost: Sendable {
             journal = nil
         case .database(let path):
             do {
-                let database = try Database(path: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
+                let database = options.readOnly
+                    ? try Database(readingOnly: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
+                    : try Database(path: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
                 environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock).injectingFailures(failures)
                 if options.journal != .off {
                     // Each process journals into a stream of its own, so two processes on one
@@ -156,7 +162,7 @@ public final class AppHost: Sendable {
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
                     if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
                     replayed = restored.replayed
-                    if options.journal == .restoreAndRecord {
+                    if options.journal == .restoreAndRecord, !options.readOnly {
                         let own = try AppJournal(database: database, stream: AppJournal.newStream())
                         try own.snapshot(initialState)
                         try AppJournal.removeClosedStreams(except: [own.stream], in: database)
@@ -186,7 +192,7 @@ public final class AppHost: Sendable {
         notes = NotesViewModel(appStore: store)
         counter = CounterViewModel(appStore: store)
         recording = Locked(options.journal == .restoreAndRecord ? journal.map { $0.record(store) { $0.carriesSecret } } : nil)
-        if journal != nil, options.journal == .restoreAndRecord {
+        if journal != nil || (options.readOnly && options.journal == .restoreAndRecord) {
             // A session restored without its token (tokens are never saved) ends now.
             let outcome = await perform(actions: [.session(.restored)])
             resumedScreens.withLock { $0 = outcome.changed }

@@ -53,7 +53,7 @@ struct AppHostTests {
             Issue.record("expected a timeout, got \(outcome.status)")
             return
         }
-        #expect(running.count == 1 && running[0].contains("signUpTapped"))
+        #expect(running.count == 1 && running.first?.contains("signUpTapped") == true, "\(running)")
         #expect(!running[0].contains("higherfurther"), "a password never shows")
         try await host.close(timeout: .zero)
     }

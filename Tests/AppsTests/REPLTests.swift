@@ -181,7 +181,8 @@ struct REPLTests {
         #expect(repl.process.terminationStatus == 0)
     }
 
-    /// Runs the built `appcore-repl` with `arguments` on piped `input`; returns what it printed.
+    /// Runs the built `appcore-repl` with `arguments` on piped `input`; returns what it printed
+    /// (standard output and error together).
     static func runPiped(_ arguments: [String], input text: String) throws -> String {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
@@ -190,6 +191,8 @@ struct REPLTests {
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
+        // Errors that stop the REPL before it reads (a refused database) go to standard error.
+        process.standardError = output
         try process.run()
         input.fileHandleForWriting.write(Data(text.utf8))
         try input.fileHandleForWriting.close()
@@ -206,6 +209,35 @@ struct REPLTests {
 
     /// A restart restores the app from the journal. The session cannot survive it (its token is
     /// never written down), so it ends, keeping the username; the password alone signs in again.
+    @Test func aReadOnlyDatabaseIsRefusedOrOpenedOnlyToLook() throws {
+        let folder = NSTemporaryDirectory() + "appcore-readonly-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/app.sqlite"
+        _ = try Self.runPiped(["--db", path], input: "counter.increment\ncounter.increment\n")
+        // Root writes any file whatever its mode, but not an immutable one.
+        func protect(_ on: Bool) -> Bool {
+            guard getuid() == 0 else { return chmod(path, on ? 0o400 : 0o600) == 0 }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+            process.arguments = [on ? "+i" : "-i", path]
+            guard (try? process.run()) != nil else { return false }
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
+        try #require(protect(true), "cannot make the database read-only here")
+        defer {
+            _ = protect(false)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let refused = try Self.runPiped(["--db", path], input: "view counter\n")
+        #expect(refused.contains("cannot be written") && refused.contains("--read-only"), "\(refused)")
+        let looked = try Self.runPiped(["--db", path, "--read-only"], input: "expect counter.count == 2\nsignup alice.liddell wonderland\n")
+        #expect(looked.contains("ok: counter.count is 2"), "\(looked)")
+        #expect(looked.contains("nothing can be changed while it is open with --read-only"), "\(looked)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file did not change")
+    }
+
     @Test func aRestartResumesAfterAnUndoOrAJump() throws {
         let folder = NSTemporaryDirectory() + "appcore-undo-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -19,18 +19,22 @@ public final class Connection {
     private var transactionDepth = 0
     private(set) var isClosed = false
 
-    private init(handle: OpaquePointer, path: String) {
+    /// Whether the file was opened for reading only (``Database/init(readingOnly:migrations:)``).
+    let isReadOnly: Bool
+
+    private init(handle: OpaquePointer, path: String, isReadOnly: Bool) {
         self.handle = handle
         self.path = path
+        self.isReadOnly = isReadOnly
     }
 
     // MARK: - Opening
 
-    static func open(path: String) throws(DatabaseError) -> Connection {
+    static func open(path: String, readOnly: Bool = false) throws(DatabaseError) -> Connection {
         let operation = "open \(path)"
-        if path != ":memory:" { try createOwnerOnly(path, operation: operation) }
+        if path != ":memory:", !readOnly { try createOwnerOnly(path, operation: operation) }
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -38,7 +42,7 @@ public final class Connection {
             throw Self.error(code: code, operation: operation, message: message)
         }
         sqlite3_extended_result_codes(handle, 1)
-        return Connection(handle: handle, path: path)
+        return Connection(handle: handle, path: path, isReadOnly: readOnly)
     }
 
     /// Creates the file with mode 0600 if it does not exist, so SQLite (and its -wal and -shm
@@ -301,7 +305,11 @@ public final class Connection {
     }
 
     private func failure(_ code: Int32, _ sql: String) -> DatabaseError {
-        Self.error(code: code, operation: "run \(Self.summary(sql)) on \(path)", message: String(cString: sqlite3_errmsg(handle)))
+        let operation = "run \(Self.summary(sql)) on \(path)"
+        if isReadOnly, code & 0xFF == SQLITE_READONLY {
+            return DatabaseError(.openedReadOnly, operation: operation, code: code, message: "the database was opened for reading only")
+        }
+        return Self.error(code: code, operation: operation, message: String(cString: sqlite3_errmsg(handle)))
     }
 
     static func error(code: Int32, operation: String, message: String) -> DatabaseError {

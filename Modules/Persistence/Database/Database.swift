@@ -63,6 +63,32 @@ public final class Database: Sendable {
         self.connection = Locked(connection)
     }
 
+    /// Opens the existing database at `path` for reading only: to look at a file that may not be
+    /// changed (a read-only one, another process's). Nothing is migrated, switched or created;
+    /// a write fails with ``DatabaseError/Kind/openedReadOnly``. A file that would need
+    /// migrating, or is another program's, is refused.
+    public init(readingOnly path: String, migrations: [Migration], applicationID: Int32? = nil, busyTimeout: Duration = .seconds(5)) throws(DatabaseError) {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DatabaseError(.cannotOpen, operation: "open \(path) for reading", message: "there is no such file")
+        }
+        let connection = try Connection.open(path: path, readOnly: true)
+        do throws(DatabaseError) {
+            connection.setBusyTimeout(busyTimeout)
+            try connection.checkOwnership(applicationID: applicationID, migrations: migrations)
+            let latest = migrations.map(\.version).max() ?? 0
+            let current = try connection.userVersion()
+            guard current == latest else {
+                throw DatabaseError(.other, operation: "open \(path) for reading",
+                    message: "the database has schema version \(current) and needs migrating to \(latest), which reading only cannot do; open it once for writing")
+            }
+        } catch {
+            connection.close()
+            throw error
+        }
+        self.connection = Locked(connection)
+    }
+
     /// A private in-memory database with `migrations` applied: the same database for tests.
     public static func inMemory(migrations: [Migration] = []) throws(DatabaseError) -> Database {
         try Database(path: ":memory:", migrations: migrations)

@@ -12,6 +12,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         case newerSchema
         /// The database or its folder is read-only.
         case readOnly
+        /// The database was opened for reading only, on purpose, and something tried to write.
+        case openedReadOnly
         /// The disk is full.
         case full
         /// Another connection held the database longer than the busy timeout.
@@ -43,11 +45,12 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         var text = "\(operation) failed: \(message)"
         switch kind {
-        case .readOnly: text += " (the database or its folder is read-only; check the permissions)"
+        case .readOnly: text += " (the database or its folder is read-only; check the permissions, or open it with --read-only to look without changing it)"
         case .full: text += " (free some disk space and retry)"
         case .busy: text += " (another process is using the database; retry)"
         case .notADatabase: text += " (the file is not an AppCore database and was left untouched; choose another path)"
         case .damaged: text += " (the database is damaged; restore it from a backup, or move it aside to start afresh)"
+        case .openedReadOnly: text += " (nothing can be changed while it is open with --read-only)"
         case .newerSchema, .cannotOpen, .constraint, .other: break
         }
         return text
