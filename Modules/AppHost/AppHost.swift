@@ -247,7 +247,9 @@ public final class AppHost: Sendable {
         if let rejection = tasks.lazy.flatMap(\.diagnostics).first(where: { $0.kind == .invalidTransition || $0.kind == .missingChild }) {
             status = .rejected(reason: rejection.reason ?? rejection.message)
         } else if !settled {
-            status = .timedOut(running: tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) })
+            let running = tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) }
+            // No effect yet: the intent's actions still wait behind others to be reduced.
+            status = .timedOut(running: running.isEmpty ? actions.map { ValueRenderer.oneLine($0) + " (not reduced yet)" } : running)
         } else {
             status = .completed
         }
