@@ -118,6 +118,7 @@ public struct Effect<Action: Sendable>: Sendable {
     ///   - operation: The work. Actions sent after the effect was cancelled are dropped.
     ///   - handler: Turns an error thrown by `operation` into actions. Without one, the error is
     ///     reported to the store's diagnostics. Cancellation is not an error.
+    @inlinable
     public static func run(
         priority: TaskPriority? = nil,
         operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
@@ -127,11 +128,13 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// Runs every effect at once.
+    @inlinable
     public static func merge(_ effects: Effect...) -> Effect {
         merge(effects)
     }
 
     /// Runs every effect at once.
+    @inlinable
     public static func merge(_ effects: some Sequence<Effect>) -> Effect {
         let effects = effects.filter { !$0.isNone }
         switch effects.count {
@@ -171,6 +174,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Reports a runtime warning through the store's ``Diagnostics`` — for example an event the
     /// current state does not accept — while keeping the reducer free of side effects.
+    @inlinable
     public static func diagnostic(_ diagnostic: Diagnostic) -> Effect {
         Effect(.diagnostic(diagnostic))
     }
@@ -182,12 +186,14 @@ public struct Effect<Action: Sendable>: Sendable {
     /// - Parameters:
     ///   - id: Any hashable value; effects of the same store with equal ids are cancelled together.
     ///   - cancelInFlight: Whether to cancel effects already running with this id before starting.
+    @inlinable
     public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
         if isNone && !cancelInFlight { return self }
         return Effect(.cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
     }
 
     /// Cancels every running effect made cancellable with `id`.
+    @inlinable
     public static func cancel(id: some Hashable & Sendable) -> Effect {
         Effect(.cancel(EffectID(id)))
     }
@@ -289,8 +295,9 @@ public struct Send<Action: Sendable>: Sendable {
 @usableFromInline
 struct EffectID: Hashable, @unchecked Sendable {
     // Built only from `some Hashable & Sendable`, so the boxed value is Sendable.
-    private let base: AnyHashable
+    @usableFromInline let base: AnyHashable
 
+    @inlinable
     init(_ base: some Hashable & Sendable) {
         self.base = AnyHashable(base)
     }

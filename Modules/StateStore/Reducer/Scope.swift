@@ -7,11 +7,13 @@
 /// }
 /// ```
 public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reducer>: Reducer {
-    private let toChildState: WritableKeyPath<ParentState, Child.State> & Sendable
-    private let toChildAction: ActionPath<ParentAction, Child.Action>
-    private let child: Child
+    // Inlinable, so that an app's composition runs code specialised for its types.
+    @usableFromInline let toChildState: WritableKeyPath<ParentState, Child.State> & Sendable
+    @usableFromInline let toChildAction: ActionPath<ParentAction, Child.Action>
+    @usableFromInline let child: Child
 
     /// Scopes `child` to the state at `state` and the actions `action` extracts.
+    @inlinable
     public init<ChildState, ChildAction>(
         state: WritableKeyPath<ParentState, ChildState> & Sendable,
         action: ActionPath<ParentAction, ChildAction>,
@@ -23,6 +25,7 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
     }
 
     /// Runs the child on its part of the state when the action is one of the child's.
+    @inlinable
     public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
         guard let childAction = toChildAction.extract(action) else { return .none }
         return child.reduce(into: &state[keyPath: toChildState], action: childAction).map(toChildAction.embed)
