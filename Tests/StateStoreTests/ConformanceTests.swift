@@ -23,13 +23,16 @@ struct ConformanceTests {
         }
     }
 
-    final class StoreBox: Sendable {
-        private let storage = Mutex<RootStore<SelfSending.State, SelfSending.Action>?>(nil)
-        var value: RootStore<SelfSending.State, SelfSending.Action>? {
+    /// A value a reducer or an effect can reach, set by the test.
+    final class Box<Value: Sendable>: Sendable {
+        private let storage = Mutex<Value?>(nil)
+        var value: Value? {
             get { storage.withLock { $0 } }
             set { storage.withLock { $0 = newValue } }
         }
     }
+
+    typealias StoreBox = Box<RootStore<SelfSending.State, SelfSending.Action>>
 
     @Test func aSendFromInsideTheReducerIsQueuedAndReportedNeverAHang() async throws {
         let box = StoreBox()
@@ -154,7 +157,7 @@ struct ConformanceTests {
         func reduce(into state: inout State, action: Action) -> Effect<Action> {
             switch action {
             case .leak:
-                return .run { [kept] send in kept.send = send }
+                return .run { [kept] send in kept.value = send }
             case .increment:
                 state.count += 1
                 return .none
@@ -162,20 +165,14 @@ struct ConformanceTests {
         }
     }
 
-    final class SendBox: Sendable {
-        private let storage = Mutex<Send<Leaky.Action>?>(nil)
-        var send: Send<Leaky.Action>? {
-            get { storage.withLock { $0 } }
-            set { storage.withLock { $0 = newValue } }
-        }
-    }
+    typealias SendBox = Box<Send<Leaky.Action>>
 
     @Test func aSendUsedAfterItsEffectFinishedIsDroppedAndReported() async throws {
         let kept = SendBox()
         let diagnostics = DiagnosticLog()
         let store = RootStore(initialState: Leaky.State(), reducer: Leaky(kept: kept), diagnostics: .collecting(into: diagnostics))
         #expect(await store.send(.leak).settle(timeout: .seconds(5)))
-        let send = try #require(kept.send)
+        let send = try #require(kept.value)
         send(.increment)
         #expect(store.currentState.count == 0)
         #expect(diagnostics.entries.map(\.kind) == [.sendAfterEffectFinished])
