@@ -2,7 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 import StateStoreTesting
-import Synchronization
+import StateStore
 import Testing
 
 @Suite("In-memory clients")
@@ -113,7 +113,7 @@ struct EnvironmentDecoratorTests {
         let clock = TestClock()
         let environment = AppEnvironment.inMemory(clock: clock).withLatency(.seconds(2))
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
-        let done = Mutex(false)
+        let done = Locked(false)
         let call = Task {
             _ = try await environment.auth.signUp(credentials)
             done.withLock { $0 = true }
@@ -136,7 +136,7 @@ struct EnvironmentDecoratorTests {
     }
 
     @Test func failingClientsReportEveryCall() async {
-        let reports = Mutex<[String]>([])
+        let reports = Locked<[String]>([])
         let environment = AppEnvironment.failing(UnexpectedCallReporter { message in reports.withLock { $0.append(message) } })
         let token = AccessToken("t")
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")

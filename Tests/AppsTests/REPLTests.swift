@@ -1,3 +1,4 @@
+import StateStore
 import Foundation
 import Testing
 #if canImport(Glibc)

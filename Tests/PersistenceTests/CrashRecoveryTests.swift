@@ -4,7 +4,6 @@ import Models
 import Persistence
 import Reducers
 import StateStore
-import Synchronization
 import Testing
 
 #if canImport(Glibc)

@@ -3,7 +3,6 @@ import Foundation
 import Models
 import Persistence
 import StateStoreTesting
-import Synchronization
 import Testing
 
 @Suite("Live clients")

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Persistence
-import Synchronization
+import StateStore
 import Testing
 
 /// A fresh folder under the system's temporary directory, removed when the value is released.
@@ -28,7 +28,7 @@ func permissions(_ path: String) -> Int? {
 
 /// A flag one task sets and another waits for.
 final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
 
     func set() { value.withLock { $0 = true } }
 
@@ -44,7 +44,7 @@ final class Flag: Sendable {
 final class LockHolder: Sendable {
     private let release = DispatchSemaphore(value: 0)
     private let finished = Flag()
-    private let failure = Mutex<DatabaseError?>(nil)
+    private let failure = Locked<DatabaseError?>(nil)
 
     /// Starts holding `database`'s write lock; returns once it is held.
     static func hold(_ database: Database) async -> LockHolder {
@@ -79,7 +79,7 @@ final class LockHolder: Sendable {
 /// `environment` added; its standard output is collected as it comes.
 final class TestChild: Sendable {
     let process: Process
-    private let output = Mutex(Data())
+    private let output = Locked(Data())
     private let pipe = Pipe()
 
     init(running filter: String, environment: [String: String]) throws {

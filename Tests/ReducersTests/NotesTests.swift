@@ -4,7 +4,6 @@ import Models
 import Reducers
 import StateStore
 import StateStoreTesting
-import Synchronization
 import Testing
 
 @Suite("Notes")
@@ -207,7 +206,7 @@ struct NotesTests {
     }
 
     @Test func searchIsDebouncedAndEarlierSearchesAreCancelled() async {
-        let queries = Mutex<[String]>([])
+        let queries = Locked<[String]>([])
         let found = [note(7, "milk")]
         let store = store(Notes.State(items: [Notes.Item(note: note(7, "milk")), Notes.Item(note: note(8, "eggs"))], list: .loaded)) {
             $0.search = { _, query in

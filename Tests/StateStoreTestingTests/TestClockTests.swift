@@ -1,17 +1,17 @@
 import StateStoreTesting
-import Synchronization
+import StateStore
 import Testing
 
 /// A counter shared with tasks.
 private final class Tally: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
 }
 
 /// Order of events shared with tasks.
 private final class Events: Sendable {
-    private let values = Mutex<[String]>([])
+    private let values = Locked<[String]>([])
     func append(_ event: String) { values.withLock { $0.append(event) } }
     var all: [String] { values.withLock { $0 } }
 }

@@ -1,6 +1,5 @@
 import StateStore
 import StateStoreTesting
-import Synchronization
 import Testing
 
 /// A small feature for exercising the test store.
@@ -44,7 +43,7 @@ private struct Search: Reducer {
 
 /// Collects what a test store reports instead of failing the surrounding test.
 private final class Failures: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
     var all: [String] { messages.withLock { $0 } }
     var reporter: FailureReporter {
         FailureReporter { message, _ in self.messages.withLock { $0.append(message) } }

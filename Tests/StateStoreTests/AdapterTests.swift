@@ -1,6 +1,5 @@
 import StateStore
 import StateStoreTesting
-import Synchronization
 import Testing
 
 /// The profile screen as a transducer: every (state, command) pair answered.

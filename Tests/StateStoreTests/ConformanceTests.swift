@@ -1,6 +1,5 @@
 import StateStore
 import StateStoreTesting
-import Synchronization
 import Testing
 
 /// What users of The Composable Architecture and ReSwift expect of a store, each behaviour
@@ -25,7 +24,7 @@ struct ConformanceTests {
 
     /// A value a reducer or an effect can reach, set by the test.
     final class Box<Value: Sendable>: Sendable {
-        private let storage = Mutex<Value?>(nil)
+        private let storage = Locked<Value?>(nil)
         var value: Value? {
             get { storage.withLock { $0 } }
             set { storage.withLock { $0 = newValue } }
@@ -274,7 +273,7 @@ struct ConformanceTests {
 
     @Test func observingAScopedStoreNobodyKeepsGoesOnWhileTheSubscriptionLives() {
         let store = RootStore(initialState: Counter.State(), reducer: Counter())
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         let subscription = store.scope(state: \.count, action: { (_: Never) -> Counter.Action in }).observe { count in
             seen.withLock { $0.append(count) }
         }

@@ -1,5 +1,4 @@
 import StateStore
-import Synchronization
 import Testing
 
 /// A middleware that does one thing to actions matching a note, and records what it saw.

@@ -1,7 +1,6 @@
 import Foundation
 import Observation
 import StateStore
-import Synchronization
 import Testing
 
 @Suite("Store: ordering, atomicity, handles, lifetime, observation")
@@ -48,8 +47,8 @@ struct StoreTests {
     @Test func sendsFromAnObserverAreQueuedFIFOAndReported() async {
         let diagnostics = DiagnosticLog()
         let store = RootStore(initialState: Counter.State(), reducer: Counter(), diagnostics: .collecting(into: diagnostics))
-        let depth = Mutex(0)
-        let maxDepth = Mutex(0)
+        let depth = Locked(0)
+        let maxDepth = Locked(0)
         let subscription = store.observe { state in
             let current = depth.withLock { depth in
                 depth += 1
@@ -149,7 +148,7 @@ struct StoreTests {
     @Test func aQueuedSendReturnsAHandleForTheEffectsItStartsLater() async {
         let diagnostics = DiagnosticLog()
         let store = RootStore(initialState: Counter.State(), reducer: Counter(), diagnostics: .collecting(into: diagnostics))
-        let handle = Mutex<StoreTask?>(nil)
+        let handle = Locked<StoreTask?>(nil)
         let subscription = store.observe { state in
             guard state.log == ["go"], handle.withLock({ $0 == nil }) else { return }
             handle.withLock { $0 = store.send(.fetch) }

@@ -5,7 +5,6 @@ import Observation
 import Reducers
 import StateStore
 import StateStoreTesting
-import Synchronization
 import Testing
 
 /// A real app store on the in-memory clients, recording the actions it reduces and the
@@ -63,7 +62,7 @@ final class AppHarness: Sendable {
 
 /// Counts the changes Observation reports for what `read` touches, re-arming after each one.
 final class ChangeCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     private let read: @Sendable () -> Void
 
     init(_ read: @escaping @Sendable () -> Void) {
@@ -99,7 +98,7 @@ func untilSleeping(_ clock: TestClock) async {
 
 /// Values appended from any thread, taken in order.
 final class Recorded<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Locked<[Value]>([])
 
     func append(_ value: Value) {
         values.withLock { $0.append(value) }

@@ -3,7 +3,6 @@ import Models
 import Reducers
 import StateStore
 import StateStoreTesting
-import Synchronization
 import Testing
 
 /// The same scenarios, run through each login style on a real store with the in-memory auth
@@ -76,7 +75,7 @@ struct LoginParityTests {
             diagnostics: .collecting(into: log)) {
             LoginMiddleware(auth: environment.auth)
         }
-        let statuses = Mutex<[LoginStatus]>([])
+        let statuses = Locked<[LoginStatus]>([])
         let subscription = store.observe { state in
             statuses.withLock { list in
                 if list.last != state.status { list.append(state.status) }

@@ -2,7 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 import StateStoreTesting
-import Synchronization
+import StateStore
 import Testing
 
 /// Reports a client call the test did not expect as a test issue.
@@ -44,10 +44,10 @@ func untilSleeping(_ clock: TestClock, count: Int = 1) async {
 
 /// Canned answers handed out in order, one per client call.
 final class Answers<Value: Sendable>: Sendable {
-    private let queue: Mutex<[Outcome<Value>]>
+    private let queue: Locked<[Outcome<Value>]>
 
     init(_ answers: [Outcome<Value>]) {
-        queue = Mutex(answers)
+        queue = Locked(answers)
     }
 
     func next() -> Outcome<Value> {

@@ -105,7 +105,7 @@ struct Counter: Reducer {
 
 /// Collects values from callbacks made on any thread.
 final class Collected<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Locked<[Value]>([])
     init() {}
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
