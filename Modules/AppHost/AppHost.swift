@@ -125,8 +125,9 @@ public final class AppHost: Sendable {
     private typealias AppJournal = Journal<AppFeature.State, AppFeature.Action>
     private let journal: AppJournal?
     private let recording: Locked<StoreSubscription?>
-    private let performing = Locked<[UInt64: [StoreTask]]>([:])
-    private let nextPerform = Locked<UInt64>(0)
+    /// The unsettled work of the intents being performed, by a key per perform, for
+    /// ``cancelRunningIntents()``.
+    private let performing = Locked<(nextKey: UInt64, tasks: [UInt64: [StoreTask]])>((0, [:]))
     private let resumedScreens = Locked<[Screen]>([])
 
     /// Opens `storage` and starts the app, signed out, with `loginStyle`'s sign-in — or, on a
@@ -233,15 +234,17 @@ public final class AppHost: Sendable {
 
     private func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
         let tasks = actions.map { store.send($0) }
-        let key = nextPerform.withLock { key in
-            defer { key += 1 }
-            return key
-        }
         let unsettled = tasks.filter { !$0.isSettled }
-        if !unsettled.isEmpty { performing.withLock { $0[key] = unsettled } }
         var settled = unsettled.isEmpty
-        if !settled, timeout > .zero { settled = await settle(unsettled, timeout: timeout) }
-        if !unsettled.isEmpty { performing.withLock { $0[key] = nil } }
+        if !settled {
+            let key = performing.withLock { performing in
+                defer { performing.nextKey += 1 }
+                performing.tasks[performing.nextKey] = unsettled
+                return performing.nextKey
+            }
+            if timeout > .zero { settled = await settle(unsettled, timeout: timeout) }
+            performing.withLock { $0.tasks[key] = nil }
+        }
         let after = screens
         let status: IntentOutcome.Status
         if let rejection = tasks.lazy.flatMap(\.diagnostics).first(where: { $0.kind == .invalidTransition || $0.kind == .missingChild }) {
@@ -261,7 +264,7 @@ public final class AppHost: Sendable {
     @discardableResult
     public func cancelRunningIntents() -> Int {
         let running = store.runningEffectCount
-        let tasks = performing.withLock { $0.values.flatMap { $0 } }
+        let tasks = performing.withLock { $0.tasks.values.flatMap { $0 } }
         tasks.forEach { $0.cancel() }
         return running
     }

@@ -69,7 +69,7 @@ struct HistoryLine {
     }
 
     private static func quoted(_ text: String) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ⏎ ")
+        let flat = ConsoleScreens.oneLine(text)
         let cut = flat.count > textLimit ? String(flat.prefix(textLimit - 1)) + "…" : flat
         return ValueRenderer.oneLine(cut)
     }

@@ -52,23 +52,10 @@ public struct ScriptRunner: Sendable {
         return Substring(scalars[first...last])
     }
 
-    /// The lines of `script`, split at line feeds by byte rather than by character.
-    static func lines(of script: String) -> [Substring] {
-        script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { script[$0.startIndex..<$0.endIndex] }
-    }
-
     /// Runs `script` (its text) named `name`, calling `onLine` with each line's report as soon
     /// as the line has run.
     public func run(_ script: String, name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        var lines = Self.lines(of: script).makeIterator()
-        return await run(name: name, nextLine: { lines.next().map(String.init) }, onLine: onLine)
-    }
-
-    /// Runs the lines `nextLine` gives, one at a time as it gives them (`nil` ends the script),
-    /// calling `onLine` with each line's report as soon as the line has run: how a script read
-    /// from a pipe is answered line by line.
-    public func run(name: String, nextLine: () -> String?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        await run(name: name, nextBytes: { nextLine().map { Array($0.utf8) } }, onLine: onLine)
+        await run(Array(script.utf8), name: name, onLine: onLine)
     }
 
     /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not
@@ -78,8 +65,9 @@ public struct ScriptRunner: Sendable {
         return await run(name: name, nextBytes: { lines.next().map(Array.init) }, onLine: onLine)
     }
 
-    /// Runs the lines `nextBytes` gives, as bytes (`nil` ends the script); see
-    /// ``run(name:nextLine:onLine:)``.
+    /// Runs the lines `nextBytes` gives, as bytes, one at a time as it gives them (`nil` ends
+    /// the script), calling `onLine` with each line's report as soon as the line has run: how a
+    /// script read from a pipe is answered line by line.
     public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         let clock = ContinuousClock()
         let started = clock.now

@@ -432,16 +432,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     /// Returns once something was recorded after `generation`, or after `timeout`.
     func waitForChange(since generation: UInt64, timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await self.contents.wait(in: \.waiters) { $0.generation != generation }
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-            }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await withTimeout(timeout) { await self.contents.wait(in: \.waiters) { $0.generation != generation } }
     }
 
     private func signal(_ change: (inout Contents) -> Void) {

@@ -62,7 +62,7 @@ final class Lineage: Sendable {
 /// Runs `operation` until it returns or `timeout` passes on the continuous clock, whichever
 /// comes first; returns whether `operation` returned. `operation` must end soon after it is
 /// cancelled.
-func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+package func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
         group.addTask {
             await operation()

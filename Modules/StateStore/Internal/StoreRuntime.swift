@@ -180,8 +180,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     @discardableResult
     func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool) -> StoreTask {
-        // Middleware may read the state, which would wait for the lock a reducer's thread holds.
-        if !middleware.isEmpty, isReducingOnThisThread { return sendFromReducer(action) }
+        // Before middleware (which may read the state) and before the lock: both would wait for
+        // the lock a reducer's thread holds.
+        if isReducingOnThisThread { return sendFromReducer(action) }
         var action = action
         var index = middlewareIndex
         while index < middleware.count {
@@ -201,7 +202,6 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Reduces `action` at once if the store is idle, otherwise queues it.
     @inlinable
     func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
-        if isReducingOnThisThread { return sendFromReducer(action) }
         lock.lock()
         guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
             lock.unlock()
@@ -231,9 +231,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return task
     }
 
-    /// Whether this thread is running the reducer (and so holds the lock): asked before taking
-    /// the lock, and before middleware runs. A relaxed load and `pthread_self`, measured no
-    /// slower than trying the lock first.
+    /// Whether this thread is running the reducer (and so holds the lock): asked once per send.
+    /// A relaxed load and `pthread_self`, measured no slower than trying the lock first.
     @inlinable
     var isReducingOnThisThread: Bool {
         reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
@@ -257,7 +256,6 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// too, since effects that send while the store works take it for every action.
     @inlinable
     func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
-        if isReducingOnThisThread { return sendFromReducer(action) }
         lock.lock()
         if core.pointee.isShutDown {
             lock.unlock()
