@@ -49,7 +49,7 @@ func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) as
     if selected("batch-replay") {
         let lines = plan.iterations(100_000)
         let samples = await repeated(plan) { await batchReplaySample(lines) }
-        measurements.append(Measurement(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(300_000)))
+        measurements.append(Measurement(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(500_000)))
     }
     if selected("host-perform") {
         let intents = plan.iterations(10_000)

@@ -24,6 +24,20 @@ struct Measurement {
 
     var min: Double { samples.min() ?? 0 }
     var max: Double { samples.max() ?? 0 }
+
+    /// Whether a larger value is better: from the target's direction, else from the unit.
+    var largerIsBetter: Bool {
+        switch target {
+        case .atLeast: true
+        case .atMost: false
+        case nil: unit == .perSecond
+        }
+    }
+
+    /// How much better this median is than `earlier`: above 1 better, below 1 worse.
+    func improvement(over earlier: Double) -> Double {
+        largerIsBetter ? median / earlier : earlier / median
+    }
 }
 
 /// A bound a measurement should stay within.
@@ -83,18 +97,6 @@ func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
 
-/// Peak resident memory of this process so far, in bytes.
-func peakResidentBytes() -> Double {
-    var usage = rusage()
-    #if canImport(Darwin)
-    getrusage(RUSAGE_SELF, &usage)
-    return Double(usage.ru_maxrss)  // bytes on Darwin
-    #else
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_maxrss) * 1024  // kilobytes on Linux
-    #endif
-}
-
 /// Runs `sample` `plan.warmUps` times unmeasured, then `plan.runs` times.
 func repeated(_ plan: RunPlan, _ sample: () -> Double) -> [Double] {
     for _ in 0..<plan.warmUps { _ = sample() }
@@ -140,18 +142,26 @@ private func formatBytes(_ value: Double) -> String {
     String(format: "%.1f MiB", value / 1_048_576)
 }
 
-func printTable(_ measurements: [Measurement]) {
-    let header = ["case", "median", "min", "max", "unit", "target", ""]
+func printTable(_ measurements: [Measurement], baseline: [String: Double]? = nil) {
+    var header = ["case", "median", "min", "max", "unit", "target", ""]
+    if baseline != nil { header += ["before", "change"] }
     var rows = [header]
     for measurement in measurements {
         let isBytes = measurement.unit == .bytes
         func show(_ value: Double) -> String { isBytes ? formatBytes(value) : formatNumber(value) }
         var status = "shown"
         if let target = measurement.target { status = target.isMet(by: measurement.median) ? "met" : "MISSED" }
-        let row: [String] = [
+        var row: [String] = [
             measurement.name, show(measurement.median), show(measurement.min), show(measurement.max),
             isBytes ? "" : measurement.unit.rawValue, measurement.target.map { isBytes ? $0.text(formatBytes) : $0.text } ?? "", status,
         ]
+        if let baseline {
+            if let earlier = baseline[measurement.name], earlier > 0 {
+                row += [show(earlier), String(format: "×%.2f", measurement.improvement(over: earlier))]
+            } else {
+                row += ["", "new"]
+            }
+        }
         rows.append(row)
     }
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -163,17 +173,38 @@ func printTable(_ measurements: [Measurement]) {
         print(line.joined(separator: "  "))
         if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
     }
+    if baseline != nil {
+        print("\nchange: how many times better than before (×2.00 twice as good, ×0.50 half as good)")
+    }
 }
 
-func printJSON(_ measurements: [Measurement]) {
+func printJSON(_ measurements: [Measurement], baseline: [String: Double]? = nil) {
     func number(_ value: Double) -> String {
         value.isFinite ? String(format: "%.4f", value) : "null"
     }
     let cases = measurements.map { measurement in
-        """
-        {"name":"\(measurement.name)","value":\(number(measurement.median)),"unit":"\(measurement.unit.rawValue)",\
-        "min":\(number(measurement.min)),"max":\(number(measurement.max)),"runs":\(measurement.samples.count)}
-        """
+        var fields = """
+            "name":"\(measurement.name)","value":\(number(measurement.median)),"unit":"\(measurement.unit.rawValue)",\
+            "min":\(number(measurement.min)),"max":\(number(measurement.max)),"runs":\(measurement.samples.count)
+            """
+        if let earlier = baseline?[measurement.name], earlier > 0 {
+            fields += ",\"before\":\(number(earlier)),\"change\":\(number(measurement.improvement(over: earlier)))"
+        }
+        return "{" + fields + "}"
     }
     print("{\"cases\":[\(cases.joined(separator: ","))]}")
+}
+
+/// The medians by case name in `path`, an earlier `--json` output.
+func earlierMedians(_ path: String) throws -> [String: Double] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+          let cases = root["cases"] as? [[String: Any]] else {
+        throw ChildError("not the output of appcore-bench --json (no \"cases\" list)")
+    }
+    var medians: [String: Double] = [:]
+    for entry in cases {
+        if let name = entry["name"] as? String, let value = entry["value"] as? Double { medians[name] = value }
+    }
+    return medians
 }

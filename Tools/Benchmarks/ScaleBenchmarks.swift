@@ -38,6 +38,11 @@ func runScaleChild(_ arguments: [String]) async -> Int32 {
             StandardStream.error.write("appcore-bench: sign-in child failed: \(error)\n")
             return 1
         }
+    case "dispatch":
+        // Only the store and its sends: what a process that only dispatches keeps resident.
+        for _ in 0..<3 { blackHole(dispatchSample(2_000_000)) }
+        if let peak = ownPeakResidentBytes() { print("peak \(peak)") }
+        return 0
     default:
         StandardStream.error.write("appcore-bench: unknown scale child \(arguments)\n")
         return 2
@@ -159,6 +164,19 @@ func runChild(_ arguments: [String]) throws -> ChildRun {
     let peak = Double(usage.ru_maxrss) * 1024
     #endif
     return ChildRun(values: values, peakResidentBytes: peak)
+}
+
+/// Peak resident memory of a fresh process that only dispatches actions, for `memory-dispatch`.
+func memoryBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) -> [Measurement] {
+    guard selected("memory-dispatch") else { return [] }
+    do {
+        let runs = try (0..<min(plan.runs, 5)).map { _ in try runChild(["dispatch"]) }
+        return [Measurement(name: "memory-dispatch", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
+                            target: .atMost(10 * 1_048_576))]
+    } catch {
+        StandardStream.error.write("appcore-bench: memory-dispatch failed: \(error)\n")
+        return []
+    }
 }
 
 struct ChildError: Error, CustomStringConvertible {

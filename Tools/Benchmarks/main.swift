@@ -11,6 +11,7 @@ import Darwin
 //   swift run -c release appcore-bench --json          one JSON object
 //   swift run -c release appcore-bench --filter fan    only cases whose name contains "fan"
 //   swift run -c release appcore-bench --quick         fewer, shorter runs (a smoke test)
+//   swift run -c release appcore-bench --compare F     each case's ratio to an earlier --json file
 
 if CommandLine.arguments.dropFirst().first == "--scale-child" {
     exit(await runScaleChild(Array(CommandLine.arguments.dropFirst(2))))
@@ -19,6 +20,7 @@ if CommandLine.arguments.dropFirst().first == "--scale-child" {
 var plan = RunPlan()
 var json = false
 var filters: [String] = []
+var baseline: [String: Double]?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -38,10 +40,23 @@ while let argument = arguments.next() {
             exit(2)
         }
         filters.append(value)
+    case "--compare":
+        guard let path = arguments.next() else {
+            StandardStream.error.write("appcore-bench: --compare needs the path of an earlier --json output\n")
+            exit(2)
+        }
+        do {
+            baseline = try earlierMedians(path)
+        } catch {
+            StandardStream.error.write("appcore-bench: --compare \(path): \(error)\n")
+            exit(2)
+        }
     case "--help", "-h":
         print("""
-            usage: appcore-bench [--json] [--quick] [--runs N] [--filter NAME]...
+            usage: appcore-bench [--json] [--quick] [--runs N] [--filter NAME]... [--compare FILE]
             Prints the median, min and max of N runs (default 7, after a warm-up) of each case.
+            --compare FILE adds each case's median in FILE (an earlier --json output) and the
+            change, as a factor where more than 1 is better.
             """)
         exit(0)
     default:
@@ -61,12 +76,10 @@ var measurements = await storeBenchmarks(plan, selected: selected)
 measurements += await persistenceBenchmarks(plan, selected: selected)
 measurements += await consoleBenchmarks(plan, selected: selected)
 measurements += await scaleBenchmarks(plan, selected: selected)
-if selected("memory") {
-    measurements.append(Measurement(name: "memory", unit: .bytes, samples: [peakResidentBytes()], target: nil))
-}
+measurements += memoryBenchmarks(plan, selected: selected)
 
 if json {
-    printJSON(measurements)
+    printJSON(measurements, baseline: baseline)
 } else {
-    printTable(measurements)
+    printTable(measurements, baseline: baseline)
 }
