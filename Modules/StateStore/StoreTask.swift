@@ -15,27 +15,35 @@
 /// the notes are loaded. To wait for all of that — what a front end needs before it reads the
 /// screens — use ``settle(timeout:)``.
 public struct StoreTask: Sendable {
+    /// What the action started, when it was queued and is reduced later.
     @usableFromInline let completion: Completion?
+    /// What the action started, when it was reduced at once (the usual case: no lock needed).
+    @usableFromInline let tasks: [Task<Void, Never>]
     /// Everything the action set in motion, when it set anything in motion.
     @usableFromInline let lineage: Lineage?
 
     @inlinable
     init(_ completion: Completion? = nil, lineage: Lineage? = nil) {
         self.completion = completion
+        self.tasks = []
         self.lineage = lineage
     }
 
-    @usableFromInline
+    @inlinable
     init(tasks: [Task<Void, Never>], lineage: Lineage? = nil) {
-        completion = tasks.isEmpty ? nil : Completion(resolvedWith: tasks)
+        completion = nil
+        self.tasks = tasks
         self.lineage = lineage
     }
+
+    /// Whether there is anything to finish or cancel.
+    private var isEmpty: Bool { completion == nil && tasks.isEmpty }
 
     /// One handle for several sends: finishing waits for all of them, cancelling cancels all.
     public init(combining tasks: [StoreTask]) {
-        let children = tasks.compactMap(\.completion)
+        let children = tasks.filter { !$0.isEmpty }
         guard children.count > 1 else {
-            self.init(children.first)
+            self = StoreTask(completion: children.first?.completion, tasks: children.first?.tasks ?? [])
             return
         }
         let all = Task {
@@ -45,16 +53,24 @@ public struct StoreTask: Sendable {
                 for child in children { child.cancel() }
             }
         }
-        self.init(Completion(resolvedWith: [all]))
+        self.init(tasks: [all])
+    }
+
+    private init(completion: Completion?, tasks: [Task<Void, Never>]) {
+        self.completion = completion
+        self.tasks = tasks
+        self.lineage = nil
     }
 
     /// Waits until the action has been reduced and every effect it started has finished.
     public func finish() async {
+        for task in tasks { await task.value }
         await completion?.finish()
     }
 
     /// Cancels the effects the action started (or will start, if it is still queued).
     public func cancel() {
+        tasks.forEach { $0.cancel() }
         completion?.cancel()
     }
 
@@ -111,14 +127,6 @@ final class Completion: Sendable {
     init(lineage: Lineage?) {
         self.lineage = lineage
         lineage?.enter()
-    }
-
-    init(resolvedWith tasks: [Task<Void, Never>]) {
-        lineage = nil
-        state.withLock {
-            $0.tasks = tasks
-            $0.isResolved = true
-        }
     }
 
     /// Records the tasks the action started and releases anyone waiting for that.

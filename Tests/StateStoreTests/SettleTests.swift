@@ -4,6 +4,9 @@ import Testing
 /// A chain: `start` runs an effect that, after a real pause, sends `step`, whose effect pauses
 /// again and sends `done` — work `StoreTask.finish()` does not see the end of.
 private struct Chain: Reducer {
+    /// What `step`'s effect sleeps on: tests that look between the two effects move it.
+    var stepClock: ManualClock? = nil
+
     struct State: Equatable, Sendable {
         var log: [String] = []
     }
@@ -25,8 +28,12 @@ private struct Chain: Reducer {
             }
         case .step(let name):
             state.log.append("step \(name)")
-            return .run { send in
-                try await Task.sleep(for: .milliseconds(20))
+            return .run { [stepClock] send in
+                if let stepClock {
+                    try await stepClock.sleep(for: .milliseconds(20))
+                } else {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 send(.done(name))
             }
         case .done(let name):
@@ -47,11 +54,15 @@ private struct Chain: Reducer {
 @Suite("Settling the work of a send")
 struct SettleTests {
     @Test func settleWaitsForTheActionsEffectsSendBackAndTheirEffects() async {
-        let store = RootStore(initialState: Chain.State(), reducer: Chain(), diagnostics: Diagnostics { _ in })
+        let clock = ManualClock()
+        let store = RootStore(initialState: Chain.State(), reducer: Chain(stepClock: clock), diagnostics: Diagnostics { _ in })
         let task = store.send(.start("a"))
         #expect(!task.isSettled)
         await task.finish()
         #expect(store.currentState.log == ["step a"], "finish() covers only the first effect")
+        #expect(!task.isSettled)
+        while clock.sleeperCount == 0 { await Task.yield() }
+        await clock.advance(by: .milliseconds(20))
         #expect(await task.settle(timeout: .seconds(10)))
         #expect(task.isSettled)
         #expect(store.currentState.log == ["step a", "done a"])

@@ -2,38 +2,71 @@ import Synchronization
 
 /// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
 /// for shutdown, and routes their actions and errors.
+///
+/// Starting, running and ending an effect is `@inlinable`, so that it is specialised for the
+/// app's action type like the rest of the store's hot path: unspecialised, every effect spent a
+/// fifth of its time looking up generic metadata.
 @usableFromInline
-final class EffectRunner<Action: Sendable>: Sendable {
+final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// Marks the trailing run of a throttled effect, so a later one can replace it.
     private struct ThrottleTrailing: Hashable, Sendable {
         let id: EffectID
     }
 
-    private let registry = Locked(EffectRegistry())
+    /// Guards `registry`.
+    @usableFromInline let lock = Lock()
+    /// What runs, behind a pointer so that the lock alone guards it (no exclusivity checks).
+    @usableFromInline let registry: UnsafeMutablePointer<EffectRegistry>
     /// Signalled each time an effect ends, for waiters that watch more than the effects.
-    package let activity = ChangeSignal()
-    private let deliver: @Sendable (Action, Lineage) -> Void
-    private let diagnostics: Diagnostics
+    @usableFromInline package let activity = ChangeSignal()
+    @usableFromInline let deliver: @Sendable (Action, Lineage) -> Void
+    @usableFromInline let diagnostics: Diagnostics
+    /// The ``EffectExecutor`` effects run on where the platform has task executors, else `nil`.
+    /// Typed loosely because a stored property cannot be limited to newer platforms.
+    @usableFromInline let executor: (AnyObject & Sendable)?
 
     /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
     ///   of the effect's lineage.
+    @usableFromInline
     init(deliver: @escaping @Sendable (Action, Lineage) -> Void, diagnostics: Diagnostics) {
+        registry = .allocate(capacity: 1)
+        registry.initialize(to: EffectRegistry())
         self.deliver = deliver
         self.diagnostics = diagnostics
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            executor = EffectExecutor()
+        } else {
+            executor = nil
+        }
+    }
+
+    deinit {
+        registry.deinitialize(count: 1)
+        registry.deallocate()
+    }
+
+    /// Runs `body` with the registry, under the lock.
+    @inlinable
+    func withRegistry<Result>(_ body: (inout EffectRegistry) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&registry.pointee)
     }
 
     // MARK: - Starting
 
     /// Starts `effect`, returning the tasks it started at top level. Synchronous parts (`send`,
     /// `cancel`, diagnostics) happen before this returns.
-    @usableFromInline
-    func start(_ effect: Effect<Action>, origin: Action, lineage: Lineage) -> [Task<Void, Never>] {
-        var tasks: [Task<Void, Never>] = []
+    /// - Parameter collectsTasks: Whether the caller wants the tasks; without, none is kept.
+    @inlinable
+    func start(_ effect: Effect<Action>, origin: Action, lineage: Lineage, collectsTasks: Bool = true) -> [Task<Void, Never>] {
+        var tasks: [Task<Void, Never>]? = collectsTasks ? [] : nil
         start(effect, origin: origin, ids: [], lineage: lineage, into: &tasks)
-        return tasks
+        return tasks ?? []
     }
 
-    private func start(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, into tasks: inout [Task<Void, Never>]) {
+    @inlinable
+    func start(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, into tasks: inout [Task<Void, Never>]?) {
         switch effect.operation {
         case .none:
             return
@@ -51,18 +84,21 @@ final class EffectRunner<Action: Sendable>: Sendable {
             if cancelInFlight { cancel(id: id) }
             start(inner, origin: origin, ids: ids + [id], lineage: lineage, into: &tasks)
         case .run(let run):
-            tasks.append(spawn(origin: origin, ids: ids, lineage: lineage, priority: run.priority) { [self] in
+            let task = spawn(origin: origin, ids: ids, lineage: lineage, priority: run.priority) { [self] in
                 await perform(run, origin: origin, ids: ids, lineage: lineage)
-            })
+            }
+            tasks?.append(task)
         case .concatenate, .throttle:
-            tasks.append(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
+            let task = spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
                 await execute(effect, origin: origin, ids: ids, lineage: lineage)
-            })
+            }
+            tasks?.append(task)
         }
     }
 
     /// Runs `effect` to completion inside an effect's task.
-    private func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage) async {
+    @usableFromInline
+    func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage) async {
         switch effect.operation {
         case .none:
             return
@@ -98,38 +134,41 @@ final class EffectRunner<Action: Sendable>: Sendable {
         }
     }
 
-    private func perform(_ run: Effect<Action>.Run, origin: Action, ids: [EffectID], lineage: Lineage) async {
-        let deliver = deliver
-        let diagnostics = diagnostics
-        let ended = EffectEnd()
-        // Kept past the effect's end, a `Send` still reaches here: such a send is dropped, and
-        // said so, since nothing waits for it any more.
-        let send = Send<Action> { action in
-            guard !ended.hasEnded else {
-                diagnostics.report(Diagnostic(.sendAfterEffectFinished,
-                    "\(ValueRenderer.oneLine(action)) was sent by an effect of \(ValueRenderer.oneLine(origin)) after that effect finished; it was dropped"))
-                return
-            }
-            deliver(action, lineage)
-        }
-        defer { ended.end() }
-        await EffectContext.$current.withValue(EffectContext(runner: self, ids: ids)) {
+    @inlinable
+    func perform(_ run: Effect<Action>.Run, origin: Action, ids: [EffectID], lineage: Lineage) async {
+        let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
+        let send = Send<Action> { outlet.send($0) }
+        defer { outlet.end() }
+        await EffectContext(runner: self, ids: ids).establish {
             do {
                 try await run.body(send)
             } catch {
-                if error is CancellationError || Task.isCancelled { return }
-                if let onError = run.onError {
-                    await onError(error, send)
-                } else {
-                    report(Diagnostic(.unhandledEffectError,
-                        "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
-                }
+                await handle(error, of: run, origin: origin, lineage: lineage, send: send)
             }
         }
     }
 
+    @usableFromInline
+    func reportSendAfterEnd(_ action: Action, origin: Action) {
+        diagnostics.report(Diagnostic(.sendAfterEffectFinished,
+            "\(ValueRenderer.oneLine(action)) was sent by an effect of \(ValueRenderer.oneLine(origin)) after that effect finished; it was dropped"))
+    }
+
+    /// Routes an error an effect threw: to its catch handler, or to the diagnostics.
+    @usableFromInline
+    func handle(_ error: any Error, of run: Effect<Action>.Run, origin: Action, lineage: Lineage, send: Send<Action>) async {
+        if error is CancellationError || Task.isCancelled { return }
+        if let onError = run.onError {
+            await onError(error, send)
+        } else {
+            report(Diagnostic(.unhandledEffectError,
+                "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
+        }
+    }
+
     /// Reports `diagnostic` to the store's channel and keeps it with the work that raised it.
-    private func report(_ diagnostic: Diagnostic, _ lineage: Lineage) {
+    @usableFromInline
+    func report(_ diagnostic: Diagnostic, _ lineage: Lineage) {
         lineage.record(diagnostic)
         diagnostics.report(diagnostic)
     }
@@ -142,7 +181,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     private func execute(_ throttle: Effect<Action>.Throttle, origin: Action, ids: [EffectID], lineage: Lineage) async {
         let clock = throttle.clock
-        let decision = registry.withLock { registry -> ThrottleDecision in
+        let decision = withRegistry { registry -> ThrottleDecision in
             if let windowStart = registry.throttleWindows[throttle.id],
                 let elapsed = clock.elapsed(windowStart), elapsed < throttle.interval
             {
@@ -162,13 +201,14 @@ final class EffectRunner<Action: Sendable>: Sendable {
             let ids = ids + [trailingID]
             await awaitChild(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
                 do { try await clock.sleep(windowStart, throttle.interval) } catch { return }
-                registry.withLock { $0.throttleWindows[throttle.id] = clock.now() }
+                withRegistry { $0.throttleWindows[throttle.id] = clock.now() }
                 await execute(throttle.effect, origin: origin, ids: ids, lineage: lineage)
             })
         }
     }
 
-    private func awaitChild(_ task: Task<Void, Never>) async {
+    @usableFromInline
+    func awaitChild(_ task: Task<Void, Never>) async {
         await withTaskCancellationHandler {
             await task.value
         } onCancel: {
@@ -177,7 +217,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
     }
 
     /// Runs `body` in a tracked task (cancelled on shutdown, counted by `waitUntilIdle`).
-    @usableFromInline
+    @inlinable
     func track(origin: Action, lineage: Lineage, startInline: Bool, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         spawn(origin: origin, ids: [], lineage: lineage, priority: nil, startInline: startInline, body)
     }
@@ -185,11 +225,12 @@ final class EffectRunner<Action: Sendable>: Sendable {
     /// Starts `body` in a tracked task. With `startInline` (the default for effects) the task
     /// begins on the calling thread where the platform allows it, so effects start in order and
     /// quick ones cost no thread hop.
-    private func spawn(
+    @inlinable
+    func spawn(
         origin: Action, ids: [EffectID], lineage: Lineage, priority: TaskPriority?, startInline: Bool = true,
         _ body: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
-        let (key, shutDown) = registry.withLock { registry in
+        let (key, shutDown) = withRegistry { registry in
             let key = registry.nextKey
             registry.nextKey += 1
             guard !registry.isShutDown else { return (key, true) }
@@ -204,30 +245,32 @@ final class EffectRunner<Action: Sendable>: Sendable {
             task.cancel()
             return task
         }
+        // The task holds this runner, which holds the executor, for as long as it runs.
         let operation: @Sendable () async -> Void = { [self] in
             await body()
             finished(key)
         }
-        let task: Task<Void, Never>
-        if !startInline {
-            task = Task(priority: priority, operation: operation)
-        } else if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-            task = Task.immediate(priority: priority, operation: operation)
-        } else {
-            task = Task(priority: priority, operation: operation)
+        var task: Task<Void, Never>?
+        if startInline, let executor, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            let executor = unsafeDowncast(executor, to: EffectExecutor.self)
+            executor.drain {
+                task = Task(executorPreference: executor, priority: priority, operation: operation)
+            }
         }
-        let cancelNow = registry.withLock { registry -> Bool in
+        let started = task ?? Task(priority: priority, operation: operation)
+        let cancelNow = withRegistry { registry -> Bool in
             guard var entry = registry.running[key] else { return false }
-            entry.task = task
+            entry.task = started
             registry.running[key] = entry
             return entry.isCancelled
         }
-        if cancelNow { task.cancel() }
-        return task
+        if cancelNow { started.cancel() }
+        return started
     }
 
-    private func finished(_ key: UInt64) {
-        let ended = registry.withLock { registry -> Ended in
+    @inlinable
+    func finished(_ key: UInt64) {
+        let ended = withRegistry { registry -> Ended in
             guard let entry = registry.running.removeValue(forKey: key) else { return Ended() }
             for id in entry.ids {
                 registry.keysByID[id]?.remove(key)
@@ -245,8 +288,9 @@ final class EffectRunner<Action: Sendable>: Sendable {
     /// Cancels the effects with `id`. They stop counting as running at once (``isIdle``,
     /// ``runningOrigins``, settling), whenever their tasks finish unwinding; what they send from
     /// now on is dropped.
+    @usableFromInline
     func cancel(id: EffectID) {
-        let (tasks, ended) = registry.withLock { registry -> ([Task<Void, Never>], Ended) in
+        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
             guard let keys = registry.keysByID[id] else { return ([], Ended()) }
             return registry.cancel(keys)
         }
@@ -256,7 +300,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     /// Cancels every running effect; effects started later are cancelled at once.
     func shutDown() {
-        let (tasks, ended) = registry.withLock { registry -> ([Task<Void, Never>], Ended) in
+        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
             registry.isShutDown = true
             return registry.cancel(registry.running.keys)
         }
@@ -268,18 +312,18 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     /// The actions whose effects are still running, oldest first.
     var isIdle: Bool {
-        registry.withLock { $0.liveCount == 0 }
+        withRegistry { $0.liveCount == 0 }
     }
 
     var runningOrigins: [Action] {
-        registry.withLock { registry in
+        withRegistry { registry in
             registry.running.filter { !$0.value.isCancelled }.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
         }
     }
 
     /// The actions whose effects in `lineage` are still running, oldest first.
     func runningOrigins(in lineage: Lineage) -> [Action] {
-        registry.withLock { registry in
+        withRegistry { registry in
             registry.running.filter { !$0.value.isCancelled && $0.value.lineage === lineage }
                 .sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
         }
@@ -287,46 +331,73 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     /// How many effects are running.
     var runningCount: Int {
-        registry.withLock { $0.liveCount }
+        withRegistry { $0.liveCount }
     }
 
     /// Returns once no effect is running, or when the calling task is cancelled.
     func waitUntilIdle() async {
-        await registry.wait(in: \.idleWaiters) { $0.liveCount == 0 }
+        let key = withRegistry { $0.idleWaiters.makeKey() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let idle = withRegistry { registry -> Bool in
+                    if registry.liveCount == 0 || Task.isCancelled { return true }
+                    registry.idleWaiters.add(continuation, key: key)
+                    return false
+                }
+                if idle { continuation.resume() }
+            }
+        } onCancel: {
+            withRegistry { $0.idleWaiters.remove(key: key) }?.resume()
+        }
     }
 }
 
 /// An effect an ``EffectRunner`` is running.
-private struct RunningEffect {
-    var task: Task<Void, Never>?
-    var ids: [EffectID]
+@usableFromInline
+struct RunningEffect {
+    @usableFromInline var task: Task<Void, Never>?
+    @usableFromInline var ids: [EffectID]
     /// The action whose effect this is, as `Action`.
-    var origin: any Sendable
+    @usableFromInline var origin: any Sendable
     /// The work the effect belongs to.
-    let lineage: Lineage
-    var isCancelled = false
+    @usableFromInline let lineage: Lineage
+    @usableFromInline var isCancelled = false
+
+    @inlinable
+    init(task: Task<Void, Never>?, ids: [EffectID], origin: any Sendable, lineage: Lineage) {
+        self.task = task
+        self.ids = ids
+        self.origin = origin
+        self.lineage = lineage
+    }
 }
 
 /// What an ``EffectRunner`` tracks. Declared outside the generic runner so that it is not
 /// generic: its dictionaries then run code compiled for concrete types instead of looking up
 /// generic metadata each time an effect starts or ends.
-private struct EffectRegistry {
-    var nextKey: UInt64 = 0
-    var running: [UInt64: RunningEffect] = [:]
-    var keysByID: [EffectID: Set<UInt64>] = [:]
-    var throttleWindows: [EffectID: any Sendable] = [:]
-    var idleWaiters = Waiters()
-    var isShutDown = false
+@usableFromInline
+struct EffectRegistry {
+    @usableFromInline var nextKey: UInt64 = 0
+    @usableFromInline var running: [UInt64: RunningEffect] = [:]
+    @usableFromInline var keysByID: [EffectID: Set<UInt64>] = [:]
+    @usableFromInline var throttleWindows: [EffectID: any Sendable] = [:]
+    @usableFromInline var idleWaiters = Waiters()
+    @usableFromInline var isShutDown = false
     /// How many entries of `running` are not cancelled: what counts as running.
-    var liveCount = 0
+    @usableFromInline var liveCount = 0
+
+    @usableFromInline
+    init() {}
 
     /// Stops counting `entry` as running; says whom to tell.
+    @inlinable
     mutating func stopCounting(_ entry: RunningEffect) -> Ended {
         liveCount -= 1
-        return Ended(waiters: liveCount == 0 ? idleWaiters.takeAll() : [], lineages: [entry.lineage])
+        return Ended(waiters: liveCount == 0 ? idleWaiters.takeAll() : [], lineage: entry.lineage)
     }
 
     /// Marks the effects at `keys` cancelled; returns their tasks and whom to tell.
+    @usableFromInline
     mutating func cancel(_ keys: some Sequence<UInt64>) -> ([Task<Void, Never>], Ended) {
         var tasks: [Task<Void, Never>] = []
         var ended = Ended()
@@ -344,41 +415,89 @@ private struct EffectRegistry {
 /// Who must hear that effects stopped counting as running, told once the registry's lock is
 /// released: idle waiters first, then the lineages, so whoever a lineage wakes sees the store
 /// without those effects.
-private struct Ended {
-    var waiters: [CheckedContinuation<Void, Never>] = []
-    var lineages: [Lineage] = []
+@usableFromInline
+struct Ended {
+    @usableFromInline var waiters: [CheckedContinuation<Void, Never>] = []
+    /// The lineage of the one effect that ended (the usual case), without an array.
+    @usableFromInline var lineage: Lineage?
+    @usableFromInline var moreLineages: [Lineage] = []
 
-    mutating func merge(_ other: Ended) {
-        waiters += other.waiters
-        lineages += other.lineages
+    @inlinable
+    init(waiters: [CheckedContinuation<Void, Never>] = [], lineage: Lineage? = nil) {
+        self.waiters = waiters
+        self.lineage = lineage
     }
 
+    @usableFromInline
+    mutating func merge(_ other: Ended) {
+        waiters += other.waiters
+        if let other = other.lineage {
+            if lineage == nil { lineage = other } else { moreLineages.append(other) }
+        }
+        moreLineages += other.moreLineages
+    }
+
+    @inlinable
     func announce(_ activity: ChangeSignal) {
-        guard !lineages.isEmpty || !waiters.isEmpty else { return }
+        guard lineage != nil || !waiters.isEmpty else { return }
         waiters.forEach { $0.resume() }
-        lineages.forEach { $0.leave() }
+        lineage?.leave()
+        moreLineages.forEach { $0.leave() }
         activity.signal()
     }
 }
 
-/// Whether an effect's body has returned; its `Send` checks it.
-private final class EffectEnd: Sendable {
-    private let ended = Atomic<Bool>(false)
+/// Where a running effect's `Send` delivers: the effect's store and work, and whether its body
+/// has returned (a `Send` kept past that point has its actions dropped, and said so, since
+/// nothing waits for them any more). One object, so that the `Send` closure needs no context of
+/// its own.
+@usableFromInline
+final class EffectOutlet<Action: Sendable>: Sendable {
+    @usableFromInline let runner: EffectRunner<Action>
+    @usableFromInline let origin: Action
+    @usableFromInline let lineage: Lineage
+    @usableFromInline let ended = Atomic<Bool>(false)
 
-    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+    @inlinable
+    init(runner: EffectRunner<Action>, origin: Action, lineage: Lineage) {
+        self.runner = runner
+        self.origin = origin
+        self.lineage = lineage
+    }
 
+    @inlinable
+    func send(_ action: Action) {
+        guard !ended.load(ordering: .acquiring) else { return runner.reportSendAfterEnd(action, origin: origin) }
+        runner.deliver(action, lineage)
+    }
+
+    @inlinable
     func end() { ended.store(true, ordering: .releasing) }
 }
 
 /// The effect running on the current task, for `Task.cancel(id:)`: its runner and its ids.
+@usableFromInline
 struct EffectContext: Sendable {
-    @TaskLocal static var current: EffectContext?
+    @usableFromInline @TaskLocal static var current: EffectContext?
 
-    let runner: any EffectCancelling
-    let ids: [EffectID]
+    @usableFromInline let runner: any EffectCancelling
+    @usableFromInline let ids: [EffectID]
+
+    @inlinable
+    init(runner: any EffectCancelling, ids: [EffectID]) {
+        self.runner = runner
+        self.ids = ids
+    }
+
+    /// Runs `body` with this context as the current one.
+    @usableFromInline
+    func establish(_ body: () async -> Void) async {
+        await Self.$current.withValue(self, operation: body)
+    }
 }
 
 /// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.
+@usableFromInline
 protocol EffectCancelling: AnyObject, Sendable {
     func cancel(id: EffectID)
 }

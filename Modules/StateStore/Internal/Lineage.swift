@@ -19,19 +19,31 @@ final class Lineage: Sendable {
 
     /// Outstanding work, counted without a lock: every effect and queued action counts here.
     private let outstanding = Atomic<Int>(0)
-    private let rare = Locked(Rare())
+    /// Made on first use: most work is never waited for and raises no diagnostic, and a send
+    /// should not pay for a lock it never takes.
+    private let rareStorage = AtomicLazyReference<Locked<Rare>>()
+    /// Raised, after `rareStorage` is set, by a waiter before it reads the count; `leave` reads
+    /// it after its decrement, so one of the two sees the other (both sequentially consistent).
+    private let mayHaveWaiters = Atomic<Bool>(false)
 
     @usableFromInline
     init() {}
 
+    private var rare: Locked<Rare> {
+        rareStorage.load() ?? rareStorage.storeIfNil(Locked(Rare()))
+    }
+
     /// Counts one more piece of outstanding work (a queued action, a running effect).
+    @usableFromInline
     func enter() {
         outstanding.add(1, ordering: .sequentiallyConsistent)
     }
 
     /// Counts one piece of outstanding work done; wakes waiters when none is left.
+    @usableFromInline
     func leave() {
-        guard outstanding.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 else { return }
+        guard outstanding.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+              mayHaveWaiters.load(ordering: .sequentiallyConsistent) else { return }
         // A waiter checks the count under this lock, so it either saw zero or is in the list.
         for waiter in rare.withLock({ $0.waiters.takeAll() }) { waiter.resume() }
     }
@@ -50,11 +62,13 @@ final class Lineage: Sendable {
 
     /// The diagnostics raised so far, oldest first.
     var diagnostics: [Diagnostic] {
-        rare.withLock { $0.diagnostics }
+        rareStorage.load()?.withLock { $0.diagnostics } ?? []
     }
 
     /// Returns once nothing is outstanding, or when the calling task is cancelled.
     func waitUntilSettled() async {
+        let rare = rare
+        mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
         await rare.wait(in: \.waiters) { _ in isSettled }
     }
 }
@@ -82,6 +96,7 @@ package func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable (
 /// effect ends, the manual clock when a task starts sleeping on it. A waiter reads ``version``,
 /// checks what it is waiting for, and if that is not there yet, waits for a version after the
 /// one it read, so no change between the check and the wait is missed.
+@usableFromInline
 package final class ChangeSignal: Sendable {
     private let changes = Atomic<UInt64>(0)
     /// Whether a waiter may be waiting: signalling takes the lock only then.
@@ -96,6 +111,7 @@ package final class ChangeSignal: Sendable {
     }
 
     /// Records a change and wakes every waiter.
+    @usableFromInline
     package func signal() {
         changes.add(1, ordering: .sequentiallyConsistent)
         guard mayHaveWaiters.load(ordering: .sequentiallyConsistent) else { return }

@@ -24,7 +24,9 @@ import Synchronization
 final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable {
     @usableFromInline
     enum QueueItem {
-        case action(Action, completion: Completion, lineage: Lineage)
+        /// `completion` is `nil` when nobody holds a ``StoreTask`` for the action (an effect sent
+        /// it); `lineage` then counts the action itself until its effects have started.
+        case action(Action, completion: Completion?, lineage: Lineage)
         case job(@Sendable () -> Void)
     }
 
@@ -108,7 +110,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let middlewareContext: MiddlewareContext<State, Action>
     @usableFromInline let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
 
-    @usableFromInline
+    /// Inlinable so that the closures it gives the effect runner and the middleware call the
+    /// store's send specialised for the app's types.
+    @inlinable
     init(
         initialState: State,
         syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?,
@@ -124,7 +128,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
         effects = EffectRunner(
-            deliver: { handle.runtime?.send($0, lineage: $1, checkReentrancy: false) },
+            deliver: { handle.runtime?.send($0, lineage: $1, checkReentrancy: false, returnsTask: false) },
             diagnostics: diagnostics
         )
         middlewareContext = MiddlewareContext(
@@ -177,9 +181,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     ///   - lineage: The work this action belongs to, when an effect sends it; `nil` for a new send.
     ///   - checkReentrancy: Whether a send from the draining thread is worth a diagnostic (it is
     ///     not for effects and middleware, which are expected to send while the store works).
+    ///   - returnsTask: Whether the caller uses the returned task; effects do not, and their
+    ///     actions then skip what only the task needs.
     @inlinable
     @discardableResult
-    func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool) -> StoreTask {
+    func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool,
+              returnsTask: Bool = true) -> StoreTask {
         // Before middleware (which may read the state) and before the lock: both would wait for
         // the lock a reducer's thread holds.
         if isReducingOnThisThread { return sendFromReducer(action) }
@@ -196,16 +203,16 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 return resumeLater(operation, origin: action, atMiddleware: index + 1, lineage: lineage)
             }
         }
-        return reduceOrEnqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
+        return reduceOrEnqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
     }
 
     /// Reduces `action` at once if the store is idle, otherwise queues it.
     @inlinable
-    func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
+    func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
         lock.lock()
         guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
             lock.unlock()
-            return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy)
+            return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
         }
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
@@ -225,7 +232,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             task = StoreTask()
         } else {
             let lineage = lineage ?? Lineage()
-            task = StoreTask(tasks: effects.start(effect, origin: action, lineage: lineage), lineage: lineage)
+            let tasks = effects.start(effect, origin: action, lineage: lineage, collectsTasks: returnsTask)
+            task = returnsTask ? StoreTask(tasks: tasks, lineage: lineage) : StoreTask()
         }
         drain()
         return task
@@ -255,7 +263,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// The contended path: the store is busy, shut down, or reduces asynchronously. Inlinable
     /// too, since effects that send while the store works take it for every action.
     @inlinable
-    func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool) -> StoreTask {
+    func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
         lock.lock()
         if core.pointee.isShutDown {
             lock.unlock()
@@ -264,6 +272,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             return StoreTask()
         }
         let lineage = lineage ?? Lineage()
+        if core.pointee.isDraining, !returnsTask, syncReduce != nil {
+            lineage.enter()
+            core.pointee.queue.append(.action(action, completion: nil, lineage: lineage))
+            lock.unlock()
+            return StoreTask()
+        }
         let completion = Completion(lineage: lineage)
         if core.pointee.isDraining {
             core.pointee.queue.append(.action(action, completion: completion, lineage: lineage))
@@ -344,23 +358,30 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
     @inlinable
-    func reduce(_ action: Action, completion: Completion, lineage: Lineage) {
+    func reduce(_ action: Action, completion: Completion?, lineage: Lineage) {
         guard let reduce = syncReduce else {
-            asyncMailbox?.yield((action, completion))
+            asyncMailbox?.yield((action, completion ?? Completion(lineage: nil)))
             return
         }
         lock.lock()
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
-        let notification = collectNotification(after: action)
+        let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
+        let notification = isObserved ? collectNotification(after: action) : nil
         lock.unlock()
-        notification.deliver()
-        completion.resolve(effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage))
+        notification?.deliver()
+        let tasks = effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage, collectsTasks: completion != nil)
+        if let completion {
+            completion.resolve(tasks)
+        } else {
+            lineage.leave()
+        }
     }
 
     /// Applies the state an async reducer computed for `action`, on the serial path.
-    private func commit(_ newState: State, after action: Action, completion: Completion) {
+    @usableFromInline
+    func commit(_ newState: State, after action: Action, completion: Completion) {
         schedule { [self] in
             replaceState(newState, after: action)
             completion.resolve([])
@@ -432,10 +453,12 @@ final class RuntimeHandle<State: Sendable, Action: Sendable>: @unchecked Sendabl
     init() {}
 
     /// The runtime, or `nil` once its store is gone.
+    @usableFromInline
     var runtime: StoreRuntime<State, Action>? {
         lock.withLock { target }
     }
 
+    @usableFromInline
     func connect(_ runtime: StoreRuntime<State, Action>) {
         lock.withLock { target = runtime }
     }

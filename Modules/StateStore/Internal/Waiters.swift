@@ -1,5 +1,6 @@
 /// Tasks suspended until a condition on some locked state holds: kept inside that state, so
 /// checking the condition and starting to wait happen under one lock and no wake-up is missed.
+@usableFromInline
 package struct Waiters {
     private var nextKey: UInt64 = 0
     private var continuations: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -7,22 +8,23 @@ package struct Waiters {
     package init() {}
 
     /// Takes every waiter out, for resuming once the lock is released.
+    @usableFromInline
     package mutating func takeAll() -> [CheckedContinuation<Void, Never>] {
         guard !continuations.isEmpty else { return [] }
         defer { continuations.removeAll() }
         return Array(continuations.values)
     }
 
-    fileprivate mutating func makeKey() -> UInt64 {
+    package mutating func makeKey() -> UInt64 {
         defer { nextKey += 1 }
         return nextKey
     }
 
-    fileprivate mutating func add(_ continuation: CheckedContinuation<Void, Never>, key: UInt64) {
+    package mutating func add(_ continuation: CheckedContinuation<Void, Never>, key: UInt64) {
         continuations[key] = continuation
     }
 
-    fileprivate mutating func remove(key: UInt64) -> CheckedContinuation<Void, Never>? {
+    package mutating func remove(key: UInt64) -> CheckedContinuation<Void, Never>? {
         continuations.removeValue(forKey: key)
     }
 }

@@ -1,0 +1,76 @@
+import Synchronization
+
+/// Where a store's effects run: on the thread that starts them for as long as they do not wait
+/// for another thread, on the global pool otherwise.
+///
+/// An effect's task prefers this executor. The thread that starts an effect becomes the
+/// executor's *drainer* while it does: the effect's first job, and every job enqueued from that
+/// same thread meanwhile (an effect resuming after `Task.yield()`, a child task, the effect of an
+/// action an effect sent), run right there, in order, without a thread hop or a wake-up. This is
+/// what `Task.immediate` does for the first job only, and it works from any isolation, the main
+/// actor included.
+///
+/// A job enqueued from any other thread (a timer firing, I/O completing, another store's
+/// effect) never runs on that thread, which may be holding its own locks: it goes to the global
+/// pool, whose thread then drains in its turn. A drain that runs more than `jobsPerDrain` jobs
+/// hands the rest to the pool too, so a `send` returns even while an effect yields in a loop.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+@usableFromInline
+final class EffectExecutor: TaskExecutor, @unchecked Sendable {
+    @usableFromInline
+    init() {}
+
+    /// The thread draining this executor, or 0.
+    private let drainer = Atomic<UInt>(0)
+    /// Jobs waiting for the drainer. Only the drainer touches it; handing the drainer role on
+    /// (release, then acquire) publishes it to the next one.
+    private var pending = RingBuffer<UnownedJob>()
+    private static let jobsPerDrain = 1_024
+
+    @usableFromInline
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if drainer.load(ordering: .acquiring) == ThreadIdentity.current.raw {
+            pending.append(job)
+        } else {
+            handOff(job)
+        }
+    }
+
+    /// Runs `start`, which starts tasks preferring this executor, with this thread as the
+    /// drainer when nobody else is; then runs what they enqueued here until nothing is left.
+    @usableFromInline
+    func drain(after start: () -> Void) {
+        let thread = ThreadIdentity.current.raw
+        let current = drainer.load(ordering: .acquiring)
+        // Already draining up the stack: the outer drain runs the new jobs after the current one.
+        if current == thread { return start() }
+        guard current == 0,
+              drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged
+        else { return start() }
+        start()
+        runPending()
+        drainer.store(0, ordering: .releasing)
+    }
+
+    private func runPending() {
+        var ran = 0
+        while let job = pending.popFirst() {
+            guard ran < Self.jobsPerDrain else {
+                handOff(job)
+                while let rest = pending.popFirst() { handOff(rest) }
+                return
+            }
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            ran += 1
+        }
+    }
+
+    /// Runs `job` on the global concurrent executor (the cooperative pool, like any other
+    /// task's work), its thread draining what the job enqueues.
+    private func handOff(_ job: UnownedJob) {
+        Task.detached(executorPreference: globalConcurrentExecutor) { [self] in
+            drain { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+}
