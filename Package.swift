@@ -61,9 +61,16 @@ let examples: [Target] = [
 let tools: [Target] = [
     .executableTarget(
         name: "appcore-bench",
-        dependencies: ["StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "AppHost", "Console"],
+        dependencies: [
+            "StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "AppHost", "Console", "StoreBenchmarks",
+            "appcore-bench-dispatch",
+        ],
         path: "Tools/Benchmarks"
     ),
+    // The store's cases and the harness, without Foundation.
+    .target(name: "StoreBenchmarks", dependencies: ["StateStore"], path: "Tools/StoreBenchmarks"),
+    // A process that only dispatches, for memory-dispatch: what the store alone keeps resident.
+    .executableTarget(name: "appcore-bench-dispatch", dependencies: ["StoreBenchmarks"], path: "Tools/DispatchMemory"),
 ]
 
 // MARK: - Tests

@@ -1,3 +1,4 @@
+import StoreBenchmarks
 import AppHost
 import Console
 
@@ -44,17 +45,17 @@ func hostPerformSample(_ intents: Int) async -> Double {
 }
 
 /// The cases of the front-ends issues.
-func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
-    var measurements: [Measurement] = []
+func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
+    var measurements: [CaseResult] = []
     if selected("batch-replay") {
         let lines = plan.iterations(100_000)
         let samples = await repeated(plan) { await batchReplaySample(lines) }
-        measurements.append(Measurement(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(500_000)))
+        measurements.append(CaseResult(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(500_000)))
     }
     if selected("host-perform") {
         let intents = plan.iterations(10_000)
         let samples = await repeated(plan) { await hostPerformSample(intents) }
-        measurements.append(Measurement(name: "host-perform", unit: .perSecond, samples: samples, target: nil))
+        measurements.append(CaseResult(name: "host-perform", unit: .perSecond, samples: samples, target: nil))
     }
     return measurements
 }

@@ -1,3 +1,4 @@
+import StoreBenchmarks
 import AppEnvironment
 import Foundation
 import Models
@@ -88,25 +89,25 @@ func restoreSample(_ operations: Int) async throws -> Double {
 }
 
 /// The cases of the persistence issue.
-func persistenceBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
-    var results: [Measurement] = []
+func persistenceBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
+    var results: [CaseResult] = []
     do {
         if selected("journal-append") {
             let operations = plan.iterations(500_000)
             let samples = try await repeatedThrowing(plan) { try await journalAppendSample(operations) }
-            results.append(Measurement(name: "journal-append", unit: .perSecond, samples: samples, target: .atLeast(500_000)))
+            results.append(CaseResult(name: "journal-append", unit: .perSecond, samples: samples, target: .atLeast(500_000)))
         }
         if selected("notes-write") {
             let operations = plan.iterations(100_000)
             let samples = try await repeatedThrowing(plan) { try await notesWriteSample(operations) }
-            results.append(Measurement(name: "notes-write", unit: .perSecond, samples: samples, target: .atLeast(40_000)))
+            results.append(CaseResult(name: "notes-write", unit: .perSecond, samples: samples, target: .atLeast(40_000)))
         }
         if selected("restore") {
             // Always the full session (the target is about 100,000 actions), replayed in full from
             // its first snapshot: the worst case, since periodic snapshots shorten every replay.
             let restorePlan = RunPlan(warmUps: 1, runs: max(1, plan.runs / 2), scale: 1)
             let samples = try await repeatedThrowing(restorePlan) { try await restoreSample(100_000) }
-            results.append(Measurement(name: "restore", unit: .milliseconds, samples: samples, target: .atMost(250)))
+            results.append(CaseResult(name: "restore", unit: .milliseconds, samples: samples, target: .atMost(250)))
         }
     } catch {
         StandardStream.error.write("appcore-bench: a persistence case failed: \(error)\n")

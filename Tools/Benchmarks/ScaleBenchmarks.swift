@@ -1,3 +1,4 @@
+import StoreBenchmarks
 import AppEnvironment
 import Console
 import Foundation
@@ -38,11 +39,6 @@ func runScaleChild(_ arguments: [String]) async -> Int32 {
             StandardStream.error.write("appcore-bench: sign-in child failed: \(error)\n")
             return 1
         }
-    case "dispatch":
-        // Only the store and its sends: what a process that only dispatches keeps resident.
-        for _ in 0..<3 { blackHole(dispatchSample(2_000_000)) }
-        if let peak = ownPeakResidentBytes() { print("peak \(peak)") }
-        return 0
     default:
         StandardStream.error.write("appcore-bench: unknown scale child \(arguments)\n")
         return 2
@@ -115,16 +111,6 @@ func signInMilliseconds(databasePath path: String, notes count: Int) async throw
     return Double(elapsed) / 1e6
 }
 
-/// This process's peak resident memory since it started its program, in bytes, from the
-/// kernel's high-water mark (`VmHWM`). `getrusage` will not do: on Linux a spawned child's
-/// `ru_maxrss` starts from its parent's, so a child of a big benchmark process looks big too.
-func ownPeakResidentBytes() -> Double? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-          let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return nil }
-    return kilobytes * 1024
-}
-
 // MARK: - The parent's side
 
 /// What a child printed, by name, and its peak resident memory in bytes.
@@ -133,12 +119,13 @@ struct ChildRun {
     var peakResidentBytes: Double
 }
 
-/// Runs this executable with `--scale-child` and `arguments`, and waits for it.
-func runChild(_ arguments: [String]) throws -> ChildRun {
-    let executable = CommandLine.arguments[0]
+/// Runs this executable with `--scale-child` and `arguments` (or `executable` with `arguments`),
+/// and waits for it.
+func runChild(_ arguments: [String], executable: String? = nil) throws -> ChildRun {
+    let argv = executable.map { [$0] + arguments } ?? [CommandLine.arguments[0], "--scale-child"] + arguments
+    let executable = argv[0]
     let output = NSTemporaryDirectory() + "appcore-bench-child-" + UUID().uuidString
     defer { try? FileManager.default.removeItem(atPath: output) }
-    let argv = [executable, "--scale-child"] + arguments
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -167,11 +154,14 @@ func runChild(_ arguments: [String]) throws -> ChildRun {
 }
 
 /// Peak resident memory of a fresh process that only dispatches actions, for `memory-dispatch`.
-func memoryBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) -> [Measurement] {
+func memoryBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) -> [CaseResult] {
     guard selected("memory-dispatch") else { return [] }
+    // Built with this tool, next to it.
+    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let executable = folder.appendingPathComponent("appcore-bench-dispatch").path
     do {
-        let runs = try (0..<min(plan.runs, 5)).map { _ in try runChild(["dispatch"]) }
-        return [Measurement(name: "memory-dispatch", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
+        let runs = try (0..<min(plan.runs, 5)).map { _ in try runChild([], executable: executable) }
+        return [CaseResult(name: "memory-dispatch", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
                             target: .atMost(10 * 1_048_576))]
     } catch {
         StandardStream.error.write("appcore-bench: memory-dispatch failed: \(error)\n")
@@ -185,8 +175,8 @@ struct ChildError: Error, CustomStringConvertible {
 }
 
 /// The cases of the real-data-sizes issue.
-func scaleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
-    var results: [Measurement] = []
+func scaleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
+    var results: [CaseResult] = []
     // Fresh processes are slow to repeat: at most five runs, and a tenth of the notes for --quick.
     let childPlan = RunPlan(warmUps: 0, runs: min(plan.runs, 5), scale: plan.scale)
     let notes = plan.scale < 1 ? scaleNotes / 10 : scaleNotes
@@ -196,11 +186,11 @@ func scaleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) asyn
             let last = runs.map { $0.values["last"] ?? 0 }
             let ratios = runs.map { ($0.values["last"] ?? 0) / max(1, $0.values["first"] ?? 1) }
             if selected("scale-notes-add") {
-                results.append(Measurement(name: "scale-notes-add", unit: .perSecond, samples: last, target: .atLeast(20_000)))
-                results.append(Measurement(name: "scale-notes-add-ratio", unit: .ratio, samples: ratios, target: .atLeast(0.67)))
+                results.append(CaseResult(name: "scale-notes-add", unit: .perSecond, samples: last, target: .atLeast(20_000)))
+                results.append(CaseResult(name: "scale-notes-add-ratio", unit: .ratio, samples: ratios, target: .atLeast(0.67)))
             }
             if selected("scale-memory") {
-                results.append(Measurement(name: "scale-memory", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
+                results.append(CaseResult(name: "scale-memory", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
                                            target: .atMost(250 * 1_048_576)))
             }
         }
@@ -211,7 +201,7 @@ func scaleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) asyn
             let path = folder + "/sign-in.sqlite"
             try await prepareSignInDatabase(at: path, notes: notes)
             let runs = try (0..<childPlan.runs).map { _ in try runChild(["sign-in", path, String(notes)]) }
-            results.append(Measurement(name: "scale-sign-in", unit: .milliseconds, samples: runs.map { $0.values["milliseconds"] ?? .infinity },
+            results.append(CaseResult(name: "scale-sign-in", unit: .milliseconds, samples: runs.map { $0.values["milliseconds"] ?? .infinity },
                                        target: .atMost(1_000)))
         }
     } catch {

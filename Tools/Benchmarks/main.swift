@@ -1,3 +1,4 @@
+import StoreBenchmarks
 import StateStore
 #if canImport(Glibc)
 import Glibc

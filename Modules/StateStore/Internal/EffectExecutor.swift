@@ -14,7 +14,6 @@ import Synchronization
 /// effect) never runs on that thread, which may be holding its own locks: it goes to the global
 /// pool, whose thread then drains in its turn. A drain that runs more than `jobsPerDrain` jobs
 /// hands the rest to the pool too, so a `send` returns even while an effect yields in a loop.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 @usableFromInline
 final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     @usableFromInline

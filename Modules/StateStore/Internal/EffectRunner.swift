@@ -21,9 +21,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     @usableFromInline package let activity = ChangeSignal()
     @usableFromInline let deliver: @Sendable (Action, Lineage) -> Void
     @usableFromInline let diagnostics: Diagnostics
-    /// The ``EffectExecutor`` effects run on where the platform has task executors, else `nil`.
-    /// Typed loosely because a stored property cannot be limited to newer platforms.
-    @usableFromInline let executor: (AnyObject & Sendable)?
+    /// Where the effects' tasks run.
+    @usableFromInline let executor = EffectExecutor()
 
     /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
     ///   of the effect's lineage.
@@ -33,11 +32,6 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         registry.initialize(to: EffectRegistry())
         self.deliver = deliver
         self.diagnostics = diagnostics
-        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-            executor = EffectExecutor()
-        } else {
-            executor = nil
-        }
     }
 
     deinit {
@@ -251,8 +245,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             finished(key)
         }
         var task: Task<Void, Never>?
-        if startInline, let executor, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
-            let executor = unsafeDowncast(executor, to: EffectExecutor.self)
+        if startInline {
             executor.drain {
                 task = Task(executorPreference: executor, priority: priority, operation: operation)
             }

@@ -113,7 +113,7 @@ func directReduce(_ reducer: BenchCounter, _ state: inout BenchCounter.State) ->
     reducer.reduce(into: &state, action: .increment)
 }
 
-func dispatchSample(_ operations: Int) -> Double {
+package func dispatchSample(_ operations: Int) -> Double {
     let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
     let result = nanosecondsPerOperation(operations) {
         for _ in 0..<operations { store.send(.increment) }
@@ -226,60 +226,60 @@ func effectBurstSample(_ operations: Int) async -> Double {
 }
 
 /// Every case of issue 2, in the order of its table.
-func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [Measurement] {
-    var results: [Measurement] = []
+package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
+    var results: [CaseResult] = []
     let operations = plan.iterations(2_000_000)
 
     var dispatch: [Double] = []
     if selected("dispatch") || selected("floor") || selected("dispatch/floor") {
         dispatch = repeated(plan) { dispatchSample(operations) }
         if selected("dispatch") {
-            results.append(Measurement(name: "dispatch", unit: .nanoseconds, samples: dispatch, target: .atMost(55)))
+            results.append(CaseResult(name: "dispatch", unit: .nanoseconds, samples: dispatch, target: .atMost(55)))
         }
     }
     if selected("floor") || selected("dispatch/floor") {
         let floor = repeated(plan) { floorSample(operations * 10) }
-        results.append(Measurement(name: "floor", unit: .nanoseconds, samples: floor, target: nil))
+        results.append(CaseResult(name: "floor", unit: .nanoseconds, samples: floor, target: nil))
         let ratios = zip(dispatch, floor).map { $0 / $1 }
-        results.append(Measurement(name: "dispatch/floor", unit: .ratio, samples: ratios, target: nil))
+        results.append(CaseResult(name: "dispatch/floor", unit: .ratio, samples: ratios, target: nil))
     }
     if selected("big-state") {
         let big = RootStore(initialState: BigState.state(notes: 100_000), reducer: BigState())
         let (ratios, _) = pairedRatios(plan, base: { dispatchSample(operations) },
             variant: { bigStateSample(operations, store: big) })
-        results.append(Measurement(name: "big-state", unit: .ratio, samples: ratios, target: .atMost(1.3)))
+        results.append(CaseResult(name: "big-state", unit: .ratio, samples: ratios, target: .atMost(1.3)))
     }
     if selected("fan-out") {
         let fanOut = FanOut(children: 1_000)
         let samples = repeated(plan) { fanOut.sample(plan.iterations(200_000)) }
-        results.append(Measurement(name: "fan-out", unit: .nanoseconds, samples: samples, target: .atMost(600)))
+        results.append(CaseResult(name: "fan-out", unit: .nanoseconds, samples: samples, target: .atMost(600)))
     }
     if selected("fan-out-growth") {
         let small = FanOut(children: 100)
         let large = FanOut(children: 10_000)
         let (ratios, _) = pairedRatios(plan, base: { small.sample(plan.iterations(200_000)) },
             variant: { large.sample(plan.iterations(200_000)) })
-        results.append(Measurement(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.5)))
+        results.append(CaseResult(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.5)))
     }
     if selected("observers") {
         let samples = repeated(plan) { observersSample(plan.iterations(200_000), observers: 100) }
-        results.append(Measurement(name: "observers", unit: .nanoseconds, samples: samples, target: .atMost(520)))
+        results.append(CaseResult(name: "observers", unit: .nanoseconds, samples: samples, target: .atMost(520)))
     }
     if selected("effect-round-trip") {
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(200_000), suspending: false) }
-        results.append(Measurement(name: "effect-round-trip", unit: .perSecond, samples: samples, target: .atLeast(600_000)))
+        results.append(CaseResult(name: "effect-round-trip", unit: .perSecond, samples: samples, target: .atLeast(600_000)))
     }
     if selected("effect-round-trip-suspending") {
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(100_000), suspending: true) }
-        results.append(Measurement(name: "effect-round-trip-suspending", unit: .perSecond, samples: samples, target: .atLeast(400_000)))
+        results.append(CaseResult(name: "effect-round-trip-suspending", unit: .perSecond, samples: samples, target: .atLeast(400_000)))
     }
     if selected("effect-burst") {
         let samples = await repeated(plan) { await effectBurstSample(plan.iterations(200_000)) }
-        results.append(Measurement(name: "effect-burst", unit: .perSecond, samples: samples, target: .atLeast(600_000)))
+        results.append(CaseResult(name: "effect-burst", unit: .perSecond, samples: samples, target: .atLeast(600_000)))
     }
     if selected("middleware") {
         let (ratios, _) = pairedRatios(plan, base: { dispatchSample(operations) }, variant: { middlewareSample(operations) })
-        results.append(Measurement(name: "middleware", unit: .ratio, samples: ratios, target: .atMost(1.5)))
+        results.append(CaseResult(name: "middleware", unit: .ratio, samples: ratios, target: .atMost(1.5)))
     }
     return results
 }
