@@ -6,7 +6,8 @@ import PackageDescription
 /// Library modules: one job each, one product each, so front ends depend on exactly what they use.
 let modules: [Target] = [
     .target(name: "StateStore", path: "Modules/StateStore"),
-    .target(name: "StateStoreTesting", dependencies: ["StateStore"], path: "Modules/StateStoreTesting"),
+    .target(name: "StateExploration", dependencies: ["StateStore"], path: "Modules/StateExploration"),
+    .target(name: "StateStoreTesting", dependencies: ["StateStore", "StateExploration"], path: "Modules/StateStoreTesting"),
     .target(name: "Models", path: "Modules/Models"),
     .target(name: "AppEnvironment", dependencies: ["Models", "StateStore"], path: "Modules/AppEnvironment"),
     .target(name: "Reducers", dependencies: ["Models", "StateStore", "AppEnvironment"], path: "Modules/Reducers"),

@@ -264,6 +264,47 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 }
 
+extension Effect {
+    /// What the explorer (in StateStoreTesting) needs to hold the responses of effects as
+    /// choices of their own: this effect with its actions transformed, telling those it sends at
+    /// once (`.send`) from those its running work produces later (given with the ids of the
+    /// cancellable effects around that work). Each cancellation, explicit or in flight, also
+    /// sends `cancelled(id)` at once, so held responses of cancelled work can be dropped.
+    package func mapForExploration<NewAction: Sendable>(
+        sent: @escaping @Sendable (Action) -> NewAction,
+        produced: @escaping @Sendable (Action, [EffectID]) -> NewAction,
+        cancelled: @escaping @Sendable (EffectID) -> NewAction,
+        ids: [EffectID] = []
+    ) -> Effect<NewAction> {
+        func map(_ effect: Effect, ids: [EffectID] = ids) -> Effect<NewAction> {
+            effect.mapForExploration(sent: sent, produced: produced, cancelled: cancelled, ids: ids)
+        }
+        switch operation {
+        case .none:
+            return .none
+        case .send(let action):
+            return .send(sent(action))
+        case .make(let make):
+            return Effect<NewAction>(.make { sent(make()) })
+        case .run:
+            return self.map { produced($0, ids) }
+        case .merge(let effects):
+            return Effect<NewAction>(.merge(effects.map { map($0) }))
+        case .concatenate(let effects):
+            return Effect<NewAction>(.concatenate(effects.map { map($0) }))
+        case .cancellable(let id, let cancelInFlight, let effect):
+            let inner = Effect<NewAction>(.cancellable(id, cancelInFlight: cancelInFlight, map(effect, ids: ids + [id])))
+            return cancelInFlight ? .merge(.send(cancelled(id)), inner) : inner
+        case .cancel(let id):
+            return .merge(.send(cancelled(id)), Effect<NewAction>(.cancel(id)))
+        case .throttle:
+            return self.map { produced($0, ids) }
+        case .diagnostic(let diagnostic):
+            return Effect<NewAction>(.diagnostic(diagnostic))
+        }
+    }
+}
+
 /// Sends actions from a running effect back into its store.
 ///
 /// Call it like a function: `send(.response(value))`. Once the effect is cancelled, further
@@ -293,7 +334,7 @@ public struct Send<Action: Sendable>: Sendable {
 
 /// A type-erased, hashable, sendable identifier of cancellable effects.
 @usableFromInline
-struct EffectID: Hashable, @unchecked Sendable {
+package struct EffectID: Hashable, @unchecked Sendable {
     // Built only from `some Hashable & Sendable`, so the boxed value is Sendable.
     @usableFromInline let base: AnyHashable
 
