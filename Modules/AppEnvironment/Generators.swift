@@ -43,6 +43,12 @@ extension UUID {
         let b = withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
         self.init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]))
     }
+
+    /// The last 64 bits: the `sequence` of ``init(sequence:)``.
+    public var sequence: UInt64 {
+        let u = uuid
+        return [u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15].reduce(0) { $0 << 8 | UInt64($1) }
+    }
 }
 
 /// Where "now" comes from: injected, so dates in tests and scripts are predictable.

@@ -12,7 +12,7 @@ import StateStore
 /// ```swift
 /// let report = await Explorer(
 ///     initialState: LoginMachine.State(),
-///     reducer: { failing in LoginMachine.reducer(auth: failing ? .alwaysFailing : .acceptingOneAccount) },
+///     reducer: { _, failing in LoginMachine.reducer(auth: failing ? .alwaysFailing : .acceptingOneAccount) },
 ///     responses: .asChoices,
 ///     depth: 6,
 ///     steps: { _ in [.send(.usernameChanged("ada")), .send(.passwordChanged("correct-horse")), .send(.signInTapped)] },
@@ -77,6 +77,9 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         public let diagnostics: [Diagnostic]
         /// Whether the step's work settled within the explorer's timeout.
         public let settled: Bool
+        /// The responses of work still in flight after the step, held for delivery
+        /// (``Responses/asChoices``; always empty with `.settled`).
+        public let inFlight: [Action]
 
         /// The state the step ended in.
         public var to: State { states.last ?? from }
@@ -161,24 +164,28 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
     /// An exploration of `reducer` from `initialState`.
     ///
     /// - Parameters:
-    ///   - reducer: Builds the reducer a step runs, with clients that fail when the step asks
-    ///     for it (`failing`). Its effects should need no real time (answer at once, or sleep
-    ///     on a clock that does not wait).
+    ///   - reducer: Builds the reducer a step runs from `state`, with clients that fail when the
+    ///     step asks for it (`failing`). Its effects should need no real time (they answer at
+    ///     once, or sleep on an ``ImmediateClock``). Clients that keep data (a backend) are best
+    ///     made from `state` for each step, so that a state means the same wherever it is reached.
     ///   - responses: How effects' responses arrive.
     ///   - depth: The most steps from the initial state.
     ///   - stateBudget: The most states to visit; the exploration stops there.
     ///   - timeout: How long one step's work may take to settle before it counts as stuck.
     ///   - steps: The steps to try in a state, in the order to try them.
     ///   - invariants: What must hold.
+    ///   - middleware: The middleware the store runs, built like the reducer. What a middleware
+    ///     defers is reduced when it arrives, not held, even with ``Responses/asChoices``.
     public init<R: Reducer>(
         initialState: State,
-        reducer: @escaping @Sendable (_ failing: Bool) -> R,
+        reducer: @escaping @Sendable (_ state: State, _ failing: Bool) -> R,
         responses: Responses = .settled,
         depth: Int,
         stateBudget: Int = 1_000_000,
         timeout: Duration = .seconds(5),
         steps: @escaping @Sendable (State) -> [Step],
-        invariants: [Invariant]
+        invariants: [Invariant],
+        middleware: @escaping @Sendable (_ state: State, _ failing: Bool) -> [AnyMiddleware<State, Action>] = { _, _ in [] }
     ) where R.State == State, R.Action == Action {
         self.initialState = initialState
         self.depth = depth
@@ -190,7 +197,8 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         let holds = responses == .asChoices
         perform = { node, step in
             let failing = if case .send(_, true) = step { true } else { false }
-            return await Self.run(step, from: node, reducer: Holding(base: reducer(failing), holdsResponses: holds), timeout: timeout)
+            return await Self.run(step, from: node, reducer: Holding(base: reducer(node.state, failing), holdsResponses: holds),
+                                  middleware: middleware(node.state, failing).map(Holding<R>.adapt), timeout: timeout)
         }
     }
 
@@ -279,9 +287,10 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
     }
 
     /// Runs `step` on a store holding `node`, until its work settles.
-    private static func run<R: Reducer>(_ step: Step, from node: Node, reducer: Holding<R>, timeout: Duration) async -> (Transition, Node)
-    where R.State == State, R.Action == Action {
-        let store = RootStore(initialState: node, reducer: reducer, diagnostics: .ignore)
+    private static func run<R: Reducer>(
+        _ step: Step, from node: Node, reducer: Holding<R>, middleware: [AnyMiddleware<Node, Holding<R>.Action>], timeout: Duration
+    ) async -> (Transition, Node) where R.State == State, R.Action == Action {
+        let store = RootStore(initialState: node, reducer: reducer, diagnostics: .ignore) { MiddlewarePipeline(middleware) }
         let reached = Locked<[State]>([])
         let subscription = store.observeActions { action, node in
             if case .held = action { return }
@@ -294,7 +303,8 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         let settled = await task.settle(timeout: timeout)
         subscription.cancel()
         let end = store.currentState
-        let transition = Transition(from: node.state, step: step, states: reached.withLock { $0 }, diagnostics: task.diagnostics, settled: settled)
+        let transition = Transition(from: node.state, step: step, states: reached.withLock { $0 }, diagnostics: task.diagnostics,
+                                    settled: settled, inFlight: end.pending.map(\.action))
         return (transition, end)
     }
 }
@@ -350,6 +360,20 @@ struct Holding<Base: Reducer>: Reducer where Base.State: Hashable, Base.Action: 
         case .cancelled(let id):
             node.pending.removeAll { $0.ids.contains(id) }
             return .none
+        }
+    }
+
+    /// `middleware`, seeing the actions reduced now and the base state.
+    static func adapt(_ middleware: AnyMiddleware<Base.State, Base.Action>) -> AnyMiddleware<State, Action> {
+        AnyMiddleware { action, context in
+            guard case .send(let inner) = action else { return .next(action) }
+            let innerContext = MiddlewareContext<Base.State, Base.Action>(
+                readState: { context.state?.state }, send: { context.send(.send($0)) })
+            switch middleware.handle(inner, context: innerContext) {
+            case .next(let next): return .next(.send(next))
+            case .stop: return .stop
+            case .deferred(let operation): return .deferred { await operation().map { .send($0) } }
+            }
         }
     }
 

@@ -69,7 +69,7 @@ private typealias NumberExplorer = Explorer<Numbers.State, Numbers.Action>
 private typealias RequestExplorer = Explorer<Request.State, Request.Action>
 
 private func numbers(depth: Int, budget: Int = 1_000_000, invariants: [NumberExplorer.Invariant]) -> NumberExplorer {
-    NumberExplorer(initialState: Numbers.State(), reducer: { _ in Numbers() }, depth: depth, stateBudget: budget,
+    NumberExplorer(initialState: Numbers.State(), reducer: { _, _ in Numbers() }, depth: depth, stateBudget: budget,
                    steps: { _ in [.send(.increment), .send(.double), .send(.reset)] }, invariants: invariants)
 }
 
@@ -128,7 +128,7 @@ struct ExplorerTests {
     @Test func heldResponsesMakeInFlightStatesAndTheirInterleavings() async throws {
         let seen = Locked<Set<Request.State>>([])
         let explorer = RequestExplorer(
-            initialState: Request.State(), reducer: { failing in Request(fails: failing) }, responses: .asChoices, depth: 4,
+            initialState: Request.State(), reducer: { _, failing in Request(fails: failing) }, responses: .asChoices, depth: 4,
             steps: { _ in [.send(.load), .failing(.load), .send(.cancel)] },
             invariants: [
                 .state("loading shows no error") { !($0.isLoading && $0.error != nil) },
@@ -153,7 +153,7 @@ struct ExplorerTests {
         let resting = Locked<Set<Request.State>>([])
         let passed = Locked<Set<Request.State>>([])
         let explorer = RequestExplorer(
-            initialState: Request.State(), reducer: { _ in Request(fails: false) }, depth: 2,
+            initialState: Request.State(), reducer: { _, _ in Request(fails: false) }, depth: 2,
             steps: { _ in [.send(.load)] },
             invariants: [
                 .state("(records every state)") { state in
@@ -175,7 +175,7 @@ struct ExplorerTests {
     @Test func aResponseOfCancelledWorkIsNotDelivered() async throws {
         // Were the response kept after `cancel`, data would appear while nothing loads.
         let explorer = RequestExplorer(
-            initialState: Request.State(), reducer: { _ in Request(fails: false) }, responses: .asChoices, depth: 3,
+            initialState: Request.State(), reducer: { _, _ in Request(fails: false) }, responses: .asChoices, depth: 3,
             steps: { _ in [.send(.load), .send(.cancel)] },
             invariants: [.transition("data only arrives for a load in flight") { transition in
                 guard case .respond = transition.step else { return true }
@@ -193,7 +193,7 @@ struct ExplorerTests {
             }
         }
         let report = await NumberExplorer(
-            initialState: Numbers.State(), reducer: { _ in Stuck() }, depth: 1, timeout: .milliseconds(50),
+            initialState: Numbers.State(), reducer: { _, _ in Stuck() }, depth: 1, timeout: .milliseconds(50),
             steps: { _ in [.send(.increment)] }, invariants: []
         ).run()
         let violation = try #require(report.violation)

@@ -48,7 +48,7 @@ public struct MiddlewareContext<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline let sendAction: @Sendable (Action) -> Void
 
     @usableFromInline
-    init(readState: @escaping @Sendable () -> State?, send: @escaping @Sendable (Action) -> Void) {
+    package init(readState: @escaping @Sendable () -> State?, send: @escaping @Sendable (Action) -> Void) {
         self.readState = readState
         self.sendAction = send
     }
