@@ -14,7 +14,7 @@ let modules: [Target] = [
     .target(name: "ViewModels", dependencies: ["Models", "StateStore", "Reducers"], path: "Modules/ViewModels"),
     .target(
         name: "AppHost",
-        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "Persistence"],
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "Persistence", "StateExploration"],
         path: "Modules/AppHost"
     ),
     .target(

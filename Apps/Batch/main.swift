@@ -13,6 +13,7 @@ let usage = """
     usage: appcore-batch [options] <script>...
            appcore-batch [options] -          (a script on standard input, answered line by line)
            appcore-batch --replay-journal --db PATH
+           appcore-batch --explore [--depth N] [--login-style S] [--json]
       --json               JSON Lines: one object per command, then {"summary":{"failed":F,"passed":P}}
       --no-wait            do not wait for each command's effects
       --env memory|live    clients in memory on a test clock (default) or on a database
@@ -28,6 +29,10 @@ let usage = """
       --junit FILE         also write a JUnit XML report to FILE
       --history-entries N  most actions undo, redo and jump keep (default 10000)
       --history-mib N      most memory they keep, estimated, in MiB (default 64)
+      --explore            explore every sequence of intents from the signed-out app, in memory,
+                           with client failures, checking the app's invariants; prints a summary
+                           or a script that breaks one
+      --depth N            how many intents --explore goes deep (default 6)
     Exits 0 when every script passed, 1 when one failed, 2 on bad usage.
     """
 
@@ -46,6 +51,8 @@ func fail(_ message: String) -> Never {
 }
 
 var options = BatchOptions()
+var exploreDepth: Int?
+var exploring = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -71,6 +78,10 @@ while let argument = arguments.next() {
     case "--history-mib":
         guard let value = arguments.next(), let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { fail("--history-mib needs a positive number") }
         options.history.bytes = mebibytes << 20
+    case "--explore": exploring = true
+    case "--depth":
+        guard let value = arguments.next(), let depth = Int(value), (1...12).contains(depth) else { fail("--depth needs a number from 1 to 12") }
+        exploreDepth = depth
     case "--list": options.list = true
     case "--read-only": options.readOnly = true
     case "--fail-fast": options.failFast = true
@@ -93,6 +104,12 @@ while let argument = arguments.next() {
         options.scripts.append(argument)
     }
 }
+
+if exploring {
+    guard options.scripts.isEmpty else { fail("--explore runs no scripts; leave out \(options.scripts.joined(separator: " "))") }
+    exit(await explore(depth: exploreDepth ?? 6, loginStyle: options.loginStyle, json: options.json))
+}
+if exploreDepth != nil { fail("--depth goes with --explore") }
 
 do {
     exit(try await Batch(options: options).run())

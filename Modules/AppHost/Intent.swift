@@ -8,7 +8,7 @@ import StateStore
 /// `{"signIn":{}}`, `{"editNote":{"id":"…","text":"oat milk"}}`. Note ids are lowercase UUID
 /// strings. A password is kept as typed (a front end must be able to send one) but printed as
 /// `<redacted>` wherever an intent is described, logged or rendered.
-public enum Intent: Codable, Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Create an account (8+ characters for each field).
     case signUp(username: String, password: String)
     /// Type the username on the sign-in screen.

@@ -34,7 +34,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .profileRetry: CommandSpec(self, [], "load again what failed", .profile)
         case .postsAdd: CommandSpec(self, ["<text>"], "publish a post", .profile)
         case .notesAdd: CommandSpec(self, ["<text>"], "add a note (it opens)", .notes)
-        case .notesEdit: CommandSpec(self, ["<id>", "<text>"], "change a note's text", .notes)
+        case .notesEdit: CommandSpec(self, ["<id>", "<text>"], "change a note's text (an <id> is digits of the id, or @N for the N-th note listed)", .notes)
         case .notesDelete: CommandSpec(self, ["<id>"], "delete a note", .notes)
         case .notesSelect: CommandSpec(self, ["<id>"], "open a note", .notes)
         case .notesSearch: CommandSpec(self, ["<query>"], "search the notes (\"\" lists all again)", .notes)

@@ -58,11 +58,21 @@ extension ConsoleSession {
         }
     }
 
-    /// The note an id argument names: its full id, or any start or end of it that only one
-    /// note has (hyphens optional).
+    /// The note an id argument names: its full id, any start or end of it that only one note
+    /// has (hyphens optional), or `@N`, the N-th note the notes screen lists.
     func noteID(_ line: ParsedLine, _ index: Int) throws(LineError) -> Note.ID {
         let token = line.arguments[index]
         let name = line.spec.required[index]
+        if token.text.hasPrefix("@") {
+            let listed = host.store.currentState.notes.visibleItems
+            guard let position = Int(token.text.dropFirst()), position >= 1 else {
+                throw LineError("argument \(index + 1) \(name) at column \(token.column): “\(token.text)” is not a position like @1")
+            }
+            guard position <= listed.count else {
+                throw LineError("argument \(index + 1) \(name) at column \(token.column): there is no note \(token.text); the list shows \(listed.count)")
+            }
+            return listed[position - 1].id
+        }
         switch noteIDs.resolve(token.text) {
         case .note(let id): return id
         case .none: throw LineError("argument \(index + 1) \(name) at column \(token.column): there is no note with id “\(token.text)” (view notes lists them)")

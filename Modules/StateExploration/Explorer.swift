@@ -174,8 +174,9 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
     ///   - timeout: How long one step's work may take to settle before it counts as stuck.
     ///   - steps: The steps to try in a state, in the order to try them.
     ///   - invariants: What must hold.
-    ///   - middleware: The middleware the store runs, built like the reducer. What a middleware
-    ///     defers is reduced when it arrives, not held, even with ``Responses/asChoices``.
+    ///   - middleware: The middleware the store runs, built for each step from its state and the
+    ///     reducer just built (whose clients it can share). What a middleware defers is reduced
+    ///     when it arrives, not held, even with ``Responses/asChoices``.
     public init<R: Reducer>(
         initialState: State,
         reducer: @escaping @Sendable (_ state: State, _ failing: Bool) -> R,
@@ -185,7 +186,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         timeout: Duration = .seconds(5),
         steps: @escaping @Sendable (State) -> [Step],
         invariants: [Invariant],
-        middleware: @escaping @Sendable (_ state: State, _ failing: Bool) -> [AnyMiddleware<State, Action>] = { _, _ in [] }
+        middleware: @escaping @Sendable (_ state: State, _ reducer: R) -> [AnyMiddleware<State, Action>] = { _, _ in [] }
     ) where R.State == State, R.Action == Action {
         self.initialState = initialState
         self.depth = depth
@@ -197,8 +198,9 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         let holds = responses == .asChoices
         perform = { node, step in
             let failing = if case .send(_, true) = step { true } else { false }
-            return await Self.run(step, from: node, reducer: Holding(base: reducer(node.state, failing), holdsResponses: holds),
-                                  middleware: middleware(node.state, failing).map(Holding<R>.adapt), timeout: timeout)
+            let base = reducer(node.state, failing)
+            return await Self.run(step, from: node, reducer: Holding(base: base, holdsResponses: holds),
+                                  middleware: middleware(node.state, base).map(Holding<R>.adapt), timeout: timeout)
         }
     }
 

@@ -57,6 +57,36 @@ struct BatchTests {
         #expect(run.output == expected, "the transcript of \(script) changed; re-record with APPCORE_RECORD_GOLDEN=1 if that is intended")
     }
 
+    @Test func exploreSummarisesAndExitsZeroWhenEveryInvariantHolds() throws {
+        let run = try Self.batch(["--explore", "--depth", "4"])
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        #expect(run.output.hasPrefix("explored "))
+        #expect(run.output.contains("transitions to depth 4 in "))
+
+        let json = try Self.batch(["--explore", "--depth", "3", "--login-style", "middleware", "--json"])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let explored = try #require(object["explored"] as? [String: Any])
+        #expect((explored["states"] as? Int ?? 0) > 10)
+        #expect(explored["depth"] as? Int == 3)
+        #expect(object["violation"] == nil)
+
+        #expect(try Self.batch(["--depth", "3"]).status == 2, "--depth alone is a usage error")
+        #expect(try Self.batch(["--explore", "--depth", "99"]).status == 2)
+    }
+
+    @Test func anExplorationsCounterexampleScriptReproducesItsStateInTheBatch() throws {
+        // The script AppExplorerTests expects for "no note is ever left unsaved", run as a user would.
+        let path = NSTemporaryDirectory() + "appcore-counterexample-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let script = ["signup explorer correct-horse", "login.username explorer", "login.password correct-horse", "login.submit",
+                      "fail notes.create", "notes.add milk", "notes.edit @1 \"oat milk\"", "expect notes.count == 1", "view notes"]
+        try script.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let run = try Self.batch([path])
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+        #expect(run.output.contains("oat milk"))
+    }
+
     @Test func theThreeLoginStylesGiveIdenticalTranscripts() throws {
         let transcripts = try ["fsm", "adhoc", "middleware"].map { try Self.batch(["--login-style", $0, "scripts/login-styles.script"]) }
         #expect(transcripts.allSatisfy { $0.status == 0 })

@@ -188,7 +188,7 @@ struct ExplorationTests {
                     return outcomes.record(status.isAuthenticated ? "signed in" : status.error.map { "\($0)" } ?? "signed out")
                 },
             ],
-            middleware: { _, failing in [Styles.middleware(auth: modelAuth(failing: failing))] }
+            middleware: { _, styles in [Styles.middleware(auth: styles.auth)] }
         ).run()
         #expect(report.violation == nil, "\(report)\n\(report.violation.map { $0.state.styles.map(\.status) } ?? [])")
         // Every sequence to depth 6 was tried; the states ran out before that depth.
