@@ -45,6 +45,15 @@ func hostPerformSample(_ intents: Int) async -> Double {
 }
 
 /// The cases of the front-ends issues.
+/// States per second of an exploration of the app to `depth` intents.
+func exploreSample(depth: Int) async -> Double {
+    let start = monotonicNanoseconds()
+    let outcome = await AppExplorer(depth: depth).run()
+    let elapsed = monotonicNanoseconds() - start
+    precondition(outcome.violatedInvariant == nil, "the exploration found a broken invariant: \(outcome)")
+    return Double(outcome.statesVisited) / (Double(elapsed) / 1e9)
+}
+
 func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
     var measurements: [CaseResult] = []
     if selected("batch-replay") {
@@ -56,6 +65,12 @@ func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) as
         let intents = plan.iterations(10_000)
         let samples = await repeated(plan) { await hostPerformSample(intents) }
         measurements.append(CaseResult(name: "host-perform", unit: .perSecond, samples: samples, target: nil))
+    }
+    if selected("explore") {
+        // The whole app to depth 5 (depth 3 for --quick), as appcore-batch --explore runs it.
+        let depth = plan.scale < 1 ? 3 : 5
+        let samples = await repeated(plan) { await exploreSample(depth: depth) }
+        measurements.append(CaseResult(name: "explore", unit: .perSecond, samples: samples, target: nil))
     }
     return measurements
 }
