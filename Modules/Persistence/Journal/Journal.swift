@@ -154,15 +154,15 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// restore starts from it instead of replaying from the beginning.
     public func snapshot(_ state: State) throws(DatabaseError) {
         let sequence = try flush()
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try JSONEncoder().encode(state)
+            data = try CompactCoding.encode(state)
         } catch {
             throw DatabaseError(.other, operation: "encode a snapshot", message: "\(error)")
         }
         try database.write { db throws(DatabaseError) in
             try db.execute("INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
-                           [.text(stream), .int(sequence), .blob(Array(data))])
+                           [.text(stream), .int(sequence), .blob(data)])
             try Self.markActive(stream, in: db)
         }
     }
@@ -212,7 +212,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         var after = 0
         if let (sequence, bytes) = snapshot {
             do {
-                state = try JSONDecoder().decode(State.self, from: Data(bytes))
+                state = try Self.decodeDocument(State.self, from: bytes)
             } catch {
                 throw DatabaseError(.other, operation: "decode the snapshot at \(sequence)", message: "\(error)")
             }
@@ -284,7 +284,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         let ranges = stride(from: 0, to: batch.count, by: chunkSize).map { $0..<min($0 + chunkSize, batch.count) }
         let results = Locked([Result<[UInt8], any Error>?](repeating: nil, count: ranges.count))
         DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
-            let result = Result { Array(try JSONEncoder().encode(Array(batch[ranges[index]]))) }
+            let result = Result { try CompactCoding.encode(Array(batch[ranges[index]])) }
             results.withLock { $0[index] = result }
         }
         var chunks: [(count: Int, data: [UInt8])] = []
@@ -298,11 +298,17 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return chunks
     }
 
+    /// A stored document: compact, or JSON as journals written before the compact format hold.
+    private static func decodeDocument<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        if CompactCoding.isCompact(bytes) { return try CompactCoding.decode(type, from: bytes) }
+        return try JSONDecoder().decode(type, from: Data(bytes))
+    }
+
     /// The actions of each stored batch, decoded in parallel.
     private static func decode(_ batches: [(first: Int, bytes: [UInt8])]) throws(DatabaseError) -> [[Action]] {
         let results = Locked([Result<[Action], any Error>?](repeating: nil, count: batches.count))
         DispatchQueue.concurrentPerform(iterations: batches.count) { index in
-            let result = Result { try JSONDecoder().decode([Action].self, from: Data(batches[index].bytes)) }
+            let result = Result { try Self.decodeDocument([Action].self, from: batches[index].bytes) }
             results.withLock { $0[index] = result }
         }
         var decoded: [[Action]] = []
