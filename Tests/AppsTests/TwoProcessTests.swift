@@ -12,19 +12,19 @@ struct TwoProcessTests {
     }
 
     /// Starts `appcore-repl` on `database` reading `lines` from a pipe.
-    static func repl(_ database: String, lines: [String], folder: String) throws -> (Process, Pipe) {
+    static func repl(_ database: String, lines: [String], folder: String) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = try executable("appcore-repl")
         process.arguments = ["--db", database]
         process.environment = ["HOME": folder, "XDG_DATA_HOME": folder]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
         input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         try input.fileHandleForWriting.close()
-        return (process, output)
+        return (process, output, errors)
     }
 
     static func session(_ user: String, notes: Int) -> [String] {
@@ -43,9 +43,10 @@ struct TwoProcessTests {
         let outputs = try await onOwnThread {
             [first, second].map { String(decoding: $0.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         }
-        for (process, _) in [first, second] {
+        for (process, _, errors) in [first, second] {
             try await onOwnThread { process.waitUntilExit() }
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "standard error: \(said)")
         }
         for output in outputs {
             #expect(!output.contains("error:"), "\(output)")
