@@ -16,8 +16,31 @@ import Synchronization
 /// hands the rest to the pool too, so a `send` returns even while an effect yields in a loop.
 @usableFromInline
 final class EffectExecutor: TaskExecutor, @unchecked Sendable {
+    /// The runner whose effects these are, for `Task.cancel(id:)`. Unowned: the runner owns
+    /// this executor, and an effect asking for it is kept alive by its task.
+    nonisolated(unsafe) unowned(unsafe) var owner: (any EffectCancelling)?
+
+    /// The executors alive, to find the one an effect's task prefers (`Task.cancel(id:)` is
+    /// rare; stores are few). Removed in `deinit`, before the object goes.
+    private static let live = Locked<[(executor: UnownedTaskExecutor, object: Unmanaged<EffectExecutor>)]>([])
+
     @usableFromInline
-    init() {}
+    init() {
+        let unowned = asUnownedTaskExecutor()
+        let object = Unmanaged.passUnretained(self)
+        Self.live.withLock { $0.append((unowned, object)) }
+    }
+
+    deinit {
+        let object = Unmanaged.passUnretained(self).toOpaque()
+        Self.live.withLock { $0.removeAll { $0.object.toOpaque() == object } }
+    }
+
+    /// The executor the current task prefers, if it is an effect's.
+    static var current: EffectExecutor? {
+        guard let preferred = withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) else { return nil }
+        return live.withLock { live in live.first { $0.executor == preferred }?.object.takeUnretainedValue() }
+    }
 
     /// The thread draining this executor, or 0.
     private let drainer = Atomic<UInt>(0)

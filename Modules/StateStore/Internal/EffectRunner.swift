@@ -32,6 +32,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         registry.initialize(to: EffectRegistry())
         self.deliver = deliver
         self.diagnostics = diagnostics
+        executor.owner = self
     }
 
     deinit {
@@ -133,12 +134,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
         let send = Send<Action> { outlet.send($0) }
         defer { outlet.end() }
-        await EffectContext(runner: self, ids: ids).establish {
-            do {
-                try await run.body(send)
-            } catch {
-                await handle(error, of: run, origin: origin, lineage: lineage, send: send)
-            }
+        do {
+            try await run.body(send)
+        } catch {
+            await handle(error, of: run, origin: origin, lineage: lineage, send: send)
         }
     }
 
@@ -247,18 +246,29 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         var task: Task<Void, Never>?
         if startInline {
             executor.drain {
-                task = Task(executorPreference: executor, priority: priority, operation: operation)
+                // The handle is kept before the job runs (this thread drains after `start`), so
+                // the effect can cancel itself by id from its first line.
+                let started = Task(executorPreference: executor, priority: priority, operation: operation)
+                keep(started, for: key)
+                task = started
             }
         }
-        let started = task ?? Task(priority: priority, operation: operation)
+        if let task { return task }
+        let started = Task(priority: priority, operation: operation)
+        keep(started, for: key)
+        return started
+    }
+
+    /// Records `task` as the effect at `key`'s, cancelling it if the effect was cancelled first.
+    @inlinable
+    func keep(_ task: Task<Void, Never>, for key: UInt64) {
         let cancelNow = withRegistry { registry -> Bool in
             guard var entry = registry.running[key] else { return false }
-            entry.task = started
+            entry.task = task
             registry.running[key] = entry
             return entry.isCancelled
         }
-        if cancelNow { started.cancel() }
-        return started
+        if cancelNow { task.cancel() }
     }
 
     @inlinable
@@ -468,27 +478,6 @@ final class EffectOutlet<Action: Sendable>: Sendable {
     func end() { ended.store(true, ordering: .releasing) }
 }
 
-/// The effect running on the current task, for `Task.cancel(id:)`: its runner and its ids.
-@usableFromInline
-struct EffectContext: Sendable {
-    @usableFromInline @TaskLocal static var current: EffectContext?
-
-    @usableFromInline let runner: any EffectCancelling
-    @usableFromInline let ids: [EffectID]
-
-    @inlinable
-    init(runner: any EffectCancelling, ids: [EffectID]) {
-        self.runner = runner
-        self.ids = ids
-    }
-
-    /// Runs `body` with this context as the current one.
-    @usableFromInline
-    func establish(_ body: () async -> Void) async {
-        await Self.$current.withValue(self, operation: body)
-    }
-}
-
 /// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.
 @usableFromInline
 protocol EffectCancelling: AnyObject, Sendable {
@@ -503,11 +492,9 @@ extension Task where Success == Never, Failure == Never {
     /// how it stops a sibling (or itself) without sending an action first; the cancelled effects
     /// stop counting as running before this returns. Outside an effect it does nothing.
     public static func cancel<ID: Hashable & Sendable>(id: ID) {
-        guard let context = EffectContext.current else { return }
-        let id = EffectID(id)
-        context.runner.cancel(id: id)
-        // An effect started inline has no task handle yet while it runs; cancelling its own id
-        // must still stop its sends.
-        if context.ids.contains(id) { withUnsafeCurrentTask { $0?.cancel() } }
+        // An effect's task prefers its store's executor, which knows the store's effects; the
+        // effect's own task is among those cancelled when it has `id`.
+        guard let executor = EffectExecutor.current else { return }
+        executor.owner?.cancel(id: EffectID(id))
     }
 }
