@@ -14,7 +14,8 @@ import ViewModels
 /// call failing. The clients are the in-memory ones, over a backend made afresh for each move
 /// from the state (one account, `explorer`, and the signed-in user's stored notes), so that a
 /// state means the same however it was reached; effects that wait do so on an
-/// ``ImmediateClock``. The invariants:
+/// ``ImmediateClock``. That model forgets what the state does not hold: an account a move signs
+/// up, and posts, which no move depends on after a reload. The invariants:
 /// - no screen ever shows a password or an access token;
 /// - an intent that is rejected changes nothing;
 /// - signing out leaves no user data on any screen: the session, profile and notes screens
