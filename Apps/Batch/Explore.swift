@@ -9,7 +9,11 @@ func explore(depth: Int, loginStyle: ConsoleLoginStyle, json: Bool) async -> Int
     let outcome = await AppExplorer(loginStyle: loginStyle, depth: depth).run()
     if json {
         var object: [String: Any] = [
-            "explored": ["states": outcome.statesVisited, "transitions": outcome.transitions, "depth": depth],
+            "explored": [
+                "states": outcome.statesVisited, "transitions": outcome.transitions, "depth": depth,
+                "depthReached": outcome.depthReached,
+                "seconds": Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18,
+            ] as [String: Any],
             "summary": outcome.summary,
         ]
         if let invariant = outcome.violatedInvariant {

@@ -54,6 +54,10 @@ public struct AppExplorer: Sendable {
         public let statesVisited: Int
         /// Moves tried.
         public let transitions: Int
+        /// The depth of the deepest state reached.
+        public let depthReached: Int
+        /// How long the exploration took.
+        public let duration: Duration
 
         public var description: String {
             guard let violatedInvariant else { return summary }
@@ -171,7 +175,8 @@ public struct AppExplorer: Sendable {
         } ?? []
         return Outcome(summary: report.description.split(separator: "\n").first.map(String.init) ?? "",
                        violatedInvariant: report.violation?.invariant, counterexample: moves,
-                       statesVisited: report.statesVisited, transitions: report.transitions)
+                       statesVisited: report.statesVisited, transitions: report.transitions,
+                       depthReached: report.depthReached, duration: report.duration)
     }
 
     /// Whether `text` holds `part` (a plain scan: both are short).

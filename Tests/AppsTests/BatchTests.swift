@@ -69,6 +69,8 @@ struct BatchTests {
         let explored = try #require(object["explored"] as? [String: Any])
         #expect((explored["states"] as? Int ?? 0) > 10)
         #expect(explored["depth"] as? Int == 3)
+        #expect((explored["depthReached"] as? Int ?? 0) >= 1)
+        #expect(explored["seconds"] is Double)
         #expect(object["violation"] == nil)
 
         #expect(try Self.batch(["--depth", "3"]).status == 2, "--depth alone is a usage error")
