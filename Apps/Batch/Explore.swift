@@ -8,19 +8,17 @@ import Foundation
 func explore(depth: Int, loginStyle: ConsoleLoginStyle, json: Bool) async -> Int32 {
     let outcome = await AppExplorer(loginStyle: loginStyle, depth: depth).run()
     if json {
-        var object: [String: Any] = [
-            "explored": [
-                "states": outcome.statesVisited, "transitions": outcome.transitions, "depth": depth,
-                "depthReached": outcome.depthReached,
-                "seconds": Double(outcome.duration.components.seconds) + Double(outcome.duration.components.attoseconds) / 1e18,
-            ] as [String: Any],
-            "summary": outcome.summary,
-        ]
-        if let invariant = outcome.violatedInvariant {
-            object["violation"] = ["invariant": invariant, "script": outcome.script]
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        print(String(decoding: data, as: UTF8.self))
+        struct Explored: Encodable { let states: Int; let transitions: Int; let depth: Int; let depthReached: Int; let seconds: Double }
+        struct Violation: Encodable { let invariant: String; let script: [String] }
+        struct Report: Encodable { let explored: Explored; let summary: String; let violation: Violation? }
+        let report = Report(
+            explored: Explored(states: outcome.statesVisited, transitions: outcome.transitions, depth: depth,
+                               depthReached: outcome.depthReached, seconds: Double(Batch.seconds(outcome.duration)) ?? 0),
+            summary: outcome.summary,
+            violation: outcome.violatedInvariant.map { Violation(invariant: $0, script: outcome.script) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
     } else {
         print(outcome.summary)
         if let invariant = outcome.violatedInvariant {

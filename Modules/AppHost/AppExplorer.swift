@@ -37,6 +37,7 @@ public struct AppExplorer: Sendable {
             self.notePosition = notePosition
         }
 
+        /// The intent, and the endpoint that fails if one does.
         public var description: String {
             failing.map { "\(intent), with \($0) failing" } ?? intent.description
         }
@@ -59,6 +60,7 @@ public struct AppExplorer: Sendable {
         /// How long the exploration took.
         public let duration: Duration
 
+        /// The summary, then the broken invariant and its moves, numbered.
         public var description: String {
             guard let violatedInvariant else { return summary }
             return summary + "\n“\(violatedInvariant)” does not hold after:\n"
@@ -232,11 +234,13 @@ struct IntentReducer: Reducer {
     let clients: AppEnvironment
     /// What a failing move arms (one move per reducer: the explorer makes one for each).
     private let failures: FailureInjector
+    private let app: AppFeature
 
     init(environment: AppEnvironment) {
         let failures = FailureInjector()
         self.failures = failures
         clients = environment.injectingFailures(failures)
+        app = AppFeature(environment: clients)
     }
 
     func reduce(into state: inout AppFeature.State, action: Action) -> Effect<Action> {
@@ -253,7 +257,7 @@ struct IntentReducer: Reducer {
                 return .merge(actions.map { .send(.app($0)) })
             }
         case .app(let action):
-            return AppFeature(environment: clients).reduce(into: &state, action: action).map { .app($0) }
+            return app.reduce(into: &state, action: action).map { .app($0) }
         }
     }
 }

@@ -56,6 +56,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
             }
         }
 
+        /// `send <action>`, `send <action>, its clients failing` or `respond <action>`.
         public var description: String {
             switch self {
             case .send(let action, false): "send \(action)"
@@ -90,20 +91,26 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
 
     /// A property every reachable state, or every step, must have.
     public struct Invariant: Sendable {
+        /// What the property is about.
+        fileprivate enum Subject: Sendable {
+            case state(@Sendable (State) -> Bool)
+            case transition(@Sendable (Transition) -> Bool)
+        }
+
         /// What the property says, for reports.
         public let name: String
-        fileprivate let check: @Sendable (Transition?, State) -> Bool
+        fileprivate let subject: Subject
 
         /// A property of every state: the initial one, each one reached, and each one passed
         /// through on the way. A view-model snapshot is a pure function of the state, so a
         /// property of what a screen shows is one of these too.
         public static func state(_ name: String, _ holds: @escaping @Sendable (State) -> Bool) -> Invariant {
-            Invariant(name: name) { _, state in holds(state) }
+            Invariant(name: name, subject: .state(holds))
         }
 
         /// A property of every step: what it started from, did, raised and ended in.
         public static func transition(_ name: String, _ holds: @escaping @Sendable (Transition) -> Bool) -> Invariant {
-            Invariant(name: name) { transition, _ in transition.map(holds) ?? true }
+            Invariant(name: name, subject: .transition(holds))
         }
     }
 
@@ -122,6 +129,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
             path.compactMap(line).flatMap { $0 }.joined(separator: "\n")
         }
 
+        /// The invariant and the numbered steps that break it.
         public var description: String {
             "“\(invariant)” does not hold after \(path.count) step\(path.count == 1 ? "" : "s"):\n"
                 + path.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n")
@@ -143,6 +151,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         /// The first invariant found broken, or `nil` when all held.
         public let violation: Violation?
 
+        /// `explored 48,213 states, 301,554 transitions to depth 6 in 2.10 s`, then the violation.
         public var description: String {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             let summary = "explored \(grouped(statesVisited)) states, \(grouped(transitions)) transitions to depth \(depthReached)"
@@ -230,8 +239,10 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
                    stoppedByBudget: stoppedByBudget, duration: clock.now - start, violation: violation)
         }
 
-        for invariant in invariants where !invariant.check(nil, initialState) {
-            return report(Violation(invariant: invariant.name, path: [], state: initialState))
+        for invariant in invariants {
+            if case .state(let holds) = invariant.subject, !holds(initialState) {
+                return report(Violation(invariant: invariant.name, path: [], state: initialState))
+            }
         }
         var frontier = [0]
         var level = 0
@@ -280,10 +291,13 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
             return ("every step's work settles within \(timeout)", transition.to)
         }
         for invariant in invariants {
-            for state in transition.states where !invariant.check(nil, state) {
-                return (invariant.name, state)
+            switch invariant.subject {
+            case .state(let holds):
+                // A step that reduced nothing ends where it started, which was checked already.
+                if let broken = transition.states.first(where: { !holds($0) }) { return (invariant.name, broken) }
+            case .transition(let holds):
+                if !holds(transition) { return (invariant.name, transition.to) }
             }
-            if !invariant.check(transition, transition.to) { return (invariant.name, transition.to) }
         }
         return nil
     }

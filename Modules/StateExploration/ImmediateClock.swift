@@ -4,30 +4,18 @@ import StateStore
 /// sleep. For explorations and tests whose effects debounce or delay: the waiting is part of
 /// what the code means, not of what it does.
 public final class ImmediateClock: Clock, Sendable {
-    /// A point on an immediate clock: the time slept so far.
-    public struct Instant: InstantProtocol, Sendable {
-        /// Time since the clock was made.
-        public var offset: Duration
-
-        /// The instant `offset` after the clock was made.
-        public init(offset: Duration = .zero) {
-            self.offset = offset
-        }
-
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
+    /// A point on the clock: the time slept so far (the same instants as ``ManualClock``'s).
+    public typealias Instant = ManualClock.Instant
 
     private let current = Locked(Instant())
 
     /// A clock at its start.
     public init() {}
 
+    /// The time slept so far.
     public var now: Instant { current.withLock { $0 } }
 
+    /// Any duration: the clock never waits.
     public var minimumResolution: Duration { .zero }
 
     /// Returns at once (after a `Task.yield()`), the clock moved on to `deadline`; throws if the

@@ -432,6 +432,14 @@ private final class CompactReader {
         }
     }
 
+    /// The `count`-byte little-endian number at `offset`.
+    func littleEndian(_ count: Int, at offset: Int, _ codingPath: [any CodingKey]) throws -> UInt64 {
+        guard offset + count <= bytes.count else { throw corrupted(codingPath, "the document ends early") }
+        var bits: UInt64 = 0
+        for index in 0..<count { bits |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        return bits
+    }
+
     func int64(at offset: Int, _ codingPath: [any CodingKey]) throws -> Int64 {
         switch try tag(at: offset, codingPath) {
         case .signed:
@@ -478,10 +486,7 @@ private final class CompactReader {
     func double(at offset: Int, _ codingPath: [any CodingKey]) throws -> Double {
         switch try tag(at: offset, codingPath) {
         case .double:
-            guard offset + 9 <= bytes.count else { throw corrupted(codingPath, "the document ends early") }
-            var bits: UInt64 = 0
-            for index in 0..<8 { bits |= UInt64(bytes[offset + 1 + index]) << (8 * UInt64(index)) }
-            return Double(bitPattern: bits)
+            return Double(bitPattern: try littleEndian(8, at: offset + 1, codingPath))
         case .float: return Double(try float(at: offset, codingPath))
         case .signed, .unsigned: return Double(try int64(at: offset, codingPath))
         default: throw corrupted(codingPath, "expected a number")
@@ -491,10 +496,7 @@ private final class CompactReader {
     func float(at offset: Int, _ codingPath: [any CodingKey]) throws -> Float {
         switch try tag(at: offset, codingPath) {
         case .float:
-            guard offset + 5 <= bytes.count else { throw corrupted(codingPath, "the document ends early") }
-            var bits: UInt32 = 0
-            for index in 0..<4 { bits |= UInt32(bytes[offset + 1 + index]) << (8 * UInt32(index)) }
-            return Float(bitPattern: bits)
+            return Float(bitPattern: UInt32(truncatingIfNeeded: try littleEndian(4, at: offset + 1, codingPath)))
         case .double: return Float(try double(at: offset, codingPath))
         default: throw corrupted(codingPath, "expected a Float")
         }

@@ -209,15 +209,16 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` in a tracked task (cancelled on shutdown, counted by `waitUntilIdle`).
+    /// Runs `body` in a tracked task on the global pool (cancelled on shutdown, counted by
+    /// `waitUntilIdle`): work of the store's, not an effect, such as a deferred middleware's.
     @inlinable
-    func track(origin: Action, lineage: Lineage, startInline: Bool, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        spawn(origin: origin, ids: [], lineage: lineage, priority: nil, startInline: startInline, body)
+    func track(origin: Action, lineage: Lineage, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        spawn(origin: origin, ids: [], lineage: lineage, priority: nil, startInline: false, body)
     }
 
-    /// Starts `body` in a tracked task. With `startInline` (the default for effects) the task
-    /// begins on the calling thread where the platform allows it, so effects start in order and
-    /// quick ones cost no thread hop.
+    /// Starts `body` in a tracked task. With `startInline` (effects) the task runs on the
+    /// store's ``EffectExecutor``, drained by this thread, so effects start in order and quick
+    /// ones finish before `send` returns; otherwise it runs on the global pool.
     @inlinable
     func spawn(
         origin: Action, ids: [EffectID], lineage: Lineage, priority: TaskPriority?, startInline: Bool = true,

@@ -303,7 +303,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     func resumeLater(_ operation: @escaping @Sendable () async -> Action?, origin: Action, atMiddleware index: Int, lineage: Lineage?) -> StoreTask {
         let handle = handle
         let lineage = lineage ?? Lineage()
-        let task = effects.track(origin: origin, lineage: lineage, startInline: false) {
+        let task = effects.track(origin: origin, lineage: lineage) {
             guard let next = await operation(), let runtime = handle.runtime else { return }
             await runtime.send(next, startingAt: index, lineage: lineage, checkReentrancy: false).finish()
         }
