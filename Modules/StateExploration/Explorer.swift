@@ -165,7 +165,6 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
     private let depth: Int
     private let stateBudget: Int
     private let timeout: Duration
-    private let responses: Responses
     private let steps: @Sendable (State) -> [Step]
     private let invariants: [Invariant]
     private let perform: @Sendable (Node, Step) async -> (Transition, Node)
@@ -201,7 +200,6 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         self.depth = depth
         self.stateBudget = stateBudget
         self.timeout = timeout
-        self.responses = responses
         self.steps = steps
         self.invariants = invariants
         let holds = responses == .asChoices
