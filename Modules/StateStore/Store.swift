@@ -163,7 +163,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         state toChildState: KeyPath<State, ChildState> & Sendable,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
-        scope(deriving: { $0[keyPath: toChildState] }, action: embed)
+        let stored = ByteRange(toChildState)
+        return scope(deriving: { $0[keyPath: toChildState] }, reads: stored.map { [$0] } ?? [], isStored: stored != nil, action: embed)
     }
 
     /// A store for a value derived from this store's state, whose observers hear only about
@@ -185,12 +186,42 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
+        scope(deriving: toChildState, reads: [], isStored: false, action: embed)
+    }
+
+    /// A store for a value derived from the stored properties `inputs` of this store's state
+    /// only: an action that leaves their bytes as they were is skipped without deriving the
+    /// value or comparing it. Say every property the derivation reads, or its store misses
+    /// changes; a computed property among `inputs` turns the skipping off.
+    @inlinable
+    package final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable, each Input>(
+        deriving toChildState: @escaping @Sendable (State) -> ChildState,
+        reading inputs: repeat KeyPath<State, each Input>,
+        action embed: @escaping @Sendable (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
+        var reads: [ByteRange] = []
+        var isEveryInputStored = true
+        for input in repeat each inputs {
+            if let range = ByteRange(input) { reads.append(range) } else { isEveryInputStored = false }
+        }
+        return scope(deriving: toChildState, reads: isEveryInputStored ? reads : [], isStored: false, action: embed)
+    }
+
+    /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
+    /// `isStored` when it is the stored property there.
+    @inlinable
+    final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
+        deriving toChildState: @escaping @Sendable (State) -> ChildState,
+        reads: [ByteRange],
+        isStored: Bool,
+        action embed: @escaping @Sendable (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
         let parent = node
         let read = readWhileLocked
         let lock = lock
         lock.lock()
-        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, initialParent: read())
-        parent.addChild(scopeNode) { value, deliveries in scopeNode.update(from: value, deliveries: &deliveries) }
+        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, reads: reads, isStored: isStored, initialParent: read())
+        parent.addChild(scopeNode) { address, deliveries in scopeNode.update(from: address, of: parent, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(
             lock: lock,
@@ -233,7 +264,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         } else {
             collectionNode = CollectionNode(collection: collection, initialParent: state)
             parent.collections[key] = collectionNode
-            parent.addChild(collectionNode) { value, deliveries in collectionNode.update(from: value, deliveries: &deliveries) }
+            parent.addChild(collectionNode) { address, deliveries in collectionNode.update(from: address, deliveries: &deliveries) }
         }
         let elementNode = ElementNode(element: element)
         collectionNode.add(elementNode)

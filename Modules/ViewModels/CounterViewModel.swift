@@ -27,7 +27,7 @@ public final class CounterViewModel: ViewModel {
 
     /// The view model of the app's counter.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(deriving: { $0.counter }, action: AppFeature.Action.counter))
+        self.init(store: appStore.scope(state: \.counter, action: AppFeature.Action.counter))
     }
 
     /// What the screen shows now.

@@ -59,7 +59,7 @@ public final class LoginViewModel: ViewModel {
 
     /// The view model of the app's sign-in screen.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(deriving: { $0.login }, action: AppFeature.Action.login))
+        self.init(store: appStore.scope(state: \.login, action: AppFeature.Action.login))
     }
 
     /// What the screen shows now.

@@ -40,7 +40,7 @@ public final class SessionViewModel: ViewModel {
 
     /// The view model of the app's session.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(deriving: { $0.session }, action: AppFeature.Action.session))
+        self.init(store: appStore.scope(state: \.session, action: AppFeature.Action.session))
     }
 
     /// What the session area shows now.

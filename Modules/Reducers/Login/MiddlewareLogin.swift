@@ -121,8 +121,8 @@ public struct MiddlewareLogin: Reducer {
 /// }
 /// ```
 public struct LoginMiddleware<State: Sendable, Action: Sendable>: Middleware {
-    private let auth: AuthClient
-    private let action: ActionPath<Action, LoginAction>
+    @usableFromInline let auth: AuthClient
+    @usableFromInline let action: ActionPath<Action, LoginAction>
 
     /// A middleware that signs in with `auth` the login requests `action` extracts.
     public init(auth: AuthClient, action: ActionPath<Action, LoginAction>) {
@@ -131,8 +131,18 @@ public struct LoginMiddleware<State: Sendable, Action: Sendable>: Middleware {
     }
 
     /// Intercepts `login`; passes every other action on.
+    ///
+    /// Inlinable, so that the store runs it specialised for its action type: every action
+    /// passes here, and generic code would look up type metadata for each.
+    @inlinable
     public func handle(_ action: Action, context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action> {
         guard case .login(let credentials)? = self.action.extract(action) else { return .next(action) }
+        return signIn(credentials)
+    }
+
+    /// Signs in with `credentials` off the store.
+    @usableFromInline
+    func signIn(_ credentials: Credentials) -> MiddlewareStep<Action> {
         let auth = auth
         let embed = self.action.embed
         return .deferred {

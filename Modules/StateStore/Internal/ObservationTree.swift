@@ -31,9 +31,12 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Updates one child from this node's new value, recording what it owes to its observers.
+    /// Updates one child from this node's new value, given by its address, recording what it
+    /// owes to its observers. An address, not the value: a closure stored here is called
+    /// through a generic signature, and a large state passed by value would be copied on the
+    /// way to each child.
     @usableFromInline
-    typealias ChildUpdate = (Value, inout [Delivery]) -> Void
+    typealias ChildUpdate = (UnsafeRawPointer, inout [Delivery]) -> Void
 
     /// The first subscriber, kept inline: most scoped stores have exactly one.
     @exclusivity(unchecked) @usableFromInline private(set) var firstSubscriber: Subscriber?
@@ -49,6 +52,12 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// The Observation subject standing for the store's `state`.
     @usableFromInline let observation = StateObservation()
+    /// A root node's state as it was before the change being notified, and as it is now, as
+    /// raw bytes, while the runtime walks the tree after an action; `nil` otherwise. Scopes of
+    /// a stored property compare their bytes there: a part of the state the action did not
+    /// touch is left with the same bytes, and is skipped without being copied out or compared.
+    @exclusivity(unchecked) @usableFromInline var bytesBefore: UnsafeRawPointer?
+    @exclusivity(unchecked) @usableFromInline var bytesNow: UnsafeRawPointer?
 
     @usableFromInline
     init() {}
@@ -73,7 +82,9 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
                 notifyRegistrar: isTracked ? self : nil))
         }
         if !children.isEmpty {
-            for child in children.values { child(value, &deliveries) }
+            withUnsafePointer(to: value) { address in
+                for child in children.values { child(UnsafeRawPointer(address), &deliveries) }
+            }
         }
     }
 
@@ -154,6 +165,23 @@ final class StateObservation: Observable, Sendable {
     }
 }
 
+/// Whether the `count` bytes at `a` and at `b` are the same.
+@inlinable
+func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
+    var offset = 0
+    while offset + 8 <= count {
+        guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+            return false
+        }
+        offset += 8
+    }
+    while offset < count {
+        guard a.load(fromByteOffset: offset, as: UInt8.self) == b.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+        offset += 1
+    }
+    return true
+}
+
 /// A notification owed to one node's subscribers, delivered after the lock is released.
 @usableFromInline
 struct Delivery {
@@ -179,21 +207,54 @@ struct Delivery {
 @usableFromInline
 final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<Child>, @unchecked Sendable {
     @usableFromInline let project: @Sendable (Parent) -> Child
+    /// The bytes of the parent the child is derived from, when known: a stored property
+    /// (`scope(state: \.counter)`) or the properties a derivation declared it reads.
+    @usableFromInline let reads: [ByteRange]
+    /// Whether the child is the stored property at `reads[0]`, so it can be copied from there.
+    @usableFromInline let isStored: Bool
     @exclusivity(unchecked) @usableFromInline var current: Child
 
     @inlinable
-    init(project: @escaping @Sendable (Parent) -> Child, initialParent: Parent) {
+    init(project: @escaping @Sendable (Parent) -> Child, reads: [ByteRange], isStored: Bool, initialParent: Parent) {
         self.project = project
+        self.reads = reads
+        self.isStored = isStored && reads.count == 1
         current = project(initialParent)
         super.init()
     }
 
     @inlinable
-    func update(from parent: Parent, deliveries: inout [Delivery]) {
-        let value = project(parent)
+    func update(from parentAddress: UnsafeRawPointer, of parentNode: StateNode<Parent>, deliveries: inout [Delivery]) {
+        let value: Child
+        if !reads.isEmpty, let before = parentNode.bytesBefore, let now = parentNode.bytesNow {
+            // The bytes the child comes from did not change, so neither did the child
+            // (`current` came from the parent as it was before): the usual case, since an action
+            // changes one feature.
+            guard reads.contains(where: { !sameBytes(before + $0.offset, now + $0.offset, count: $0.count) }) else { return }
+            // A copy of the stored child, where a key path would look up type metadata.
+            value = isStored ? now.load(fromByteOffset: reads[0].offset, as: Child.self)
+                : project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
+        } else {
+            value = project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
+        }
         guard value != current else { return }
         current = value
         changed(to: value, deliveries: &deliveries)
+    }
+}
+
+/// Where a stored property lies in the bytes of a value.
+@usableFromInline
+struct ByteRange: Sendable {
+    @usableFromInline let offset: Int
+    @usableFromInline let count: Int
+
+    /// The bytes of the property `keyPath` leads to, if it is stored in `Root` itself.
+    @inlinable
+    init?<Root, Value>(_ keyPath: KeyPath<Root, Value>) {
+        guard let offset = MemoryLayout<Root>.offset(of: keyPath) else { return nil }
+        self.offset = offset
+        count = MemoryLayout<Value>.size
     }
 }
 
@@ -244,8 +305,8 @@ where Element.ID: Sendable {
     }
 
     @inlinable
-    func update(from parent: Parent, deliveries: inout [Delivery]) {
-        let values = parent[keyPath: collection]
+    func update(from parentAddress: UnsafeRawPointer, deliveries: inout [Delivery]) {
+        let values = parentAddress.assumingMemoryBound(to: Parent.self).pointee[keyPath: collection]
         let version = values.version
         guard version != lastVersion else { return }
         let changed = values.changedIDs(since: lastVersion)

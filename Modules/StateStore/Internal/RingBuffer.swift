@@ -1,66 +1,164 @@
-/// A growable first-in, first-out buffer with O(1) append, removal at the front and indexed
-/// access; the runtime's action queue.
+/// A growable first-in, first-out buffer with O(1) append, removal at both ends and indexed
+/// access; the runtime's action queue and the timeline's history.
+///
+/// Reading an element borrows it in place: the timeline reads one field of a checkpoint that
+/// holds a whole app state, and a copy would retain and release every reference in it.
+/// Copies of the buffer share storage until one of them changes (copy on write).
 @usableFromInline
 struct RingBuffer<Element> {
-    @usableFromInline var slots: ContiguousArray<Element?> = []
-    @usableFromInline var head = 0
-    @usableFromInline var count = 0
+    @usableFromInline var storage: Storage?
 
     @inlinable
     init() {}
+
+    @inlinable
+    var count: Int { storage?.withUnsafeMutablePointerToHeader { $0.pointee.count } ?? 0 }
 
     @inlinable
     var isEmpty: Bool { count == 0 }
 
     @inlinable
     mutating func append(_ element: Element) {
-        if count == slots.count { grow() }
-        slots[(head + count) % slots.count] = element
-        count += 1
+        let count = count
+        if count == storage?.slotCount ?? 0 {
+            grow()
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage?.copy(capacity: storage?.slotCount ?? 0)
+        }
+        guard let storage else { preconditionFailure("RingBuffer: no storage after growing") }
+        storage.withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.slot(count)).initialize(to: element)
+            header.pointee.count += 1
+        }
     }
 
     @inlinable
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
-        let element = slots[head]
-        slots[head] = nil
-        head = (head + 1) % slots.count
-        count -= 1
-        return element
+        makeUnique()
+        return storage?.withUnsafeMutablePointers { header, elements in
+            let element = (elements + header.pointee.head).move()
+            header.pointee.head = header.pointee.slot(1)
+            header.pointee.count -= 1
+            return element
+        }
     }
 
     /// Removes and returns the newest element.
     @inlinable
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }
-        let slot = (head + count - 1) % slots.count
-        let element = slots[slot]
-        slots[slot] = nil
-        count -= 1
-        return element
+        makeUnique()
+        return storage?.withUnsafeMutablePointers { header, elements in
+            header.pointee.count -= 1
+            return (elements + header.pointee.slot(header.pointee.count)).move()
+        }
     }
 
-    /// The element `offset` places after the first.
+    /// The element `offset` places after the first, borrowed where it lies.
     @inlinable
     subscript(offset: Int) -> Element {
-        get {
-            precondition(offset >= 0 && offset < count, "RingBuffer: offset \(offset) out of 0..<\(count)")
-            guard let element = slots[(head + offset) % slots.count] else {
-                preconditionFailure("RingBuffer: empty slot inside the live range")
+        unsafeAddress {
+            // The storage lives as long as `self` is borrowed, which outlasts the access.
+            guard let element = storage?.withUnsafeMutablePointers({ header, elements in
+                offset >= 0 && offset < header.pointee.count ? UnsafePointer(elements + header.pointee.slot(offset)) : nil
+            }) else {
+                preconditionFailure("RingBuffer: offset \(offset) out of 0..<\(count)")
             }
             return element
         }
     }
 
+    @inlinable
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage?.copy(capacity: storage?.slotCount ?? 0)
+        }
+    }
+
     @usableFromInline
     mutating func grow() {
-        var larger = ContiguousArray<Element?>(repeating: nil, count: Swift.max(8, slots.count * 2))
-        for offset in 0..<count {
-            larger[offset] = slots[(head + offset) % slots.count]
+        let capacity = Swift.max(8, (storage?.slotCount ?? 0) * 2)
+        if let storage, isKnownUniquelyReferenced(&self.storage) {
+            self.storage = storage.move(capacity: capacity)
+        } else if let storage {
+            self.storage = storage.copy(capacity: capacity)
+        } else {
+            self.storage = Storage.make(capacity: capacity)
         }
-        slots = larger
-        head = 0
+    }
+
+    /// Where the buffer starts and how much it holds; `capacity` slots follow it.
+    @usableFromInline
+    struct Header {
+        @usableFromInline var head = 0
+        @usableFromInline var count = 0
+        @usableFromInline let capacity: Int
+
+        @inlinable
+        init(capacity: Int) {
+            self.capacity = capacity
+        }
+
+        /// The slot of the element `offset` places after the first.
+        @inlinable
+        func slot(_ offset: Int) -> Int {
+            let slot = head + offset
+            return slot >= capacity ? slot - capacity : slot
+        }
+    }
+
+    @usableFromInline
+    final class Storage: ManagedBuffer<Header, Element> {
+        @inlinable
+        static func make(capacity: Int) -> Storage {
+            let buffer = Storage.create(minimumCapacity: capacity) { _ in Header(capacity: capacity) }
+            // `create` returns the dynamic type asked for.
+            return unsafeDowncast(buffer, to: Storage.self)
+        }
+
+        @inlinable
+        var slotCount: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
+
+        /// A new storage of `capacity` slots holding copies of these elements, first at slot 0.
+        @inlinable
+        func copy(capacity: Int) -> Storage {
+            let copy = Storage.make(capacity: capacity)
+            withUnsafeMutablePointers { header, elements in
+                copy.withUnsafeMutablePointers { newHeader, newElements in
+                    for offset in 0..<header.pointee.count {
+                        (newElements + offset).initialize(to: (elements + header.pointee.slot(offset)).pointee)
+                    }
+                    newHeader.pointee.count = header.pointee.count
+                }
+            }
+            return copy
+        }
+
+        /// A new storage of `capacity` slots that takes these elements over, first at slot 0.
+        @inlinable
+        func move(capacity: Int) -> Storage {
+            let larger = Storage.make(capacity: capacity)
+            withUnsafeMutablePointers { header, elements in
+                larger.withUnsafeMutablePointers { newHeader, newElements in
+                    for offset in 0..<header.pointee.count {
+                        (newElements + offset).moveInitialize(from: elements + header.pointee.slot(offset), count: 1)
+                    }
+                    newHeader.pointee.count = header.pointee.count
+                    header.pointee.count = 0
+                }
+            }
+            return larger
+        }
+
+        deinit {
+            withUnsafeMutablePointers { header, elements in
+                for offset in 0..<header.pointee.count {
+                    (elements + header.pointee.slot(offset)).deinitialize(count: 1)
+                }
+            }
+        }
     }
 }
 
-extension RingBuffer: Sendable where Element: Sendable {}
+extension RingBuffer: @unchecked Sendable where Element: Sendable {}

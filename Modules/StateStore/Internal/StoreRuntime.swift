@@ -39,7 +39,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// What one change owes to whom; gathered under the lock, delivered after it.
     @usableFromInline
     struct Notification {
-        @usableFromInline let state: State
+        /// `nil` when no subscriber is handed the state.
+        @usableFromInline let state: State?
         @usableFromInline let action: Action?
         @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
         @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
@@ -49,7 +50,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
         @inlinable
         init(
-            state: State, action: Action?,
+            state: State?, action: Action?,
             firstSubscriber: StateNode<State>.Subscriber?, otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>,
             registrarNode: StateNode<State>?, actionSubscribers: ContiguousArray<ActionSubscriber>,
             deliveries: [Delivery]
@@ -66,10 +67,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         @inlinable
         func deliver() {
             registrarNode?.notifyRegistrar()
-            firstSubscriber?.callback(state)
-            for subscriber in otherSubscribers { subscriber.callback(state) }
-            if let action {
-                for subscriber in actionSubscribers { subscriber.callback(action, state) }
+            if let state {
+                firstSubscriber?.callback(state)
+                for subscriber in otherSubscribers { subscriber.callback(state) }
+                if let action {
+                    for subscriber in actionSubscribers { subscriber.callback(action, state) }
+                }
             }
             for delivery in deliveries { delivery() }
         }
@@ -97,6 +100,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// reducer itself must not wait for the lock its own thread holds.
     @usableFromInline let reducingThread = Atomic<UInt>(0)
     @usableFromInline let core: UnsafeMutablePointer<Core>
+    /// Where `core`'s state lies, and room for a raw copy of its bytes taken before each action
+    /// (for the scopes' skipping of untouched parts; see `StateNode.bytesBefore`).
+    @usableFromInline let stateBytes: UnsafeRawPointer
+    @usableFromInline let stateBytesBefore: UnsafeMutableRawPointer
     @usableFromInline let rootNode = StateNode<State>()
     @usableFromInline let effects: EffectRunner<Action>
     @usableFromInline let diagnostics: Diagnostics
@@ -124,6 +131,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         self.handle = handle
         core = .allocate(capacity: 1)
         core.initialize(to: Core(state: initialState))
+        stateBytes = withUnsafeMutablePointer(to: &core.pointee.state) { UnsafeRawPointer($0) }
+        stateBytesBefore = .allocate(byteCount: MemoryLayout<State>.size, alignment: MemoryLayout<State>.alignment)
         self.syncReduce = syncReduce
         self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
@@ -160,6 +169,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         asyncMailbox?.finish()
         core.deinitialize(count: 1)
         core.deallocate()
+        stateBytesBefore.deallocate()
     }
 
     // MARK: - Reading
@@ -214,6 +224,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
         }
+        let keepsBytes = rememberBytesBefore()
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
@@ -224,7 +235,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
         core.pointee.isDraining = true
         core.pointee.drainer = ThreadIdentity.current
-        let notification = isObserved ? collectNotification(after: action) : nil
+        let notification = isObserved ? collectNotification(after: action, bytesKept: keepsBytes) : nil
         lock.unlock()
         notification?.deliver()
         let task: StoreTask
@@ -364,11 +375,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             return
         }
         lock.lock()
+        let keepsBytes = rememberBytesBefore()
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
         let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
-        let notification = isObserved ? collectNotification(after: action) : nil
+        let notification = isObserved ? collectNotification(after: action, bytesKept: keepsBytes) : nil
         lock.unlock()
         notification?.deliver()
         let tasks = effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage, collectsTasks: completion != nil)
@@ -419,19 +431,36 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
     }
 
-    /// What the change just made owes to observers. Lock held.
+    /// Copies the state's bytes aside before an action, when scoped stores will compare
+    /// against them; returns whether it did. Lock held.
     @inlinable
-    func collectNotification(after action: Action?) -> Notification {
+    func rememberBytesBefore() -> Bool {
+        guard !rootNode.children.isEmpty else { return false }
+        stateBytesBefore.copyMemory(from: stateBytes, byteCount: MemoryLayout<State>.size)
+        return true
+    }
+
+    /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
+    /// copied the state as it was before it. Lock held.
+    @inlinable
+    func collectNotification(after action: Action?, bytesKept: Bool = false) -> Notification {
         let node = rootNode
         var deliveries: [Delivery] = []
-        let state = core.pointee.state
         if !node.children.isEmpty {
-            for child in node.children.values {
-                child(state, &deliveries)
+            if bytesKept {
+                node.bytesBefore = UnsafeRawPointer(stateBytesBefore)
+                node.bytesNow = stateBytes
             }
+            for child in node.children.values {
+                child(stateBytes, &deliveries)
+            }
+            node.bytesBefore = nil
+            node.bytesNow = nil
         }
+        // A copy of the whole state only for those who are handed it.
+        let isStateHandedOut = node.firstSubscriber != nil || (action != nil && !core.pointee.actionSubscribers.isEmpty)
         return Notification(
-            state: state,
+            state: isStateHandedOut ? core.pointee.state : nil,
             action: action,
             firstSubscriber: node.firstSubscriber,
             otherSubscribers: node.otherSubscribers,
