@@ -194,4 +194,113 @@ struct ScopedStoreTests {
         #expect(seen.all == ["", "a"])
         subscription.cancel()
     }
+
+    // Scopes of stored properties skip the actions that leave their bytes alone; these check
+    // that nothing is missed where copies do not keep every byte (optionals, enums) or where
+    // equal values have different bytes.
+
+    /// Parts whose unused bytes copies need not keep: an optional, an enum with payloads.
+    private struct Profile: Equatable, Sendable {
+        enum Phase: Equatable, Sendable { case idle, loading(String), failed(code: Int, reason: String) }
+        var nickname: String?
+        var phase = Phase.idle
+        var visits = 0
+    }
+
+    private enum ProfileAction: Sendable {
+        case nickname(String?), phase(Profile.Phase), visit, setVisits(Int)
+    }
+
+    private static func profileStore() -> RootStore<Profile, ProfileAction> {
+        RootStore(initialState: Profile(), reducer: Reduce<Profile, ProfileAction> { state, action in
+            switch action {
+            case .nickname(let name): state.nickname = name
+            case .phase(let phase): state.phase = phase
+            case .visit: state.visits += 1
+            case .setVisits(let visits): state.visits = visits
+            }
+            return .none
+        })
+    }
+
+    @Test func storedPartsThatAreOptionalsOrEnumsAreSeenChangingAndOnlyThen() {
+        let store = Self.profileStore()
+        let nickname = store.scope(state: \.nickname, action: { $0 })
+        let phase = store.scope(state: \.phase, action: { $0 })
+        let names = Collected<String?>()
+        let phases = Collected<Profile.Phase>()
+        let subscriptions = [nickname.observe { names.append($0) }, phase.observe { phases.append($0) }]
+        store.send(.visit)
+        store.send(.nickname("ann"))
+        store.send(.visit)
+        store.send(.nickname(nil))
+        store.send(.phase(.loading("a")))
+        store.send(.visit)
+        store.send(.phase(.failed(code: 7, reason: "down")))
+        store.send(.phase(.failed(code: 7, reason: "down")))
+        // Only the bytes after the first word differ.
+        store.send(.phase(.failed(code: 7, reason: "gone")))
+        store.send(.phase(.idle))
+        store.send(.nickname(nil))
+        #expect(names.all == [nil, "ann", nil])
+        #expect(phases.all == [.idle, .loading("a"), .failed(code: 7, reason: "down"), .failed(code: 7, reason: "gone"), .idle])
+        #expect(nickname.currentState == nil && phase.currentState == .idle)
+        subscriptions.forEach { $0.cancel() }
+    }
+
+    @Test func anEqualValueWithOtherBytesIsNotAChange() {
+        let store = Self.profileStore()
+        let nickname = store.scope(state: \.nickname, action: { $0 })
+        let names = Collected<String?>()
+        let subscription = nickname.observe { names.append($0) }
+        let long = String(repeating: "x", count: 40)
+        store.send(.nickname(long))
+        // The same text in a new allocation: other bytes, an equal value.
+        store.send(.nickname(String(repeating: "x", count: 20) + String(repeating: "x", count: 20)))
+        #expect(names.all == [nil, long])
+        subscription.cancel()
+    }
+
+    @Test func aScopeMadeAfterUnobservedActionsStartsFromTheStateThen() {
+        let store = Self.profileStore()
+        store.send(.visit)
+        store.send(.nickname("bo"))
+        let visits = store.scope(state: \.visits, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = visits.observe { seen.append($0) }
+        store.send(.nickname("cy"))
+        store.send(.visit)
+        #expect(seen.all == [1, 2])
+        subscription.cancel()
+    }
+
+    @Test func restoringAPastStateNotifiesTheScopesItChanges() {
+        let store = Self.profileStore()
+        let timeline = Timeline(recording: store, capacity: 10)
+        let visits = store.scope(state: \.visits, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = visits.observe { seen.append($0) }
+        store.send(.visit)
+        store.send(.visit)
+        store.send(.nickname("di"))
+        #expect(timeline.undo())
+        #expect(timeline.undo())
+        store.send(.visit)
+        #expect(seen.all == [0, 1, 2, 1, 2])
+        subscription.cancel()
+    }
+
+    @Test func aDerivationReadingDeclaredPartsIsSkippedOnlyWhenTheyStayTheSame() {
+        let store = Self.profileStore()
+        let summary = store.scope(deriving: { "\($0.nickname ?? "?") \($0.visits)" }, reading: \.nickname, \.visits, action: { $0 })
+        let seen = Collected<String>()
+        let subscription = summary.observe { seen.append($0) }
+        store.send(.phase(.loading("x")))
+        store.send(.visit)
+        store.send(.nickname("em"))
+        store.send(.phase(.idle))
+        store.send(.setVisits(1))
+        #expect(seen.all == ["? 0", "? 1", "em 1"])
+        subscription.cancel()
+    }
 }
