@@ -25,6 +25,78 @@ public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
 enum Tokenizer {
     /// The words of `line`; columns count Unicode scalars from 1, plus `columnOffset`.
     static func tokens(in line: Substring, columnOffset: Int = 0) throws(LineError) -> [Token] {
+        // Nearly every line of a script is ASCII: read it byte by byte.
+        if let read = line.utf8.withContiguousStorageIfAvailable({ asciiTokens(in: $0, columnOffset: columnOffset) }), let read {
+            return try read.get()
+        }
+        return try scalarTokens(in: line, columnOffset: columnOffset)
+    }
+
+    private static func unknownEscape(_ character: Character, at column: Int) -> LineError {
+        LineError("unknown escape \\\(character) at column \(column) (inside quotes only \\\" and \\\\ are escapes)")
+    }
+
+    private static func unclosedQuote(at column: Int) -> LineError {
+        LineError("the quote opened at column \(column) is never closed")
+    }
+
+    /// ``tokens(in:columnOffset:)`` for a line of ASCII bytes, where a byte is a scalar;
+    /// `nil` when the line holds anything else.
+    private static func asciiTokens(in bytes: UnsafeBufferPointer<UInt8>, columnOffset: Int) -> Result<[Token], LineError>? {
+        var tokens: [Token] = []
+        var current: [UInt8] = []
+        var start: Int?
+        var quoteStart: Int?
+        var escaping = false
+        var column = columnOffset
+        func endWord() {
+            guard let begun = start else { return }
+            tokens.append(Token(text: String(decoding: current, as: UTF8.self), column: begun))
+            current.removeAll(keepingCapacity: true)
+            start = nil
+        }
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            column += 1
+            if quoteStart != nil {
+                if escaping {
+                    guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                        return .failure(unknownEscape(Character(Unicode.Scalar(byte)), at: column - 1))
+                    }
+                    current.append(byte)
+                    escaping = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaping = true
+                } else if byte == UInt8(ascii: "\"") {
+                    quoteStart = nil
+                } else {
+                    current.append(byte)
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "#"):
+                    endWord()
+                    return .success(tokens)
+                case UInt8(ascii: "\""):
+                    if start == nil { start = column }
+                    quoteStart = column
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                    endWord()
+                default:
+                    if start == nil { start = column }
+                    current.append(byte)
+                }
+            }
+        }
+        if let opened = quoteStart {
+            return .failure(unclosedQuote(at: opened))
+        }
+        endWord()
+        return .success(tokens)
+    }
+
+    /// ``tokens(in:columnOffset:)`` scalar by scalar, for lines beyond ASCII.
+    private static func scalarTokens(in line: Substring, columnOffset: Int) throws(LineError) -> [Token] {
         // Unicode scalars, not characters: no grapheme breaking on every line of a long script.
         // A word is copied in runs of plain scalars, not scalar by scalar.
         let scalars = line.unicodeScalars
@@ -55,7 +127,7 @@ enum Tokenizer {
             if quoteStart != nil {
                 if escaping {
                     guard scalar == "\"" || scalar == "\\" else {
-                        throw LineError("unknown escape \\\(Character(scalar)) at column \(column - 1) (inside quotes only \\\" and \\\\ are escapes)")
+                        throw unknownEscape(Character(scalar), at: column - 1)
                     }
                     runStart = index
                     escaping = false
@@ -91,7 +163,7 @@ enum Tokenizer {
             scalars.formIndex(after: &index)
         }
         if let opened = quoteStart {
-            throw LineError("the quote opened at column \(opened) is never closed")
+            throw unclosedQuote(at: opened)
         }
         endWord(at: scalars.endIndex)
         return tokens
