@@ -55,7 +55,9 @@ public struct ScriptRunner: Sendable {
     /// Runs `script` (its text) named `name`, calling `onLine` with each line's report as soon
     /// as the line has run.
     public func run(_ script: String, name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        await run(Array(script.utf8), name: name, onLine: onLine)
+        // A string is UTF-8 already: its lines need no checking.
+        var lines = script.split(separator: "\n", omittingEmptySubsequences: false).makeIterator()
+        return await run(name: name, nextLine: { lines.next().map { .text(String($0)) } }, onLine: onLine)
     }
 
     /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not
@@ -69,14 +71,27 @@ public struct ScriptRunner: Sendable {
     /// the script), calling `onLine` with each line's report as soon as the line has run: how a
     /// script read from a pipe is answered line by line.
     public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        await run(name: name, nextLine: {
+            nextBytes().map { bytes in String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(bytes) }
+        }, onLine: onLine)
+    }
+
+    /// A line of a script as read.
+    private enum ReadLine {
+        case text(String)
+        case notUTF8([UInt8])
+    }
+
+    /// Runs the lines `nextLine` gives.
+    private func run(name: String, nextLine: () -> ReadLine?, onLine: (LineReport) -> Void) async -> Report {
         let clock = ContinuousClock()
         let started = clock.now
-        var report = await runLines(name: name, nextBytes: nextBytes, deadline: timeout.map { started + $0 }, onLine: onLine)
+        var report = await runLines(name: name, nextLine: nextLine, deadline: timeout.map { started + $0 }, onLine: onLine)
         report.duration = clock.now - started
         return report
     }
 
-    private func runLines(name: String, nextBytes: () -> [UInt8]?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
+    private func runLines(name: String, nextLine: () -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
         let session: ConsoleSession
         do {
             session = try await makeSession()
@@ -87,9 +102,13 @@ public struct ScriptRunner: Sendable {
         }
         var reports: [LineReport] = []
         var number = 0
-        while let bytes = nextBytes() {
+        while let read = nextLine() {
             number += 1
-            guard let line = String(validating: bytes, as: UTF8.self) else {
+            let line: String
+            switch read {
+            case .text(let text):
+                line = text
+            case .notUTF8(let bytes):
                 let report = LineReport(line: number, command: "(not shown)", ok: false, output: Self.invalidUTF8(bytes), changes: [])
                 onLine(report)
                 reports.append(report)
