@@ -56,8 +56,9 @@ public struct ScriptRunner: Sendable {
     /// as the line has run.
     public func run(_ script: String, name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         // A string is UTF-8 already: its lines need no checking.
-        var lines = script.split(separator: "\n", omittingEmptySubsequences: false).makeIterator()
-        return await run(name: name, nextLine: { lines.next().map { .text(String($0)) } }, onLine: onLine)
+        // Split at line feed bytes, as bytes are: "\r\n" is one character but two bytes.
+        var lines = script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).makeIterator()
+        return await run(name: name, nextLine: { lines.next().map { .text(String(Substring($0))) } }, onLine: onLine)
     }
 
     /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not

@@ -68,6 +68,16 @@ struct HostileInputTests {
         #expect(report.lines.map(\.command)[3] == "login.password <redacted> <redacted>")
     }
 
+    @Test func aScriptWithWindowsLineEndingsRunsLineByLineFromTextAndFromBytes() async {
+        let script = "counter.increment\r\ncounter.increment\r\n\r\nexpect counter.count == 2\r\n"
+        let runner = ScriptRunner { try await ConsoleSession.scripted() }
+        for report in [await runner.run(script, name: "crlf.script"), await runner.run(Array(script.utf8), name: "crlf.script")] {
+            #expect(report.passed, "\(report.transcript())")
+            #expect(report.lines.map(\.command) == ["counter.increment", "counter.increment", "expect counter.count == 2"])
+            #expect(report.lines.map(\.line) == [1, 2, 4])
+        }
+    }
+
     @Test func recordRefusesToOverwriteAFileUnlessForced() async throws {
         let path = NSTemporaryDirectory() + "appcore-record-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
