@@ -44,59 +44,78 @@ enum Tokenizer {
     /// `nil` when the line holds anything else.
     private static func asciiTokens(in bytes: UnsafeBufferPointer<UInt8>, columnOffset: Int) -> Result<[Token], LineError>? {
         var tokens: [Token] = []
+        // A word is copied in runs of plain bytes; most words are one run, made into a string
+        // straight from the line.
         var current: [UInt8] = []
+        var runStart: Int?
         var start: Int?
         var quoteStart: Int?
         var escaping = false
-        var column = columnOffset
-        func endWord() {
+        func flushRun(before end: Int) {
+            guard let begun = runStart else { return }
+            current.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[begun..<end]))
+            runStart = nil
+        }
+        func endWord(at end: Int) {
             guard let begun = start else { return }
-            tokens.append(Token(text: String(decoding: current, as: UTF8.self), column: begun))
-            current.removeAll(keepingCapacity: true)
+            let text: String
+            if current.isEmpty, let run = runStart {
+                text = String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<end]), as: UTF8.self)
+                runStart = nil
+            } else {
+                flushRun(before: end)
+                text = String(decoding: current, as: UTF8.self)
+                current.removeAll(keepingCapacity: true)
+            }
+            tokens.append(Token(text: text, column: begun))
             start = nil
         }
-        for byte in bytes {
+        for index in bytes.indices {
+            let byte = bytes[index]
             guard byte < 0x80 else { return nil }
-            column += 1
+            let column = columnOffset + index + 1
             if quoteStart != nil {
                 if escaping {
                     guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
                         return .failure(unknownEscape(Character(Unicode.Scalar(byte)), at: column - 1))
                     }
-                    current.append(byte)
+                    runStart = index
                     escaping = false
                 } else if byte == UInt8(ascii: "\\") {
+                    flushRun(before: index)
                     escaping = true
                 } else if byte == UInt8(ascii: "\"") {
+                    flushRun(before: index)
                     quoteStart = nil
-                } else {
-                    current.append(byte)
+                } else if runStart == nil {
+                    runStart = index
                 }
             } else {
                 switch byte {
                 case UInt8(ascii: "#"):
-                    endWord()
+                    endWord(at: index)
                     return .success(tokens)
                 case UInt8(ascii: "\""):
+                    flushRun(before: index)
                     if start == nil { start = column }
                     quoteStart = column
                 case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                    endWord()
+                    endWord(at: index)
                 default:
                     if start == nil { start = column }
-                    current.append(byte)
+                    if runStart == nil { runStart = index }
                 }
             }
         }
         if let opened = quoteStart {
             return .failure(unclosedQuote(at: opened))
         }
-        endWord()
+        endWord(at: bytes.count)
         return .success(tokens)
     }
 
     /// ``tokens(in:columnOffset:)`` scalar by scalar, for lines beyond ASCII.
-    private static func scalarTokens(in line: Substring, columnOffset: Int) throws(LineError) -> [Token] {
+    static func scalarTokens(in line: Substring, columnOffset: Int) throws(LineError) -> [Token] {
         // Unicode scalars, not characters: no grapheme breaking on every line of a long script.
         // A word is copied in runs of plain scalars, not scalar by scalar.
         let scalars = line.unicodeScalars
