@@ -101,7 +101,11 @@ public struct CommandSpec: Hashable, Sendable {
     public static let all: [CommandSpec] = Command.allCases.map(\.spec)
 
     /// The command named `name`.
-    public static func named(_ name: String) -> CommandSpec? { Command(rawValue: name)?.spec }
+    public static func named(_ name: String) -> CommandSpec? { byName[name] }
+
+    /// Every command by name: a hashed lookup, where `Command(rawValue:)` compares the name
+    /// with each command's in turn, on every line.
+    private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 
     /// The command names closest to `name`, for "did you mean" (at most two edits away, or
     /// starting the same way).
@@ -202,7 +206,8 @@ public struct ParsedLine: Hashable, Sendable {
             offset += 1
         }
         var expectsRejection = false
-        if text.hasPrefix("! ") || text == "!" {
+        // `text.hasPrefix("! ") || text == "!"`, without comparing characters on every line.
+        if text.utf8.first == UInt8(ascii: "!"), text.utf8.dropFirst().first.map({ $0 == UInt8(ascii: " ") }) ?? true {
             expectsRejection = true
             text = text.dropFirst(1)
             offset += 1
