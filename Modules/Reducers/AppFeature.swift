@@ -138,9 +138,9 @@ public struct AppFeature: Reducer {
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         switch action {
         case .login(let loginAction):
-            let wasAuthenticated = state.login.status.isAuthenticated
+            let wasAuthenticated = state.login.isAuthenticated
             let effect = login.reduce(into: &state, action: action)
-            guard !wasAuthenticated, state.login.status.isAuthenticated, let opened = loginAction.signedInSession else {
+            guard !wasAuthenticated, state.login.isAuthenticated, let opened = loginAction.signedInSession else {
                 return effect
             }
             return .merge(effect, signIn(opened, state: &state))

@@ -183,6 +183,9 @@ struct ExplorationTests {
                 .transition("every style shows the same screen") { transition in
                     Set(transition.to.styles.map(\.status)).count == 1
                 },
+                .state("the shortcut for signed in agrees with the status") { state in
+                    state.styles.allSatisfy { $0.isAuthenticated == $0.status.isAuthenticated }
+                },
                 .transition("(records how sign-ins ended)") { transition in
                     let status = transition.to.styles[0].status
                     return outcomes.record(status.isAuthenticated ? "signed in" : status.error.map { "\($0)" } ?? "signed out")

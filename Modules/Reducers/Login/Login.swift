@@ -46,6 +46,16 @@ public struct Login: Reducer {
             }
         }
 
+        /// Whether someone is signed in: `status.isAuthenticated`, told without building the
+        /// status (the app asks on every login action).
+        public var isAuthenticated: Bool {
+            switch self {
+            case .finiteStates(let state): state.phase == .authenticated
+            case .adHoc(let state): state.isAuthenticated
+            case .middleware(let state): state.hasAccessToken
+            }
+        }
+
         /// What the screen shows, the same for every style.
         public var status: LoginStatus {
             switch self {
