@@ -220,14 +220,14 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         let read = readWhileLocked
         let lock = lock
         lock.lock()
-        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, reads: reads, isStored: isStored, initialParent: read())
+        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, readParent: read, reads: reads, isStored: isStored)
         parent.addChild(scopeNode) { address, deliveries in scopeNode.update(from: address, of: parent, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(
             lock: lock,
             node: scopeNode,
             runtime: nil,
-            readWhileLocked: { scopeNode.current },
+            readWhileLocked: { scopeNode.freshValue },
             send: { [self] in send(embed($0)) },
             schedule: schedule,
             diagnostics: diagnostics,

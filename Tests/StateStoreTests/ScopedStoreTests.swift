@@ -303,4 +303,61 @@ struct ScopedStoreTests {
         #expect(seen.all == ["? 0", "? 1", "em 1"])
         subscription.cancel()
     }
+
+    // A scoped store nobody observes derives its value when it is read, not after every action.
+
+    @Test func anUnobservedDerivationRunsWhenReadNotOnEveryAction() {
+        let store = Self.profileStore()
+        let derivations = Collected<Int>()
+        let visits = store.scope(deriving: { state -> Int in derivations.append(state.visits); return state.visits }, action: { $0 })
+        let initialDerivations = derivations.all.count
+        for _ in 0..<100 { store.send(.visit) }
+        #expect(derivations.all.count == initialDerivations, "derived while nobody looked")
+        #expect(visits.currentState == 100)
+        #expect(visits.currentState == 100)
+        #expect(derivations.all.count == initialDerivations + 1, "derived once for two reads")
+    }
+
+    @Test func observingAStaleStoreStartsFromItsValueNowAndFollowsFromThere() {
+        let store = Self.profileStore()
+        let visits = store.scope(deriving: { $0.visits * 10 }, action: { $0 })
+        store.send(.visit)
+        store.send(.visit)
+        let seen = Collected<Int>()
+        let subscription = visits.observe { seen.append($0) }
+        store.send(.nickname("fay"))
+        store.send(.visit)
+        subscription.cancel()
+        store.send(.visit)
+        store.send(.visit)
+        #expect(seen.all == [20, 30])
+        #expect(visits.currentState == 50)
+    }
+
+    @Test func trackingAStaleStoreFiresOnItsNextChange() {
+        let store = Self.profileStore()
+        let visits = store.scope(deriving: { $0.visits }, action: { $0 })
+        store.send(.visit)
+        let fired = Counter.Probe()
+        let value = withObservationTracking { visits.state } onChange: { fired.increment() }
+        #expect(value == 1)
+        store.send(.nickname("gus"))
+        #expect(fired.count == 0)
+        store.send(.visit)
+        #expect(fired.count == 1)
+    }
+
+    @Test func aStoreScopedFromAStaleStoreReadsThroughIt() {
+        let store = Self.profileStore()
+        let visits = store.scope(deriving: { $0.visits }, action: { $0 })
+        store.send(.visit)
+        let doubled = visits.scope(deriving: { $0 * 2 }, action: { $0 })
+        store.send(.visit)
+        #expect(doubled.currentState == 4)
+        let seen = Collected<Int>()
+        let subscription = doubled.observe { seen.append($0) }
+        store.send(.visit)
+        #expect(seen.all == [4, 6])
+        subscription.cancel()
+    }
 }

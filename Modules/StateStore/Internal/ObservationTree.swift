@@ -88,8 +88,14 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Brings up to date a value left stale while nobody observed it; called, lock held,
+    /// before the node gets an observer. Only scoped nodes go stale.
+    @usableFromInline
+    func refreshIfStale() {}
+
     @usableFromInline
     final func addSubscriber(_ subscriber: Subscriber) {
+        refreshIfStale()
         if firstSubscriber == nil {
             firstSubscriber = subscriber
         } else {
@@ -110,12 +116,14 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
 
     @usableFromInline
     final func markTracked() {
+        refreshIfStale()
         isTracked = true
         isObserved = true
     }
 
     @usableFromInline
     final func addChild(_ identity: AnyObject, update: @escaping ChildUpdate) {
+        refreshIfStale()
         children[ObjectIdentifier(identity)] = update
         isObserved = true
     }
@@ -207,24 +215,49 @@ struct Delivery {
 @usableFromInline
 final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<Child>, @unchecked Sendable {
     @usableFromInline let project: @Sendable (Parent) -> Child
+    /// The parent's value now (lock held), to derive a stale child from.
+    @usableFromInline let readParent: @Sendable () -> Parent
     /// The bytes of the parent the child is derived from, when known: a stored property
     /// (`scope(state: \.counter)`) or the properties a derivation declared it reads.
     @usableFromInline let reads: [ByteRange]
     /// Whether the child is the stored property at `reads[0]`, so it can be copied from there.
     @usableFromInline let isStored: Bool
+    /// The value last derived; out of date while `isStale`.
     @exclusivity(unchecked) @usableFromInline var current: Child
+    /// Whether the parent changed since `current` was derived, while nobody observed this node:
+    /// nobody needs each value then, only the one read, so it is derived when read.
+    @exclusivity(unchecked) @usableFromInline var isStale = false
 
     @inlinable
-    init(project: @escaping @Sendable (Parent) -> Child, reads: [ByteRange], isStored: Bool, initialParent: Parent) {
+    init(project: @escaping @Sendable (Parent) -> Child, readParent: @escaping @Sendable () -> Parent, reads: [ByteRange], isStored: Bool) {
         self.project = project
+        self.readParent = readParent
         self.reads = reads
         self.isStored = isStored && reads.count == 1
-        current = project(initialParent)
+        current = project(readParent())
         super.init()
+    }
+
+    /// The value now. Lock held.
+    @inlinable
+    var freshValue: Child {
+        if isStale { refreshIfStale() }
+        return current
+    }
+
+    @usableFromInline
+    override func refreshIfStale() {
+        guard isStale else { return }
+        isStale = false
+        current = project(readParent())
     }
 
     @inlinable
     func update(from parentAddress: UnsafeRawPointer, of parentNode: StateNode<Parent>, deliveries: inout [Delivery]) {
+        guard isObserved else {
+            isStale = true
+            return
+        }
         let value: Child
         if !reads.isEmpty, let before = parentNode.bytesBefore, let now = parentNode.bytesNow {
             // The bytes the child comes from did not change, so neither did the child
