@@ -244,12 +244,13 @@ final class ConsoleScreens: Sendable, Equatable {
 
     /// `9980`, `9,980`, `10,000`: digits grouped by thousands, the same in every locale.
     static func grouped(_ number: Int) -> String {
-        let digits = String(number.magnitude)
-        var grouped = ""
+        let digits = Array(String(number.magnitude).utf8)
+        var grouped: [UInt8] = number < 0 ? [UInt8(ascii: "-")] : []
+        grouped.reserveCapacity(digits.count + digits.count / 3 + 1)
         for (offset, digit) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(",") }
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(UInt8(ascii: ",")) }
             grouped.append(digit)
         }
-        return (number < 0 ? "-" : "") + grouped
+        return String(decoding: grouped, as: UTF8.self)
     }
 }

@@ -39,23 +39,27 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     /// ``title`` read byte by byte while the text is ASCII; `nil` when a byte that is not
     /// comes first (the caller then reads characters).
     private static func asciiTitle(of text: String) -> String? {
-        let bytes = text.utf8
-        var start: String.UTF8View.Index?
-        var end = bytes.startIndex
+        if let read = text.utf8.withContiguousStorageIfAvailable({ asciiTitle(in: $0) }) { return read }
+        return Array(text.utf8).withUnsafeBufferPointer { asciiTitle(in: $0) }
+    }
+
+    private static func asciiTitle(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var start: Int?
+        var end = 0
         for index in bytes.indices {
             let byte = bytes[index]
             guard byte < 0x80 else { return nil }
             switch byte {
             case 0x0A...0x0D:
-                if let start { return String(text[start..<end]) }
+                if let start { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
             case 0x20, 0x09:
                 break
             default:
                 if start == nil { start = index }
-                end = bytes.index(after: index)
+                end = index + 1
             }
         }
-        return start.map { String(text[$0..<end]) } ?? ""
+        return start.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0..<end]), as: UTF8.self) } ?? ""
     }
 
     /// Whitespace within a line (no line breaks), without a Unicode property lookup for ASCII.

@@ -115,10 +115,15 @@ extension Display {
     /// ``oneLine(_:limit:)`` byte by byte while the text is ASCII; `nil` when a byte that is
     /// not comes before the line is complete (the caller then reads characters).
     private static func asciiOneLine(_ text: some StringProtocol, limit: Int) -> String? {
+        if let read = text.utf8.withContiguousStorageIfAvailable({ asciiOneLine(in: $0, limit: limit) }) { return read }
+        return Array(text.utf8).withUnsafeBufferPointer { asciiOneLine(in: $0, limit: limit) }
+    }
+
+    private static func asciiOneLine(in bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> String? {
         var kept: [UInt8] = []
-        kept.reserveCapacity(limit + 1)
+        kept.reserveCapacity(Swift.min(bytes.count, limit + 1))
         var pendingSpace = false
-        for byte in text.utf8 {
+        for byte in bytes {
             guard byte < 0x80 else { return nil }
             if byte == 0x20 || (0x09...0x0D).contains(byte) {
                 pendingSpace = !kept.isEmpty
@@ -136,18 +141,21 @@ extension Display {
 
     /// What follows the first line of `text` (after any blank start), the rest of a note.
     static func afterFirstLine(_ text: String) -> Substring {
-        let bytes = text.utf8
-        var seenText = false
-        for index in bytes.indices {
-            let byte = bytes[index]
-            guard byte < 0x80 else { return text.drop { $0.isWhitespace }.drop { !$0.isNewline } }
-            if (0x0A...0x0D).contains(byte) {
-                if seenText { return text[index...] }
-            } else if byte != 0x20, byte != 0x09 {
-                seenText = true
+        let end = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            var seenText = false
+            for (offset, byte) in bytes.enumerated() {
+                guard byte < 0x80 else { return nil }
+                if (0x0A...0x0D).contains(byte) {
+                    if seenText { return offset }
+                } else if byte != 0x20, byte != 0x09 {
+                    seenText = true
+                }
             }
+            return bytes.count
         }
-        return text[text.endIndex...]
+        // An ASCII line ends at a byte offset; other text is read by characters.
+        if let offset = end ?? nil { return text[text.utf8.index(text.utf8.startIndex, offsetBy: offset)...] }
+        return text.drop { $0.isWhitespace }.drop { !$0.isNewline }
     }
 }
 
