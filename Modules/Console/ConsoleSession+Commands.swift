@@ -147,7 +147,9 @@ extension ConsoleSession {
 
     private func expect(_ line: ParsedLine) throws(LineError) -> Result {
         let path = line.arguments[0], op = line.arguments[1], expected = line.arguments[2]
-        let parts = path.text.firstIndex(of: ".").map { [String(path.text[..<$0]), String(path.text[path.text.index(after: $0)...])] } ?? []
+        // Split at the first "." (a byte: no character breaking on every line).
+        let dot = path.text.utf8.firstIndex(of: UInt8(ascii: "."))
+        let parts = dot.map { [String(path.text[..<$0]), String(path.text[path.text.utf8.index(after: $0)...])] } ?? []
         guard parts.count == 2, let screen = Screen(rawValue: parts[0]) else {
             throw LineError("argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screen.allCases.map(\.rawValue).joined(separator: ", ")))")
         }

@@ -137,15 +137,26 @@ final class ConsoleScreens: Sendable, Equatable {
     }
 
     private func renderLogin() -> String {
-        var facts: [String] = []
-        facts.append(login.hasValidCredentials ? "valid" : "not valid yet")
-        if login.isBusy { facts.append("signing in…") }
-        if login.isAuthenticated { facts.append("signed in") }
-        facts.append(login.isSignInEnabled ? "sign in enabled" : "sign in disabled")
-        var lines = ["login: username \(Self.quote(login.username)), password \(login.maskedPassword.isEmpty ? "(empty)" : login.maskedPassword); \(facts.joined(separator: ", "))"]
-        if let hint = login.credentialsHint { lines.append("  hint: \(hint)") }
-        if let error = login.errorMessage { lines.append("  error: \(error) (login.ack to dismiss)") }
-        return lines.joined(separator: "\n")
+        // Appended in place: the login line is rendered after every keystroke a script types.
+        var text = "login: username \""
+        text.reserveCapacity(128)
+        text += login.username
+        text += "\", password "
+        text += login.maskedPassword.isEmpty ? "(empty)" : login.maskedPassword
+        text += login.hasValidCredentials ? "; valid" : "; not valid yet"
+        if login.isBusy { text += ", signing in…" }
+        if login.isAuthenticated { text += ", signed in" }
+        text += login.isSignInEnabled ? ", sign in enabled" : ", sign in disabled"
+        if let hint = login.credentialsHint {
+            text += "\n  hint: "
+            text += hint
+        }
+        if let error = login.errorMessage {
+            text += "\n  error: "
+            text += error
+            text += " (login.ack to dismiss)"
+        }
+        return text
     }
 
     private func renderSession() -> String {

@@ -46,10 +46,11 @@ public struct ScriptRunner: Sendable {
 
     /// `line` without the blanks around it.
     static func trimmed(_ line: Substring) -> Substring {
-        let scalars = line.unicodeScalars
-        let isBlank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
-        guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
-        return Substring(scalars[first...last])
+        // The blanks are ASCII, so the bytes around them are where scalars start and end.
+        let bytes = line.utf8
+        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return line[first..<bytes.index(after: last)]
     }
 
     /// Runs `script` (its text) named `name`, calling `onLine` with each line's report as soon
@@ -116,7 +117,7 @@ public struct ScriptRunner: Sendable {
                 continue
             }
             let trimmed = Self.trimmed(Substring(line))
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.isEmpty || trimmed.utf8.first == UInt8(ascii: "#") { continue }
             // Transcripts and JSON land in CI logs: a password never shows.
             guard let result = await execute(line, in: session, before: deadline) else {
                 let command = String(Self.trimmed(Substring(ParsedLine.displayable(String(trimmed)))))
