@@ -21,18 +21,28 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
 
     /// Whether the username has at least ``minimumLength`` characters and is not all whitespace.
     public var isValid: Bool {
-        rawValue.count >= Self.minimumLength && !rawValue.allSatisfy(\.isWhitespace)
+        rawValue.count >= Self.minimumLength && !isAllWhitespace
     }
 
     /// Why the username cannot be used, or `nil` when it is valid.
     public var problem: String? {
-        if rawValue.allSatisfy(\.isWhitespace) && !rawValue.isEmpty {
+        if isAllWhitespace && !rawValue.isEmpty {
             return "A username cannot be only spaces."
         }
         if rawValue.count < Self.minimumLength {
             return "A username needs at least \(Self.minimumLength) characters (it has \(rawValue.count))."
         }
         return nil
+    }
+
+    /// Whether every character is whitespace (so is the empty username), read from the bytes
+    /// while they are ASCII: the login screen asks on every keystroke.
+    private var isAllWhitespace: Bool {
+        for byte in rawValue.utf8 {
+            if byte >= 0x80 { return rawValue.allSatisfy(\.isWhitespace) }
+            if byte != 0x20, !(0x09...0x0D).contains(byte) { return false }
+        }
+        return true
     }
 
     /// The form used to compare usernames: lowercased, so "Alice" and "alice" are one account.

@@ -8,6 +8,8 @@ struct ModelsTests {
         #expect(!Username("seven77").isValid)
         #expect(Username("eight888").isValid)
         #expect(!Username("        ").isValid, "only spaces")
+        #expect(Username("   \u{00A0}\u{2003}\u{3000}  \r\n").problem == "A username cannot be only spaces.", "only spaces, some beyond ASCII")
+        #expect(Username("        \u{00A0}é").isValid, "spaces, then a letter beyond ASCII")
         #expect(!Password("seven77").isValid)
         #expect(Password("eight888").isValid)
         #expect(Username("Alice.Liddell").normalized == Username("alice.liddell").normalized)
@@ -17,7 +19,7 @@ struct ModelsTests {
         #expect(problem.contains("password needs at least 8"))
     }
 
-    @Test(arguments: ["", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀"])
+    @Test(arguments: ["", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀", "\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}"])
     func validityAndProblemAlwaysAgree(text: String) {
         #expect(Username(text).isValid == (Username(text).problem == nil))
         #expect(Password(text).isValid == (Password(text).problem == nil))
