@@ -79,8 +79,11 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     }
 
     /// The current state, without registering for Observation.
+    @inlinable
     public var currentState: State {
-        lock.withLock { readWhileLocked() }
+        lock.lock()
+        defer { lock.unlock() }
+        return readWhileLocked()
     }
 
     // MARK: - Sending

@@ -1,3 +1,4 @@
+import Synchronization
 /// A recorder of a store's history that can restore any recorded point: undo, redo, jump.
 ///
 /// It records each action the store reduces. Restoring puts a recorded state back into the
@@ -99,7 +100,7 @@ public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Senda
         // Inlinable, so that recording each action runs code specialised for the app's types.
         let recorder = Recorder(initial: store.currentState, limits: limits, footprint: footprint, replay: store.replayer)
         self.recorder = recorder
-        subscription = store.observeActions { action, state in recorder.record(action, state) }
+        subscription = store.observeActions(wantsState: { recorder.wantsState }) { action, state in recorder.record(action, state) }
     }
 
     /// Starts recording `store`, keeping at most `capacity` entries (at least 2) and the
@@ -270,8 +271,16 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
 
     // MARK: - Recording
 
+    /// Whether the next action should come with its state: a checkpoint is due.
+    @usableFromInline let checkpointDue = Atomic<Bool>(true)
+
     @inlinable
-    func record(_ action: Action, _ state: State) {
+    var wantsState: Bool { checkpointDue.load(ordering: .relaxed) }
+
+    /// Records `action`, and `state` after it when the store handed it over (``wantsState``
+    /// asked for it); a checkpoint due at an action without its state waits for the next one.
+    @inlinable
+    func record(_ action: Action, _ state: State?) {
         let actionBytes = footprint.action(action)
         withHistory { history in
             // A new action after undo replaces the redo branch.
@@ -283,15 +292,22 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
             history.cursor = history.entries.count - 1
             history.sinceCheckpoint += 1
             history.bytesSinceCheckpoint += actionBytes
-            if history.sinceCheckpoint >= history.interval || history.bytesSinceCheckpoint > limits.bytes / 8 {
+            if let state, isCheckpointDue(history, afterNext: false) {
                 addCheckpoint(index: index, state: state, to: &history)
             }
+            checkpointDue.store(isCheckpointDue(history, afterNext: true), ordering: .relaxed)
             while history.visibleCount > 1, history.visibleCount > limits.entries || history.bytes > limits.bytes {
                 // Over the byte budget, hiding entries frees nothing until a checkpoint follows.
                 if history.visibleCount <= limits.entries, history.checkpoints.count < 2 { break }
                 hideOldest(&history)
             }
         }
+    }
+
+    /// Whether a checkpoint is due now, or will be after one more action (`afterNext`).
+    @inlinable
+    func isCheckpointDue(_ history: borrowing History, afterNext: Bool) -> Bool {
+        history.sinceCheckpoint + (afterNext ? 1 : 0) >= history.interval || history.bytesSinceCheckpoint > limits.bytes / 8
     }
 
     @inlinable

@@ -33,7 +33,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline
     struct ActionSubscriber {
         @usableFromInline let id: UInt64
-        @usableFromInline let callback: @Sendable (Action, State) -> Void
+        /// Called with the state after the action when some subscriber wants it, else `nil`.
+        @usableFromInline let callback: @Sendable (Action, State?) -> Void
+        /// Whether the subscriber wants the state after the next action (asked under the lock,
+        /// so it must be quick and must not touch the store); `nil`: always.
+        @usableFromInline let wantsState: (@Sendable () -> Bool)?
     }
 
     /// What one change owes to whom; gathered under the lock, delivered after it.
@@ -70,9 +74,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             if let state {
                 firstSubscriber?.callback(state)
                 for subscriber in otherSubscribers { subscriber.callback(state) }
-                if let action {
-                    for subscriber in actionSubscribers { subscriber.callback(action, state) }
-                }
+            }
+            if let action {
+                for subscriber in actionSubscribers { subscriber.callback(action, state) }
             }
             for delivery in deliveries { delivery() }
         }
@@ -356,8 +360,18 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     // MARK: - Action observers
 
     func observeActions(_ callback: @escaping @Sendable (Action, State) -> Void) -> StoreSubscription {
+        observeActions(wantsState: nil) { action, state in
+            // Never `nil`: this subscriber always wants the state.
+            if let state { callback(action, state) }
+        }
+    }
+
+    /// Calls `callback` after each action, with the state after it when `wantsState` said so
+    /// beforehand (`nil`: always), else with `nil`: copying the whole state for a subscriber
+    /// that seldom needs it costs more than the rest of a notification.
+    func observeActions(wantsState: (@Sendable () -> Bool)?, _ callback: @escaping @Sendable (Action, State?) -> Void) -> StoreSubscription {
         let id = StateNode<State>.nextSubscriberID()
-        lock.withLock { core.pointee.actionSubscribers.append(ActionSubscriber(id: id, callback: callback)) }
+        lock.withLock { core.pointee.actionSubscribers.append(ActionSubscriber(id: id, callback: callback, wantsState: wantsState)) }
         let handle = handle
         return StoreSubscription {
             guard let runtime = handle.runtime else { return }
@@ -458,7 +472,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             node.bytesNow = nil
         }
         // A copy of the whole state only for those who are handed it.
-        let isStateHandedOut = node.firstSubscriber != nil || (action != nil && !core.pointee.actionSubscribers.isEmpty)
+        let isStateHandedOut = node.firstSubscriber != nil
+            || (action != nil && core.pointee.actionSubscribers.contains { $0.wantsState?() ?? true })
         return Notification(
             state: isStateHandedOut ? core.pointee.state : nil,
             action: action,
