@@ -334,13 +334,53 @@ public struct Send<Action: Sendable>: Sendable {
 
 /// A type-erased, hashable, sendable identifier of cancellable effects.
 @usableFromInline
-package struct EffectID: Hashable, @unchecked Sendable {
-    // Built only from `some Hashable & Sendable`, so the boxed value is Sendable.
-    @usableFromInline let base: AnyHashable
+package struct EffectID: Hashable, Sendable {
+    // Not `AnyHashable`: making one asks the runtime whether the type has a custom
+    // representation, a conformance lookup on every cancellable effect a reducer returns.
+    @usableFromInline let box: EffectIDBox
+    @usableFromInline let hash: Int
 
     @inlinable
-    init(_ base: some Hashable & Sendable) {
-        self.base = AnyHashable(base)
+    init<Base: Hashable & Sendable>(_ base: Base) {
+        box = TypedEffectIDBox(base)
+        hash = base.hashValue
+    }
+
+    @inlinable
+    package static func == (lhs: EffectID, rhs: EffectID) -> Bool {
+        lhs.hash == rhs.hash && (lhs.box === rhs.box || lhs.box.isEqual(to: rhs.box))
+    }
+
+    @inlinable
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
+    }
+}
+
+/// The value of an ``EffectID``, compared only with values of its own type.
+@usableFromInline
+class EffectIDBox: @unchecked Sendable {
+    @usableFromInline
+    init() {}
+
+    @usableFromInline
+    func isEqual(to other: EffectIDBox) -> Bool { false }
+}
+
+@usableFromInline
+final class TypedEffectIDBox<Base: Hashable & Sendable>: EffectIDBox, @unchecked Sendable {
+    @usableFromInline let base: Base
+
+    @inlinable
+    init(_ base: Base) {
+        self.base = base
+        super.init()
+    }
+
+    @inlinable
+    override func isEqual(to other: EffectIDBox) -> Bool {
+        guard let other = other as? TypedEffectIDBox<Base> else { return false }
+        return base == other.base
     }
 }
 

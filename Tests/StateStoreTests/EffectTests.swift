@@ -2,6 +2,11 @@ import StateStore
 import StateStoreTesting
 import Testing
 
+/// An id that hashes as the `Int` it wraps does, but is not that `Int`.
+private struct OtherKindOfID: Hashable, Sendable {
+    let value: Int
+}
+
 /// A feature whose actions each return one kind of effect, to test the effect runner.
 private struct Lab: Reducer {
     struct State: Equatable, Sendable {
@@ -14,6 +19,7 @@ private struct Lab: Reducer {
         case mapped
         case startLong(id: Int, cancelInFlight: Bool)
         case cancel(id: Int)
+        case cancelOtherKind(id: Int)
         case searched(String)
         case throttled(String, latest: Bool)
         case report(Diagnostic)
@@ -62,6 +68,8 @@ private struct Lab: Reducer {
             .cancellable(id: id, cancelInFlight: cancelInFlight)
         case .cancel(let id):
             return .cancel(id: id)
+        case .cancelOtherKind(let id):
+            return .cancel(id: OtherKindOfID(value: id))
         case .searched(let query):
             return .run { send in send(.logged("search \(query)")) }
                 .debounce(id: "search", for: .milliseconds(300), clock: clock)
@@ -127,6 +135,17 @@ struct EffectTests {
         await store.send(.cancel(id: 1))
         await clock.advance(by: .seconds(10))
         await store.receive(.logged("long 2 done")) { $0.log = ["long 2 done"] }
+        await store.finish()
+    }
+
+    @Test func anIDOfAnotherTypeCancelsNothingEvenWithTheSameHash() async {
+        #expect(OtherKindOfID(value: 3).hashValue == 3.hashValue, "the case this test is about")
+        let clock = TestClock()
+        let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
+        await store.send(.startLong(id: 3, cancelInFlight: false))
+        await store.send(.cancelOtherKind(id: 3))
+        await clock.advance(by: .seconds(10))
+        await store.receive(.logged("long 3 done")) { $0.log = ["long 3 done"] }
         await store.finish()
     }
 
