@@ -7,12 +7,12 @@
 @usableFromInline
 struct RingBuffer<Element> {
     @usableFromInline var storage: Storage?
+    /// The storage's count, kept here too: a store asks whether its queue is empty on every
+    /// send, and reading a stored integer beats reaching into the storage's header.
+    @usableFromInline private(set) var count = 0
 
     @inlinable
     init() {}
-
-    @inlinable
-    var count: Int { storage?.withUnsafeMutablePointerToHeader { $0.pointee.count } ?? 0 }
 
     @inlinable
     var isEmpty: Bool { count == 0 }
@@ -30,12 +30,14 @@ struct RingBuffer<Element> {
             (elements + header.pointee.slot(count)).initialize(to: element)
             header.pointee.count += 1
         }
+        self.count += 1
     }
 
     @inlinable
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         makeUnique()
+        count -= 1
         return storage?.withUnsafeMutablePointers { header, elements in
             let element = (elements + header.pointee.head).move()
             header.pointee.head = header.pointee.slot(1)
@@ -49,6 +51,7 @@ struct RingBuffer<Element> {
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }
         makeUnique()
+        count -= 1
         return storage?.withUnsafeMutablePointers { header, elements in
             header.pointee.count -= 1
             return (elements + header.pointee.slot(header.pointee.count)).move()

@@ -449,7 +449,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// against them; returns whether it did. Lock held.
     @inlinable
     func rememberBytesBefore() -> Bool {
-        guard !rootNode.children.isEmpty else { return false }
+        // `isObserved` first: one load on the path of a store nobody observes.
+        guard rootNode.isObserved, !rootNode.children.isEmpty else { return false }
         stateBytesBefore.copyMemory(from: stateBytes, byteCount: MemoryLayout<State>.size)
         return true
     }
