@@ -337,23 +337,22 @@ public struct Send<Action: Sendable>: Sendable {
 package struct EffectID: Hashable, Sendable {
     // Not `AnyHashable`: making one asks the runtime whether the type has a custom
     // representation, a conformance lookup on every cancellable effect a reducer returns.
+    // Hashed when used as a key, not when made: a replayed reducer makes ids it never uses.
     @usableFromInline let box: EffectIDBox
-    @usableFromInline let hash: Int
 
     @inlinable
     init<Base: Hashable & Sendable>(_ base: Base) {
         box = TypedEffectIDBox(base)
-        hash = base.hashValue
     }
 
     @inlinable
     package static func == (lhs: EffectID, rhs: EffectID) -> Bool {
-        lhs.hash == rhs.hash && (lhs.box === rhs.box || lhs.box.isEqual(to: rhs.box))
+        lhs.box === rhs.box || lhs.box.isEqual(to: rhs.box)
     }
 
     @inlinable
     package func hash(into hasher: inout Hasher) {
-        hasher.combine(hash)
+        box.hash(into: &hasher)
     }
 }
 
@@ -365,6 +364,9 @@ class EffectIDBox: @unchecked Sendable {
 
     @usableFromInline
     func isEqual(to other: EffectIDBox) -> Bool { false }
+
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {}
 }
 
 @usableFromInline
@@ -381,6 +383,11 @@ final class TypedEffectIDBox<Base: Hashable & Sendable>: EffectIDBox, @unchecked
     override func isEqual(to other: EffectIDBox) -> Bool {
         guard let other = other as? TypedEffectIDBox<Base> else { return false }
         return base == other.base
+    }
+
+    @inlinable
+    override func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
     }
 }
 
