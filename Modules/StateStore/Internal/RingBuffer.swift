@@ -23,7 +23,7 @@ struct RingBuffer<Element> {
         if count == storage?.slotCount ?? 0 {
             grow()
         } else if !isKnownUniquelyReferenced(&storage) {
-            storage = storage?.copy(capacity: storage?.slotCount ?? 0)
+            storage = storage?.relocated(capacity: storage?.slotCount ?? 0, moving: false)
         }
         guard let storage else { preconditionFailure("RingBuffer: no storage after growing") }
         storage.withUnsafeMutablePointers { header, elements in
@@ -75,7 +75,7 @@ struct RingBuffer<Element> {
     @inlinable
     mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) {
-            storage = storage?.copy(capacity: storage?.slotCount ?? 0)
+            storage = storage?.relocated(capacity: storage?.slotCount ?? 0, moving: false)
         }
     }
 
@@ -83,9 +83,9 @@ struct RingBuffer<Element> {
     mutating func grow() {
         let capacity = Swift.max(8, (storage?.slotCount ?? 0) * 2)
         if let storage, isKnownUniquelyReferenced(&self.storage) {
-            self.storage = storage.move(capacity: capacity)
+            self.storage = storage.relocated(capacity: capacity, moving: true)
         } else if let storage {
-            self.storage = storage.copy(capacity: capacity)
+            self.storage = storage.relocated(capacity: capacity, moving: false)
         } else {
             self.storage = Storage.make(capacity: capacity)
         }
@@ -123,35 +123,26 @@ struct RingBuffer<Element> {
         @inlinable
         var slotCount: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
 
-        /// A new storage of `capacity` slots holding copies of these elements, first at slot 0.
+        /// A new storage of `capacity` slots with these elements, first at slot 0: copies, or
+        /// the elements themselves when `moving` (which leaves this storage empty).
         @inlinable
-        func copy(capacity: Int) -> Storage {
-            let copy = Storage.make(capacity: capacity)
+        func relocated(capacity: Int, moving: Bool) -> Storage {
+            let other = Storage.make(capacity: capacity)
             withUnsafeMutablePointers { header, elements in
-                copy.withUnsafeMutablePointers { newHeader, newElements in
+                other.withUnsafeMutablePointers { newHeader, newElements in
                     for offset in 0..<header.pointee.count {
-                        (newElements + offset).initialize(to: (elements + header.pointee.slot(offset)).pointee)
+                        let source = elements + header.pointee.slot(offset)
+                        if moving {
+                            (newElements + offset).moveInitialize(from: source, count: 1)
+                        } else {
+                            (newElements + offset).initialize(to: source.pointee)
+                        }
                     }
                     newHeader.pointee.count = header.pointee.count
+                    if moving { header.pointee.count = 0 }
                 }
             }
-            return copy
-        }
-
-        /// A new storage of `capacity` slots that takes these elements over, first at slot 0.
-        @inlinable
-        func move(capacity: Int) -> Storage {
-            let larger = Storage.make(capacity: capacity)
-            withUnsafeMutablePointers { header, elements in
-                larger.withUnsafeMutablePointers { newHeader, newElements in
-                    for offset in 0..<header.pointee.count {
-                        (newElements + offset).moveInitialize(from: elements + header.pointee.slot(offset), count: 1)
-                    }
-                    newHeader.pointee.count = header.pointee.count
-                    header.pointee.count = 0
-                }
-            }
-            return larger
+            return other
         }
 
         deinit {
