@@ -148,14 +148,13 @@ extension ConsoleSession {
     private func expect(_ line: ParsedLine) throws(LineError) -> Result {
         let path = line.arguments[0], op = line.arguments[1], expected = line.arguments[2]
         // Split at the first "." (a byte: no character breaking on every line).
-        let dot = path.text.utf8.firstIndex(of: UInt8(ascii: "."))
-        let parts = dot.map { [String(path.text[..<$0]), String(path.text[path.text.utf8.index(after: $0)...])] } ?? []
-        guard parts.count == 2, let screen = Screen(rawValue: parts[0]) else {
+        guard let dot = path.text.utf8.firstIndex(of: UInt8(ascii: ".")), let screen = Screen(rawValue: String(path.text[..<dot])) else {
             throw LineError("argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screen.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
+        let property = String(path.text[path.text.utf8.index(after: dot)...])
         let screens = ConsoleScreens(self)
-        guard let actualText = screens.value(of: parts[1], on: screen) else {
-            throw LineError("argument 1 <path> at column \(path.column): \(parts[0]) has no property “\(parts[1])” (it has \(ConsoleScreens.propertyNames(of: screen).joined(separator: ", ")))")
+        guard let actualText = screens.value(of: property, on: screen) else {
+            throw LineError("argument 1 <path> at column \(path.column): \(screen.rawValue) has no property “\(property)” (it has \(ConsoleScreens.propertyNames(of: screen).joined(separator: ", ")))")
         }
         let holds: Bool
         switch op.text {

@@ -229,7 +229,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         let lock = lock
         lock.lock()
         let scopeNode = ScopeNode<State, ChildState>(project: toChildState, readParent: read, reads: reads, isStored: isStored)
-        parent.addChild(scopeNode) { address, deliveries in scopeNode.update(from: address, of: parent, deliveries: &deliveries) }
+        parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(
             lock: lock,
@@ -272,7 +272,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         } else {
             collectionNode = CollectionNode(collection: collection, initialParent: state)
             parent.collections[key] = collectionNode
-            parent.addChild(collectionNode) { address, deliveries in collectionNode.update(from: address, deliveries: &deliveries) }
+            parent.addChild(collectionNode) { address, _, deliveries in collectionNode.update(from: address, deliveries: &deliveries) }
         }
         let elementNode = ElementNode(element: element)
         collectionNode.add(elementNode)

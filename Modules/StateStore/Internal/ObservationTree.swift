@@ -34,9 +34,11 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     /// Updates one child from this node's new value, given by its address, recording what it
     /// owes to its observers. An address, not the value: a closure stored here is called
     /// through a generic signature, and a large state passed by value would be copied on the
-    /// way to each child.
+    /// way to each child. The second address, when there is one, holds the value's bytes from
+    /// before the change (the runtime keeps them for the root state): scopes of a stored
+    /// property compare their bytes there, since a part an action did not touch keeps its bytes.
     @usableFromInline
-    typealias ChildUpdate = (UnsafeRawPointer, inout [Delivery]) -> Void
+    typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
     /// The first subscriber, kept inline: most scoped stores have exactly one.
     @exclusivity(unchecked) @usableFromInline private(set) var firstSubscriber: Subscriber?
@@ -52,12 +54,6 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// The Observation subject standing for the store's `state`.
     @usableFromInline let observation = StateObservation()
-    /// A root node's state as it was before the change being notified, and as it is now, as
-    /// raw bytes, while the runtime walks the tree after an action; `nil` otherwise. Scopes of
-    /// a stored property compare their bytes there: a part of the state the action did not
-    /// touch is left with the same bytes, and is skipped without being copied out or compared.
-    @exclusivity(unchecked) @usableFromInline var bytesBefore: UnsafeRawPointer?
-    @exclusivity(unchecked) @usableFromInline var bytesNow: UnsafeRawPointer?
 
     @usableFromInline
     init() {}
@@ -83,7 +79,7 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
         }
         if !children.isEmpty {
             withUnsafePointer(to: value) { address in
-                for child in children.values { child(UnsafeRawPointer(address), &deliveries) }
+                for child in children.values { child(UnsafeRawPointer(address), nil, &deliveries) }
             }
         }
     }
@@ -253,19 +249,19 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     }
 
     @inlinable
-    func update(from parentAddress: UnsafeRawPointer, of parentNode: StateNode<Parent>, deliveries: inout [Delivery]) {
+    func update(from parentAddress: UnsafeRawPointer, bytesBefore before: UnsafeRawPointer?, deliveries: inout [Delivery]) {
         guard isObserved else {
             isStale = true
             return
         }
         let value: Child
-        if !reads.isEmpty, let before = parentNode.bytesBefore, let now = parentNode.bytesNow {
+        if !reads.isEmpty, let before {
             // The bytes the child comes from did not change, so neither did the child
             // (`current` came from the parent as it was before): the usual case, since an action
             // changes one feature.
-            guard reads.contains(where: { !sameBytes(before + $0.offset, now + $0.offset, count: $0.count) }) else { return }
+            guard reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) }) else { return }
             // A copy of the stored child, where a key path would look up type metadata.
-            value = isStored ? now.load(fromByteOffset: reads[0].offset, as: Child.self)
+            value = isStored ? parentAddress.load(fromByteOffset: reads[0].offset, as: Child.self)
                 : project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
         } else {
             value = project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)

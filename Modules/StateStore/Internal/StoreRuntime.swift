@@ -105,7 +105,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let reducingThread = Atomic<UInt>(0)
     @usableFromInline let core: UnsafeMutablePointer<Core>
     /// Where `core`'s state lies, and room for a raw copy of its bytes taken before each action
-    /// (for the scopes' skipping of untouched parts; see `StateNode.bytesBefore`).
+    /// (for the scopes' skipping of untouched parts; see `StateNode.ChildUpdate`).
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBytesBefore: UnsafeMutableRawPointer
     @usableFromInline let rootNode = StateNode<State>()
@@ -462,15 +462,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let node = rootNode
         var deliveries: [Delivery] = []
         if !node.children.isEmpty {
-            if bytesKept {
-                node.bytesBefore = UnsafeRawPointer(stateBytesBefore)
-                node.bytesNow = stateBytes
-            }
+            let before = bytesKept ? UnsafeRawPointer(stateBytesBefore) : nil
             for child in node.children.values {
-                child(stateBytes, &deliveries)
+                child(stateBytes, before, &deliveries)
             }
-            node.bytesBefore = nil
-            node.bytesNow = nil
         }
         // A copy of the whole state only for those who are handed it.
         let isStateHandedOut = node.firstSubscriber != nil
