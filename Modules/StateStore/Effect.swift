@@ -39,12 +39,12 @@ public struct Effect<Action: Sendable>: Sendable {
     @usableFromInline
     struct Run: Sendable {
         @usableFromInline var priority: TaskPriority?
-        @usableFromInline var body: @Sendable (Send<Action>) async throws -> Void
-        @usableFromInline var onError: (@Sendable (any Error, Send<Action>) async -> Void)?
+        @usableFromInline var body: nonisolated(nonsending) @Sendable (Send<Action>) async throws -> Void
+        @usableFromInline var onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?
 
         @inlinable
-        init(priority: TaskPriority?, body: @escaping @Sendable (Send<Action>) async throws -> Void,
-             onError: (@Sendable (any Error, Send<Action>) async -> Void)?) {
+        init(priority: TaskPriority?, body: nonisolated(nonsending) @escaping @Sendable (Send<Action>) async throws -> Void,
+             onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?) {
             self.priority = priority
             self.body = body
             self.onError = onError
@@ -121,8 +121,8 @@ public struct Effect<Action: Sendable>: Sendable {
     @inlinable
     public static func run(
         priority: TaskPriority? = nil,
-        operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
-        catch handler: (@Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil
+        operation: nonisolated(nonsending) @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+        catch handler: (nonisolated(nonsending) @Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil
     ) -> Effect {
         Effect(.run(Run(priority: priority, body: operation, onError: handler)))
     }
@@ -238,10 +238,10 @@ public struct Effect<Action: Sendable>: Sendable {
             return Effect<NewAction>(.make { transform(make()) })
         case .run(let run):
             let body = run.body
-            let mappedBody: @Sendable (Send<NewAction>) async throws -> Void = { send in
+            let mappedBody: nonisolated(nonsending) @Sendable (Send<NewAction>) async throws -> Void = { send in
                 try await body(send.map(transform))
             }
-            var mappedOnError: (@Sendable (any Error, Send<NewAction>) async -> Void)?
+            var mappedOnError: (nonisolated(nonsending) @Sendable (any Error, Send<NewAction>) async -> Void)?
             if let onError = run.onError {
                 mappedOnError = { error, send in await onError(error, send.map(transform)) }
             }

@@ -79,8 +79,14 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             if cancelInFlight { cancel(id: id) }
             start(inner, origin: origin, ids: ids + [id], lineage: lineage, into: &tasks)
         case .run(let run):
-            let task = spawn(origin: origin, ids: ids, lineage: lineage, priority: run.priority) { [self] in
-                await perform(run, origin: origin, ids: ids, lineage: lineage)
+            // The task runs the work itself, not a closure around it: each async closure level
+            // costs the effect a check of its executor preference.
+            guard let key = register(origin: origin, ids: ids, lineage: lineage) else {
+                tasks?.append(Self.cancelledTask())
+                return
+            }
+            let task = launch(key, priority: run.priority, startInline: true) { [self] in
+                await perform(run, origin: origin, ids: ids, lineage: lineage, finishing: key)
             }
             tasks?.append(task)
         case .concatenate, .throttle:
@@ -93,7 +99,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     /// Runs `effect` to completion inside an effect's task.
     @usableFromInline
-    func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage) async {
+    nonisolated(nonsending) func execute(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage) async {
         switch effect.operation {
         case .none:
             return
@@ -129,11 +135,17 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Runs `run`'s work; then, with a `key`, ends the effect registered under it.
     @inlinable
-    func perform(_ run: Effect<Action>.Run, origin: Action, ids: [EffectID], lineage: Lineage) async {
+    nonisolated(nonsending) func perform(
+        _ run: Effect<Action>.Run, origin: Action, ids: [EffectID], lineage: Lineage, finishing key: UInt64? = nil
+    ) async {
         let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
         let send = Send<Action> { outlet.send($0) }
-        defer { outlet.end() }
+        defer {
+            outlet.end()
+            if let key { finished(key) }
+        }
         do {
             try await run.body(send)
         } catch {
@@ -149,7 +161,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     /// Routes an error an effect threw: to its catch handler, or to the diagnostics.
     @usableFromInline
-    func handle(_ error: any Error, of run: Effect<Action>.Run, origin: Action, lineage: Lineage, send: Send<Action>) async {
+    nonisolated(nonsending) func handle(_ error: any Error, of run: Effect<Action>.Run, origin: Action, lineage: Lineage, send: Send<Action>) async {
         if error is CancellationError || Task.isCancelled { return }
         if let onError = run.onError {
             await onError(error, send)
@@ -224,26 +236,42 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         origin: Action, ids: [EffectID], lineage: Lineage, priority: TaskPriority?, startInline: Bool = true,
         _ body: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
-        let (key, shutDown) = withRegistry { registry in
+        guard let key = register(origin: origin, ids: ids, lineage: lineage) else { return Self.cancelledTask() }
+        return launch(key, priority: priority, startInline: startInline) { [self] in
+            await body()
+            finished(key)
+        }
+    }
+
+    /// Counts an effect as running, under a new key; `nil` after ``shutDown()``.
+    @inlinable
+    func register(origin: Action, ids: [EffectID], lineage: Lineage) -> UInt64? {
+        withRegistry { registry in
+            guard !registry.isShutDown else { return nil }
             let key = registry.nextKey
             registry.nextKey += 1
-            guard !registry.isShutDown else { return (key, true) }
             lineage.enter()
             registry.running[key] = RunningEffect(task: nil, ids: ids, origin: origin, lineage: lineage)
             registry.liveCount += 1
             for id in ids { registry.keysByID[id, default: []].insert(key) }
-            return (key, false)
+            return key
         }
-        if shutDown {
-            let task = Task<Void, Never> {}
-            task.cancel()
-            return task
-        }
-        // The task holds this runner, which holds the executor, for as long as it runs.
-        let operation: @Sendable () async -> Void = { [self] in
-            await body()
-            finished(key)
-        }
+    }
+
+    /// What an effect started after ``shutDown()`` gets: a task cancelled before it ran.
+    @usableFromInline
+    static func cancelledTask() -> Task<Void, Never> {
+        let task = Task<Void, Never> {}
+        task.cancel()
+        return task
+    }
+
+    /// Starts the task of the effect registered at `key`; `operation` ends with `finished(key)`.
+    /// The task holds this runner, which holds the executor, for as long as it runs.
+    @inlinable
+    func launch(
+        _ key: UInt64, priority: TaskPriority?, startInline: Bool, _ operation: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
         var task: Task<Void, Never>?
         if startInline {
             executor.drain {

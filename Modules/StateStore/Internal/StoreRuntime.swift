@@ -486,16 +486,19 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 /// its runtime: a strong reference that the ``RootStore`` cuts when it goes away.
 @usableFromInline
 final class RuntimeHandle<State: Sendable, Action: Sendable>: @unchecked Sendable {
-    private let lock = Lock()
-    private var target: StoreRuntime<State, Action>?
+    @usableFromInline let lock = Lock()
+    @usableFromInline var target: StoreRuntime<State, Action>?
 
     @usableFromInline
     init() {}
 
-    /// The runtime, or `nil` once its store is gone.
-    @usableFromInline
+    /// The runtime, or `nil` once its store is gone. Inlinable: every action an effect sends
+    /// reads it, and unspecialised it looked up generic metadata each time.
+    @inlinable
     var runtime: StoreRuntime<State, Action>? {
-        lock.withLock { target }
+        lock.lock()
+        defer { lock.unlock() }
+        return target
     }
 
     @usableFromInline
