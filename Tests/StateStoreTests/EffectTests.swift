@@ -1,6 +1,7 @@
 import StateStore
 import StateStoreTesting
 import Testing
+import Foundation
 
 /// An id that hashes as the `Int` it wraps does, but is not that `Int`.
 private struct OtherKindOfID: Hashable, Sendable {
@@ -225,5 +226,86 @@ struct EffectTests {
         await clock.advance(by: .milliseconds(1))
         await store.receive(.logged("throttled c")) { $0.log = ["throttled a", "throttled c"] }
         await store.finish()
+    }
+
+    // MARK: - The registry under concurrent starts
+
+    /// Quick effects and long cancellable ones, started from several threads at once.
+    private struct Churn: Reducer {
+        struct State: Equatable, Sendable {
+            var quickDone = 0
+            var longDone = 0
+        }
+
+        enum Action: Equatable, Sendable {
+            case quick
+            case quickDone
+            case long(id: Int)
+            case longDone
+            case cancel(id: Int)
+        }
+
+        let cancelled: Locked<Int>
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            switch action {
+            case .quick:
+                return .run { send in send(.quickDone) }
+            case .quickDone:
+                state.quickDone += 1
+                return .none
+            case .long(let id):
+                return .run { [cancelled] send in
+                    do {
+                        try await Task.sleep(for: .seconds(60))
+                        send(.longDone)
+                    } catch {
+                        cancelled.withLock { $0 += 1 }
+                    }
+                }
+                .cancellable(id: id)
+            case .longDone:
+                state.longDone += 1
+                return .none
+            case .cancel(let id):
+                return .cancel(id: id)
+            }
+        }
+    }
+
+    /// Effects that finish while others start, from several threads, reuse their places in the
+    /// store's registry; a cancellation by id must still reach the task of each effect with
+    /// that id. (`EffectRegistryTests` checks the slot and key rules themselves, deterministically.)
+    @Test func cancellingByIDReachesEveryLongEffectWhileQuickOnesComeAndGoFromManyThreads() async {
+        let cancelled = Locked(0)
+        let store = RootStore(initialState: Churn.State(), reducer: Churn(cancelled: cancelled))
+        let senders = 4
+        let quickPerSender = 500
+        let longPerSender = 25
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    for number in 0..<quickPerSender {
+                        store.send(.quick)
+                        if number % (quickPerSender / longPerSender) == 0 {
+                            store.send(.long(id: sender * 1_000 + number))
+                        }
+                    }
+                }
+            }
+        }
+        #expect(store.runningEffects.count == senders * longPerSender, "only the long effects still run")
+        for sender in 0..<senders {
+            for number in stride(from: 0, to: quickPerSender, by: quickPerSender / longPerSender) {
+                store.send(.cancel(id: sender * 1_000 + number))
+            }
+        }
+        #expect(await store.waitForEffects(timeout: .seconds(10)), "cancelled effects stop counting at once")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while cancelled.withLock({ $0 }) < senders * longPerSender, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(cancelled.withLock { $0 } == senders * longPerSender, "every long effect's own task was cancelled")
+        #expect(store.currentState == Churn.State(quickDone: senders * quickPerSender, longDone: 0))
     }
 }

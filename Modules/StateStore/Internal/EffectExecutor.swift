@@ -46,7 +46,8 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     private let drainer = Atomic<UInt>(0)
     /// Jobs waiting for the drainer. Only the drainer touches it; handing the drainer role on
     /// (release, then acquire) publishes it to the next one.
-    private var pending = RingBuffer<UnownedJob>()
+    /// Not checked for exclusive access at run time: only the drainer touches it.
+    @exclusivity(unchecked) private var pending = RingBuffer<UnownedJob>()
     private static let jobsPerDrain = 1_024
 
     @usableFromInline

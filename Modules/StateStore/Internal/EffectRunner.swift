@@ -81,12 +81,9 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         case .run(let run):
             // The task runs the work itself, not a closure around it: each async closure level
             // costs the effect a check of its executor preference.
-            guard let key = register(origin: origin, ids: ids, lineage: lineage) else {
-                tasks?.append(Self.cancelledTask())
-                return
-            }
-            let task = launch(key, priority: run.priority, startInline: true) { [self] in
-                await perform(run, origin: origin, ids: ids, lineage: lineage, finishing: key)
+            let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
+            let task = launch(outlet, ids: ids, priority: run.priority, startInline: true) { key in
+                { [self] in await perform(run, through: outlet, finishing: key) }
             }
             tasks?.append(task)
         case .concatenate, .throttle:
@@ -112,7 +109,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         case .cancel(let id):
             cancel(id: id)
         case .run(let run):
-            await perform(run, origin: origin, ids: ids, lineage: lineage)
+            await perform(run, through: EffectOutlet(runner: self, origin: origin, lineage: lineage))
         case .merge(let effects):
             await withTaskGroup(of: Void.self) { group in
                 for effect in effects {
@@ -135,12 +132,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Runs `run`'s work; then, with a `key`, ends the effect registered under it.
+    /// Runs `run`'s work, sending through `outlet`; then, with a `key`, ends the effect
+    /// registered under it.
     @inlinable
-    nonisolated(nonsending) func perform(
-        _ run: Effect<Action>.Run, origin: Action, ids: [EffectID], lineage: Lineage, finishing key: UInt64? = nil
-    ) async {
-        let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
+    nonisolated(nonsending) func perform(_ run: Effect<Action>.Run, through outlet: EffectOutlet<Action>, finishing key: UInt64? = nil) async {
         let send = Send<Action> { outlet.send($0) }
         defer {
             outlet.end()
@@ -149,7 +144,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         do {
             try await run.body(send)
         } catch {
-            await handle(error, of: run, origin: origin, lineage: lineage, send: send)
+            await handle(error, of: run, origin: outlet.origin, lineage: outlet.lineage, send: send)
         }
     }
 
@@ -236,26 +231,45 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         origin: Action, ids: [EffectID], lineage: Lineage, priority: TaskPriority?, startInline: Bool = true,
         _ body: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
-        guard let key = register(origin: origin, ids: ids, lineage: lineage) else { return Self.cancelledTask() }
-        return launch(key, priority: priority, startInline: startInline) { [self] in
-            await body()
-            finished(key)
+        launch(EffectOutlet(runner: self, origin: origin, lineage: lineage), ids: ids, priority: priority, startInline: startInline) { key in
+            { [self] in
+                await body()
+                finished(key)
+            }
         }
     }
 
-    /// Counts an effect as running, under a new key; `nil` after ``shutDown()``.
+    /// Counts the effect `outlet` sends for as running and starts its task, which runs
+    /// `operation(key)`; that work must end with `finished(key)`. The task holds this runner,
+    /// which holds the executor, for as long as it runs.
+    ///
+    /// The effect is registered and its task created and kept under one lock: the task cannot
+    /// finish before it is kept, and the effect can cancel itself by id from its first line.
     @inlinable
-    func register(origin: Action, ids: [EffectID], lineage: Lineage) -> UInt64? {
-        withRegistry { registry in
-            guard !registry.isShutDown else { return nil }
-            let key = registry.nextKey
-            registry.nextKey += 1
-            lineage.enter()
-            registry.running[key] = RunningEffect(task: nil, ids: ids, origin: origin, lineage: lineage)
-            registry.liveCount += 1
-            for id in ids { registry.keysByID[id, default: []].insert(key) }
-            return key
+    func launch(
+        _ outlet: EffectOutlet<Action>, ids: [EffectID], priority: TaskPriority?, startInline: Bool,
+        _ operation: (UInt64) -> @Sendable () async -> Void
+    ) -> Task<Void, Never> {
+        var task: Task<Void, Never>?
+        func start() {
+            task = withRegistry { registry in
+                guard !registry.isShutDown else { return nil }
+                let lineage = outlet.lineage
+                lineage.enter()
+                let key = registry.insert(ids: ids, outlet: outlet, lineage: lineage)
+                registry.liveCount += 1
+                for id in ids { registry.keysByID[id, default: []].insert(key) }
+                // Creating a task only enqueues its first job: on this executor, it waits for
+                // this thread to drain it; on the pool, it waits for this lock to end.
+                let started = startInline
+                    ? Task(executorPreference: executor, priority: priority, operation: operation(key))
+                    : Task(priority: priority, operation: operation(key))
+                registry.running[Int(truncatingIfNeeded: key & 0xFFFF_FFFF)]?.task = started
+                return started
+            }
         }
+        if startInline { executor.drain(after: start) } else { start() }
+        return task ?? Self.cancelledTask()
     }
 
     /// What an effect started after ``shutDown()`` gets: a task cancelled before it ran.
@@ -266,44 +280,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         return task
     }
 
-    /// Starts the task of the effect registered at `key`; `operation` ends with `finished(key)`.
-    /// The task holds this runner, which holds the executor, for as long as it runs.
-    @inlinable
-    func launch(
-        _ key: UInt64, priority: TaskPriority?, startInline: Bool, _ operation: @escaping @Sendable () async -> Void
-    ) -> Task<Void, Never> {
-        var task: Task<Void, Never>?
-        if startInline {
-            executor.drain {
-                // The handle is kept before the job runs (this thread drains after `start`), so
-                // the effect can cancel itself by id from its first line.
-                let started = Task(executorPreference: executor, priority: priority, operation: operation)
-                keep(started, for: key)
-                task = started
-            }
-        }
-        if let task { return task }
-        let started = Task(priority: priority, operation: operation)
-        keep(started, for: key)
-        return started
-    }
-
-    /// Records `task` as the effect at `key`'s, cancelling it if the effect was cancelled first.
-    @inlinable
-    func keep(_ task: Task<Void, Never>, for key: UInt64) {
-        let cancelNow = withRegistry { registry -> Bool in
-            guard var entry = registry.running[key] else { return false }
-            entry.task = task
-            registry.running[key] = entry
-            return entry.isCancelled
-        }
-        if cancelNow { task.cancel() }
-    }
-
     @inlinable
     func finished(_ key: UInt64) {
         let ended = withRegistry { registry -> Ended in
-            guard let entry = registry.running.removeValue(forKey: key) else { return Ended() }
+            guard let entry = registry.remove(key) else { return Ended() }
             for id in entry.ids {
                 registry.keysByID[id]?.remove(key)
                 if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
@@ -334,7 +314,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     func shutDown() {
         let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
             registry.isShutDown = true
-            return registry.cancel(registry.running.keys)
+            return registry.cancel(registry.running.compactMap { $0.map(\.key) })
         }
         tasks.forEach { $0.cancel() }
         ended.announce(activity)
@@ -349,15 +329,16 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     var runningOrigins: [Action] {
         withRegistry { registry in
-            registry.running.filter { !$0.value.isCancelled }.sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
+            registry.running.compactMap { $0 }.filter { !$0.isCancelled }.sorted { $0.sequence < $1.sequence }
+                .compactMap { $0.origin as? Action }
         }
     }
 
     /// The actions whose effects in `lineage` are still running, oldest first.
     func runningOrigins(in lineage: Lineage) -> [Action] {
         withRegistry { registry in
-            registry.running.filter { !$0.value.isCancelled && $0.value.lineage === lineage }
-                .sorted { $0.key < $1.key }.compactMap { $0.value.origin as? Action }
+            registry.running.compactMap { $0 }.filter { !$0.isCancelled && $0.lineage === lineage }
+                .sorted { $0.sequence < $1.sequence }.compactMap { $0.origin as? Action }
         }
     }
 
@@ -389,19 +370,34 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 struct RunningEffect {
     @usableFromInline var task: Task<Void, Never>?
     @usableFromInline var ids: [EffectID]
-    /// The action whose effect this is, as `Action`.
-    @usableFromInline var origin: any Sendable
+    /// Where the effect sends, which knows the action whose effect this is. An object, not the
+    /// action: an action in an `any Sendable` is boxed, an allocation for every effect.
+    @usableFromInline let outlet: any EffectOrigin
     /// The work the effect belongs to.
     @usableFromInline let lineage: Lineage
     @usableFromInline var isCancelled = false
+    /// When it started, relative to the others: slots are reused, so they do not tell.
+    @usableFromInline let sequence: UInt64
+    /// Where the registry keeps it.
+    @usableFromInline let slot: Int
+
+    /// What names it in the registry: its slot, and its sequence number, so that a key kept past
+    /// the effect's end never names the next effect in that slot.
+    @inlinable
+    var key: UInt64 { UInt64(slot) | (sequence << 32) }
 
     @inlinable
-    init(task: Task<Void, Never>?, ids: [EffectID], origin: any Sendable, lineage: Lineage) {
-        self.task = task
+    init(ids: [EffectID], outlet: any EffectOrigin, lineage: Lineage, sequence: UInt64, slot: Int) {
+        self.task = nil
         self.ids = ids
-        self.origin = origin
+        self.outlet = outlet
         self.lineage = lineage
+        self.sequence = sequence
+        self.slot = slot
     }
+
+    /// The action whose effect this is, as `Action`.
+    var origin: any Sendable { outlet.originAction }
 }
 
 /// What an ``EffectRunner`` tracks. Declared outside the generic runner so that it is not
@@ -409,8 +405,11 @@ struct RunningEffect {
 /// generic metadata each time an effect starts or ends.
 @usableFromInline
 struct EffectRegistry {
-    @usableFromInline var nextKey: UInt64 = 0
-    @usableFromInline var running: [UInt64: RunningEffect] = [:]
+    @usableFromInline var nextSequence: UInt64 = 0
+    /// What runs, by key: a slot, free again once its effect finished. An array, not a
+    /// dictionary: starting and ending an effect then hash nothing.
+    @usableFromInline var running: [RunningEffect?] = []
+    @usableFromInline var freeSlots: [Int] = []
     @usableFromInline var keysByID: [EffectID: Set<UInt64>] = [:]
     @usableFromInline var throttleWindows: [EffectID: any Sendable] = [:]
     @usableFromInline var idleWaiters = Waiters()
@@ -420,6 +419,34 @@ struct EffectRegistry {
 
     @usableFromInline
     init() {}
+
+    /// Keeps a new running effect in a free slot; returns its key.
+    @inlinable
+    mutating func insert(ids: [EffectID], outlet: any EffectOrigin, lineage: Lineage) -> UInt64 {
+        let sequence = nextSequence
+        nextSequence += 1
+        let slot = freeSlots.popLast() ?? running.count
+        let entry = RunningEffect(ids: ids, outlet: outlet, lineage: lineage, sequence: sequence, slot: slot)
+        let key = entry.key
+        if slot == running.count { running.append(entry) } else { running[slot] = entry }
+        return key
+    }
+
+    /// The slot of the entry `key` names, if it still runs.
+    @inlinable
+    func slot(of key: UInt64) -> Int? {
+        let slot = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
+        guard slot < running.count, running[slot]?.key == key else { return nil }
+        return slot
+    }
+
+    /// Takes the entry at `key` out, freeing its slot.
+    @inlinable
+    mutating func remove(_ key: UInt64) -> RunningEffect? {
+        guard let slot = slot(of: key) else { return nil }
+        freeSlots.append(slot)
+        return running[slot].take()
+    }
 
     /// Stops counting `entry` as running; says whom to tell.
     @inlinable
@@ -434,9 +461,9 @@ struct EffectRegistry {
         var tasks: [Task<Void, Never>] = []
         var ended = Ended()
         for key in keys {
-            guard var entry = running[key], !entry.isCancelled else { continue }
+            guard let slot = slot(of: key), var entry = running[slot], !entry.isCancelled else { continue }
             entry.isCancelled = true
-            running[key] = entry
+            running[slot] = entry
             if let task = entry.task { tasks.append(task) }
             ended.merge(stopCounting(entry))
         }
@@ -505,6 +532,16 @@ final class EffectOutlet<Action: Sendable>: Sendable {
 
     @inlinable
     func end() { ended.store(true, ordering: .releasing) }
+}
+
+/// What the registry keeps of an effect's outlet: its action, for ``EffectRunner/runningOrigins``.
+@usableFromInline
+protocol EffectOrigin: AnyObject, Sendable {
+    var originAction: any Sendable { get }
+}
+
+extension EffectOutlet: EffectOrigin {
+    @usableFromInline var originAction: any Sendable { origin }
 }
 
 /// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.

@@ -487,7 +487,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 @usableFromInline
 final class RuntimeHandle<State: Sendable, Action: Sendable>: @unchecked Sendable {
     @usableFromInline let lock = Lock()
-    @usableFromInline var target: StoreRuntime<State, Action>?
+    /// Guarded by `lock`, so not checked for exclusive access at run time as well.
+    @exclusivity(unchecked) @usableFromInline var target: StoreRuntime<State, Action>?
 
     @usableFromInline
     init() {}
