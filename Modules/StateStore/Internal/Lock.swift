@@ -66,14 +66,17 @@ final class Lock: @unchecked Sendable {
 
 /// A value guarded by a `Lock`; shared with the package's other modules.
 package final class Locked<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
+    @usableFromInline let lock = Lock()
+    /// Guarded by `lock`, so not checked for exclusive access at run time as well.
+    @exclusivity(unchecked) @usableFromInline var value: Value
 
     package init(_ value: Value) {
         self.value = value
     }
 
-    @inline(__always)
+    /// Inlinable, so that other modules run it specialised for their values: generic, every
+    /// call copied and destroyed its value through the type's metadata.
+    @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }
