@@ -113,6 +113,10 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Runs asynchronous work that may send any number of actions.
     ///
+    /// The work runs in the effect's task, on the store's effect executor, without a hop of its
+    /// own (`nonisolated(nonsending)`): work that never suspends finishes inside the `send` that
+    /// started it. Work isolated to an actor (`{ @MainActor send in … }`) hops there as usual.
+    ///
     /// - Parameters:
     ///   - priority: The priority of the task that runs the work.
     ///   - operation: The work. Actions sent after the effect was cancelled are dropped.

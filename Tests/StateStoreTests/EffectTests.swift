@@ -228,6 +228,25 @@ struct EffectTests {
         await store.finish()
     }
 
+    /// The work of `.run` runs without a hop of its own, but work isolated to an actor still
+    /// runs on that actor.
+    @Test func workIsolatedToAGlobalActorRunsOnThatActor() async {
+        let ranOnActor = Locked<Bool?>(nil)
+        let store = RootStore(initialState: Counter.State(), reducer: Reduce<Counter.State, Counter.Action> { state, action in
+            guard case .note(let text) = action else { return .none }
+            state.log.append(text)
+            guard text == "start" else { return .none }
+            return .run { @QueueActor send in
+                ranOnActor.withLock { $0 = QueueActor.isRunningHere }
+                send(.note("done"))
+            }
+        })
+        store.send(.note("start"))
+        #expect(await store.waitForEffects(timeout: .seconds(10)))
+        #expect(ranOnActor.withLock { $0 } == true)
+        #expect(store.currentState.log == ["start", "done"])
+    }
+
     // MARK: - The registry under concurrent starts
 
     /// Quick effects and long cancellable ones, started from several threads at once.
@@ -307,5 +326,31 @@ struct EffectTests {
         }
         #expect(cancelled.withLock { $0 } == senders * longPerSender, "every long effect's own task was cancelled")
         #expect(store.currentState == Churn.State(quickDone: senders * quickPerSender, longDone: 0))
+    }
+}
+
+/// A global actor whose jobs run on a serial dispatch queue that can tell when it is running.
+@globalActor
+private actor QueueActor {
+    static let shared = QueueActor()
+    private static let executor = QueueExecutor()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { Self.executor.asUnownedSerialExecutor() }
+
+    /// Whether the calling code runs on this actor's queue.
+    static var isRunningHere: Bool { DispatchQueue.getSpecific(key: QueueExecutor.marker) == true }
+}
+
+private final class QueueExecutor: SerialExecutor {
+    static let marker = DispatchSpecificKey<Bool>()
+    private let queue = DispatchQueue(label: "QueueActor")
+
+    init() {
+        queue.setSpecific(key: Self.marker, value: true)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }
 }
