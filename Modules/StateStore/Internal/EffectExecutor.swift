@@ -62,8 +62,9 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `start`, which starts tasks preferring this executor, with this thread as the
     /// drainer when nobody else is; then runs what they enqueued here until nothing is left.
+    /// Returns the task `start` returned.
     @usableFromInline
-    func drain(after start: () -> Void) {
+    func drain(after start: () -> Task<Void, Never>?) -> Task<Void, Never>? {
         let thread = ThreadIdentity.current.raw
         let current = drainer.load(ordering: .acquiring)
         // Already draining up the stack: the outer drain runs the new jobs after the current one.
@@ -71,9 +72,10 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
         guard current == 0,
               drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged
         else { return start() }
-        start()
+        let started = start()
         runPending()
         drainer.store(0, ordering: .releasing)
+        return started
     }
 
     private func runPending() {
@@ -93,7 +95,10 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// task's work), its thread draining what the job enqueues.
     private func handOff(_ job: UnownedJob) {
         Task.detached(executorPreference: globalConcurrentExecutor) { [self] in
-            drain { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            _ = drain {
+                job.runSynchronously(on: asUnownedTaskExecutor())
+                return nil
+            }
         }
     }
 }

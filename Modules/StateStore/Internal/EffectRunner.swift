@@ -250,9 +250,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         _ outlet: EffectOutlet<Action>, ids: [EffectID], priority: TaskPriority?, startInline: Bool,
         _ operation: (UInt64) -> @Sendable () async -> Void
     ) -> Task<Void, Never> {
-        var task: Task<Void, Never>?
-        func start() {
-            task = withRegistry { registry in
+        // Returned, not assigned to a captured variable: a captured `var` is checked for
+        // exclusive access at run time.
+        func start() -> Task<Void, Never>? {
+            withRegistry { registry in
                 guard !registry.isShutDown else { return nil }
                 let lineage = outlet.lineage
                 lineage.enter()
@@ -268,8 +269,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
                 return started
             }
         }
-        if startInline { executor.drain(after: start) } else { start() }
-        return task ?? Self.cancelledTask()
+        return (startInline ? executor.drain(after: start) : start()) ?? Self.cancelledTask()
     }
 
     /// What an effect started after ``shutDown()`` gets: a task cancelled before it ran.
@@ -428,7 +428,7 @@ struct EffectRegistry {
         let slot = freeSlots.popLast() ?? running.count
         let entry = RunningEffect(ids: ids, outlet: outlet, lineage: lineage, sequence: sequence, slot: slot)
         let key = entry.key
-        if slot == running.count { running.append(entry) } else { running[slot] = entry }
+        if slot == running.count { running.append(consume entry) } else { running[slot] = consume entry }
         return key
     }
 
