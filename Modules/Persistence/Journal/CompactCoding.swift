@@ -65,9 +65,11 @@ private enum Tag: UInt8 {
 /// (its end tag written) as soon as anything is written to a container outside it, which is how
 /// encoding code that writes each container before the next (all synthesized code does) nests.
 private final class CompactWriter {
-    var bytes: [UInt8] = []
+    // Not checked for exclusive access at run time: one encoding uses a writer, on one thread,
+    // and the check cost a thread-local lookup for every byte written.
+    @exclusivity(unchecked) var bytes: [UInt8] = []
     /// Whether each open container is keyed, outermost first.
-    private var openKeyed: [Bool] = []
+    @exclusivity(unchecked) private var openKeyed: [Bool] = []
 
     var openContainers: Int { openKeyed.count }
 
