@@ -248,7 +248,9 @@ struct DatabaseTests {
     @Test func aSecondConnectionWaitsForTheFirstInsteadOfFailing() async throws {
         let path = folder.file("shared.sqlite")
         let first = try Database(path: path, migrations: Self.schema)
-        let second = try Database(path: path, migrations: Self.schema, busyTimeout: .seconds(10))
+        // A generous timeout: the lock goes after a 200 ms sleep, but under ThreadSanitizer, with
+        // other suites beside it, that sleep has ended more than 10 s late.
+        let second = try Database(path: path, migrations: Self.schema, busyTimeout: .seconds(120))
         let holder = await LockHolder.hold(first)
         let done = Flag()
         let writer = Thread {
@@ -324,7 +326,8 @@ struct DatabaseFaultTests {
 
     @Test func anotherProcessWritingMakesThisOneWaitNotFail() async throws {
         let path = folder.file("shared.sqlite")
-        let database = try Database(path: path, migrations: DatabaseTests.schema, busyTimeout: .seconds(10))
+        // Generous, as in `aSecondConnectionWaitsForTheFirstInsteadOfFailing`.
+        let database = try Database(path: path, migrations: DatabaseTests.schema, busyTimeout: .seconds(120))
         let child = try TestChild(running: "lockHolderChild", environment: ["APPCORE_LOCK_HOLDER_DB": path])
         await child.waitForLine { $0.contains("holding") }
         let done = Flag()
