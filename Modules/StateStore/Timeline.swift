@@ -1,4 +1,5 @@
 import Synchronization
+
 /// A recorder of a store's history that can restore any recorded point: undo, redo, jump.
 ///
 /// It records each action the store reduces. Restoring puts a recorded state back into the

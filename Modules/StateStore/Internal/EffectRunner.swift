@@ -265,7 +265,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
                 let started = startInline
                     ? Task(executorPreference: executor, priority: priority, operation: operation(key))
                     : Task(priority: priority, operation: operation(key))
-                registry.running[Int(truncatingIfNeeded: key & 0xFFFF_FFFF)]?.task = started
+                registry.keep(started, for: key)
                 return started
             }
         }
@@ -438,6 +438,13 @@ struct EffectRegistry {
         let slot = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
         guard slot < running.count, running[slot]?.key == key else { return nil }
         return slot
+    }
+
+    /// Stores the task of the effect at `key`, once it is made.
+    @inlinable
+    mutating func keep(_ task: Task<Void, Never>, for key: UInt64) {
+        guard let slot = slot(of: key) else { return }
+        running[slot]?.task = task
     }
 
     /// Takes the entry at `key` out, freeing its slot.
