@@ -6,7 +6,8 @@ public struct NotesClient: Sendable {
     /// All the user's notes, most recently updated first.
     public var list: @Sendable (_ token: AccessToken) async throws(AppError) -> [Note]
     /// Stores a new note under the id the app chose; storing the same id again replaces it, so a
-    /// retried create is safe.
+    /// retried create is safe. Ids are the user's own: another account's note with the same id is
+    /// a different note, untouched.
     public var create: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
     /// Replaces a note's text and update time; fails with ``AppError/notFound(_:id:)`` if the
     /// note is not the user's.

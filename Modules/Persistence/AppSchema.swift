@@ -72,5 +72,30 @@ public enum AppSchema {
             INSERT INTO journal_streams (stream, last_active, closed)
                 SELECT stream, 0, 1 FROM journal UNION SELECT stream, 0, 1 FROM snapshots;
             """),
+        Migration(version: 4, name: "notes stored by owner") { db throws(DatabaseError) in
+            // One b-tree keyed by (owner, id) instead of a rowid table, its id index and an owner
+            // index: writing a note touches one page where it touched three, and a user's notes
+            // are read as one range. Note ids are scoped to their owner, so one account can no
+            // longer learn from an error that an id exists in another. The full-text index is
+            // keyed by `search_rowid` (a number given when the note is first indexed) and is
+            // rebuilt at the next search.
+            try db.executeScript("""
+                CREATE TABLE notes_by_owner_and_id (
+                    owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    id TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    search_indexed INTEGER NOT NULL DEFAULT 0,
+                    search_rowid INTEGER,
+                    PRIMARY KEY (owner_id, id)
+                ) WITHOUT ROWID;
+                INSERT INTO notes_by_owner_and_id (owner_id, id, text, created_at, updated_at)
+                    SELECT owner_id, id, text, created_at, updated_at FROM notes;
+                DROP TABLE notes;
+                ALTER TABLE notes_by_owner_and_id RENAME TO notes;
+                """)
+            if try db.tableExists("notes_search") { try db.execute("DELETE FROM notes_search") }
+        },
     ]
 }

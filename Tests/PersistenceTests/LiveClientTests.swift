@@ -157,8 +157,14 @@ struct LiveClientTests {
         #expect(try await live.notes.list(bob.token).isEmpty)
         let notFound = AppError.notFound(.note, id: edited.id.description)
         await #expect(throws: notFound) { try await live.notes.update(bob.token, edited) }
-        await #expect(throws: notFound) { try await live.notes.create(bob.token, edited) }
         await #expect(throws: notFound) { try await live.notes.delete(bob.token, edited.id) }
+        // The same id in another account is that account's own note: no error says Alice has one.
+        var bobs = edited
+        bobs.text = "bob's own"
+        #expect(try await live.notes.create(bob.token, bobs) == bobs)
+        #expect(try await live.notes.list(bob.token) == [bobs])
+        #expect(try await live.notes.list(alice.token).first == edited)
+        try await live.notes.delete(bob.token, bobs.id)
         try await live.notes.delete(alice.token, edited.id)
         await #expect(throws: notFound) { try await live.notes.delete(alice.token, edited.id) }
     }
@@ -230,6 +236,32 @@ struct LiveClientTests {
         var withoutIndex: [[String]] = []
         for query in queries { withoutIndex.append(try await live.notes.search(session.token, query).map(\.text)) }
         #expect(withoutIndex == withIndex)
+    }
+
+    @Test func notesWrittenBeforeVersion4AreKeptAndFoundAfterTheMigration() async throws {
+        let path = folder.file("old.sqlite")
+        let old = try Database(path: path, migrations: Array(AppSchema.migrations.prefix(3)))
+        _ = try await environment(old).auth.signUp(credentials)
+        try old.write { db throws(DatabaseError) in
+            let owner = try db.query("SELECT id FROM accounts") { $0.text(0) }.first ?? ""
+            for (sequence, text) in [(1, "buy oat milk"), (2, "call mum")] {
+                try db.execute("INSERT INTO notes (id, owner_id, text, created_at, updated_at) VALUES (?, ?, ?, 0, ?)",
+                               [.text(Note.ID(UUID(sequence: UInt64(sequence))).description), .text(owner), .text(text), .real(Double(sequence))])
+            }
+            // Version 3's index, keyed by the old rowids.
+            try db.execute("INSERT INTO notes_search (rowid, text) SELECT rowid, text FROM notes")
+            try db.execute("UPDATE notes SET search_indexed = 1")
+        }
+        old.close()
+
+        let live = try environment(Database(path: path, migrations: AppSchema.migrations))
+        let session = try await live.auth.authenticate(credentials)
+        #expect(try await live.notes.list(session.token).map(\.text) == ["call mum", "buy oat milk"])
+        #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["buy oat milk"])
+        _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID(sequence: 3)), text: "milk chocolate", createdAt: Date(timeIntervalSinceReferenceDate: 0),
+                                                           updatedAt: Date(timeIntervalSinceReferenceDate: 10)))
+        #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["milk chocolate", "buy oat milk"])
+        #expect(try await live.notes.search(session.token, "mum").map(\.text) == ["call mum"])
     }
 
     @Test func storageFailuresAreTypedAndKeepWhatWasStored() async throws {

@@ -27,13 +27,11 @@ extension LiveBackend {
         try writing(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) in
                 try db.execute("""
-                    INSERT INTO notes (id, owner_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0
-                    WHERE notes.owner_id = excluded.owner_id
-                    """, [.text(note.id.description), .text(owner.description), .text(note.text),
+                    INSERT INTO notes (owner_id, id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (owner_id, id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0
+                    """, [.text(owner.description), .text(note.id.description), .text(note.text),
                           .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
             }
-            guard db.changes == 1 else { throw .notFound(.note, id: note.id.description) }
             return note
         }
     }
@@ -41,10 +39,8 @@ extension LiveBackend {
     func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
             let created = try storage { () throws(DatabaseError) in
-                try db.execute("UPDATE notes SET text = ?, updated_at = ?, search_indexed = 0 WHERE id = ? AND owner_id = ?",
-                               [.text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate), .text(note.id.description), .text(owner.description)])
-                guard db.changes == 1 else { return Double?.none }
-                return try db.query("SELECT created_at FROM notes WHERE id = ?", [.text(note.id.description)]) { $0.double(0) }.first
+                try db.query("UPDATE notes SET text = ?, updated_at = ?, search_indexed = 0 WHERE owner_id = ? AND id = ? RETURNING created_at",
+                             [.text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate), .text(owner.description), .text(note.id.description)]) { $0.double(0) }.first
             }
             guard let created else { throw .notFound(.note, id: note.id.description) }
             var stored = note
@@ -56,20 +52,28 @@ extension LiveBackend {
     func delete(_ token: AccessToken, _ id: Note.ID) throws(AppError) {
         try writing(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) in
-                try db.execute("DELETE FROM notes WHERE id = ? AND owner_id = ?", [.text(id.description), .text(owner.description)])
+                try db.execute("DELETE FROM notes WHERE owner_id = ? AND id = ?", [.text(owner.description), .text(id.description)])
             }
             guard db.changes == 1 else { throw .notFound(.note, id: id.description) }
         }
     }
 
     /// Brings the full-text index up to date with the notes written since the last search, in one
-    /// transaction (one index segment, however many notes changed).
+    /// transaction (one index segment, however many notes changed). A note keeps its index row
+    /// number (`search_rowid`) for life; a new note gets the next free one.
     func refreshSearchIndex() throws(AppError) {
         try storage { () throws(DatabaseError) in
             try database.write { db throws(DatabaseError) in
                 guard try db.tableExists("notes_search") else { return }
-                try db.execute("DELETE FROM notes_search WHERE rowid IN (SELECT rowid FROM notes WHERE search_indexed = 0)")
-                try db.execute("INSERT INTO notes_search (rowid, text) SELECT rowid, text FROM notes WHERE search_indexed = 0")
+                try db.execute("DELETE FROM notes_search WHERE rowid IN (SELECT search_rowid FROM notes WHERE search_indexed = 0)")
+                try db.execute("""
+                    UPDATE notes SET search_rowid = numbered.search_rowid FROM (
+                        SELECT owner_id, id, (SELECT coalesce(max(rowid), 0) FROM notes_search) + row_number() OVER () AS search_rowid
+                        FROM notes WHERE search_indexed = 0 AND search_rowid IS NULL
+                    ) AS numbered
+                    WHERE notes.owner_id = numbered.owner_id AND notes.id = numbered.id
+                    """)
+                try db.execute("INSERT INTO notes_search (rowid, text) SELECT search_rowid, text FROM notes WHERE search_indexed = 0")
                 try db.execute("UPDATE notes SET search_indexed = 1 WHERE search_indexed = 0")
             }
         }
@@ -84,7 +88,7 @@ extension LiveBackend {
         var sql = ""
         var bindings: [SQLValue] = []
         if !indexed.isEmpty {
-            sql += " AND rowid IN (SELECT rowid FROM notes_search WHERE notes_search MATCH ?)"
+            sql += " AND search_rowid IN (SELECT rowid FROM notes_search WHERE notes_search MATCH ?)"
             // Each word as a quoted phrase (quotes doubled), so FTS5 syntax in it means nothing.
             bindings.append(.text(indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")))
         }
