@@ -212,11 +212,12 @@ public struct ParsedLine: Hashable, Sendable {
             text = text.dropFirst(1)
             offset += 1
         }
-        let tokens = try Tokenizer.tokens(in: text, columnOffset: offset)
-        guard let first = tokens.first else {
+        var arguments = try Tokenizer.tokens(in: text, columnOffset: offset)
+        guard !arguments.isEmpty else {
             if expectsRejection { throw LineError("“!” must be followed by the command expected to be rejected") }
             return nil
         }
+        let first = arguments.removeFirst()
         guard let spec = CommandSpec.named(first.text) else {
             var message = "unknown command “\(first.text)” at column \(first.column)"
             let suggestions = CommandSpec.suggestions(for: first.text)
@@ -224,7 +225,6 @@ public struct ParsedLine: Hashable, Sendable {
             message += " (help lists every command)"
             throw LineError(message)
         }
-        let arguments = Array(tokens.dropFirst())
         let range = spec.required.count...(spec.required.count + spec.optional.count)
         guard range.contains(arguments.count) else {
             let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"

@@ -44,11 +44,21 @@ public struct ScriptRunner: Sendable {
         self.makeSession = makeSession
     }
 
+    /// `line` without the blanks around it: `line` itself (no copy) when it has none.
+    static func trimmed(_ line: String) -> String {
+        let bytes = line.utf8
+        guard let first = bytes.first, let last = bytes.last, isBlank(first) || isBlank(last) else { return line }
+        return String(trimmed(Substring(line)))
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+    }
+
     /// `line` without the blanks around it.
     static func trimmed(_ line: Substring) -> Substring {
         // The blanks are ASCII, so the bytes around them are where scalars start and end.
         let bytes = line.utf8
-        let isBlank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
         guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else { return "" }
         return line[first..<bytes.index(after: last)]
     }
@@ -58,22 +68,26 @@ public struct ScriptRunner: Sendable {
     public func run(_ script: String, name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         // A string is UTF-8 already: its lines need no checking.
         // Split at line feed bytes, as bytes are: "\r\n" is one character but two bytes.
-        var lines = script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).makeIterator()
-        return await run(name: name, nextLine: { lines.next().map { .text(String(Substring($0))) } }, onLine: onLine)
+        let split = script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var lines = split.makeIterator()
+        return await run(name: name, expectedLines: split.count, nextLine: { lines.next().map { .text(String(Substring($0))) } }, onLine: onLine)
     }
 
     /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not
     /// run (its text would not be what was written) and fails, naming the first bad byte.
     public func run(_ script: [UInt8], name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        var lines = script.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).makeIterator()
-        return await run(name: name, nextBytes: { lines.next().map(Array.init) }, onLine: onLine)
+        let split = script.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var lines = split.makeIterator()
+        return await run(name: name, expectedLines: split.count, nextLine: {
+            lines.next().map { bytes in String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(Array(bytes)) }
+        }, onLine: onLine)
     }
 
     /// Runs the lines `nextBytes` gives, as bytes, one at a time as it gives them (`nil` ends
     /// the script), calling `onLine` with each line's report as soon as the line has run: how a
     /// script read from a pipe is answered line by line.
     public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        await run(name: name, nextLine: {
+        await run(name: name, expectedLines: 0, nextLine: {
             nextBytes().map { bytes in String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(bytes) }
         }, onLine: onLine)
     }
@@ -84,16 +98,16 @@ public struct ScriptRunner: Sendable {
         case notUTF8([UInt8])
     }
 
-    /// Runs the lines `nextLine` gives.
-    private func run(name: String, nextLine: () -> ReadLine?, onLine: (LineReport) -> Void) async -> Report {
+    /// Runs the lines `nextLine` gives (about `expectedLines` of them, when known).
+    private func run(name: String, expectedLines: Int, nextLine: () -> ReadLine?, onLine: (LineReport) -> Void) async -> Report {
         let clock = ContinuousClock()
         let started = clock.now
-        var report = await runLines(name: name, nextLine: nextLine, deadline: timeout.map { started + $0 }, onLine: onLine)
+        var report = await runLines(name: name, expectedLines: expectedLines, nextLine: nextLine, deadline: timeout.map { started + $0 }, onLine: onLine)
         report.duration = clock.now - started
         return report
     }
 
-    private func runLines(name: String, nextLine: () -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
+    private func runLines(name: String, expectedLines: Int, nextLine: () -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
         let session: ConsoleSession
         do {
             session = try await makeSession()
@@ -103,6 +117,7 @@ public struct ScriptRunner: Sendable {
             return Report(name: name, lines: [report])
         }
         var reports: [LineReport] = []
+        reports.reserveCapacity(expectedLines)
         var number = 0
         while let read = nextLine() {
             number += 1
@@ -116,11 +131,11 @@ public struct ScriptRunner: Sendable {
                 reports.append(report)
                 continue
             }
-            let trimmed = Self.trimmed(Substring(line))
+            let trimmed = Self.trimmed(line)
             if trimmed.isEmpty || trimmed.utf8.first == UInt8(ascii: "#") { continue }
             // Transcripts and JSON land in CI logs: a password never shows.
             guard let result = await execute(line, in: session, before: deadline) else {
-                let command = String(Self.trimmed(Substring(ParsedLine.displayable(String(trimmed)))))
+                let command = Self.trimmed(ParsedLine.displayable(trimmed))
                 let running = session.host.runningEffects.map(ConsoleSession.plain)
                 let report = LineReport(line: number, command: command, ok: false, output: "the script timed out after \(timeout ?? .zero)"
                     + (running.isEmpty ? "" : "; still running: " + running.joined(separator: ", ")), changes: [])
@@ -136,7 +151,7 @@ public struct ScriptRunner: Sendable {
             }
             // Read lines come back ready to show; only a line that could not be read is looked
             // at again for a secret.
-            let command = String(Self.trimmed(Substring(result.shownLine ?? ParsedLine.displayable(String(trimmed)))))
+            let command = Self.trimmed(result.shownLine ?? ParsedLine.displayable(trimmed))
             let report = LineReport(line: number, command: command, ok: result.succeeded, output: output, changes: result.changed)
             onLine(report)
             reports.append(report)

@@ -44,6 +44,8 @@ enum Tokenizer {
     /// `nil` when the line holds anything else.
     private static func asciiTokens(in bytes: UnsafeBufferPointer<UInt8>, columnOffset: Int) -> Result<[Token], LineError>? {
         var tokens: [Token] = []
+        // Room for a command and its arguments at once, rather than growing one word at a time.
+        tokens.reserveCapacity(6)
         // A word is copied in runs of plain bytes; most words are one run, made into a string
         // straight from the line.
         var current: [UInt8] = []

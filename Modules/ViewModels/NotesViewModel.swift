@@ -196,21 +196,21 @@ public final class NotesViewModel: ViewModel {
 
         /// Whether both list the same rows.
         public static func == (lhs: Rows, rhs: Rows) -> Bool {
-            guard lhs.count == rhs.count else { return false }
-            switch (lhs.storage, rhs.storage) {
-            case (.list(let left, let leftSelection), .list(let right, let rightSelection)):
-                // A selection that moved shows on a row of either side, unless neither lists it.
-                if leftSelection != rightSelection {
-                    if let leftSelection, left.contains(id: leftSelection) { return false }
-                    if let rightSelection, right.contains(id: rightSelection) { return false }
-                }
-                return left.elementsEqual(right) { old, new in
-                    if Row.showsTheSame(old, new) { return true }
-                    if Row.showsOtherwise(old, new) { return false }
-                    return Row(old, selectedID: leftSelection) == Row(new, selectedID: rightSelection)
-                }
-            default:
-                return lhs.elementsEqual(rhs)
+            // Matched one side at a time: a switch over both storages copies them, and this runs
+            // after every command a front end performs.
+            guard case .list(let left, let leftSelection) = lhs.storage, case .list(let right, let rightSelection) = rhs.storage else {
+                return lhs.count == rhs.count && lhs.elementsEqual(rhs)
+            }
+            guard left.count == right.count else { return false }
+            // A selection that moved shows on a row of either side, unless neither lists it.
+            if leftSelection != rightSelection {
+                if let leftSelection, left.contains(id: leftSelection) { return false }
+                if let rightSelection, right.contains(id: rightSelection) { return false }
+            }
+            return left.elementsEqual(right) { old, new in
+                if Row.showsTheSame(old, new) { return true }
+                if Row.showsOtherwise(old, new) { return false }
+                return Row(old, selectedID: leftSelection) == Row(new, selectedID: rightSelection)
             }
         }
 
