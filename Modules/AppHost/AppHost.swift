@@ -129,6 +129,14 @@ public final class AppHost: Sendable {
     /// ``cancelRunningIntents()``.
     private let performing = Locked<(nextKey: UInt64, tasks: [UInt64: [StoreTask]])>((0, [:]))
     private let resumedScreens = Locked<[Screen]>([])
+    /// The screens last read, to read again only what changed since.
+    private let lastScreens = Locked<Screens?>(nil)
+    /// This host among the others of the process, for the screens' stamps.
+    private let id = AppHost.nextID.withLock { id in
+        defer { id += 1 }
+        return id
+    }
+    private static let nextID = Locked<UInt64>(0)
 
     /// Opens `storage` and starts the app, signed out, with `loginStyle`'s sign-in — or, on a
     /// database, where the journal left it. Returns once resuming has settled.
@@ -378,8 +386,42 @@ public final class AppHost: Sendable {
 
     /// The screens now.
     public var screens: Screens {
-        Screens(login: login.currentSnapshot, session: session.currentSnapshot, profile: profile.currentSnapshot,
-                notes: notes.currentSnapshot, counter: counter.currentSnapshot)
+        // Only the view models whose revision moved since the last read are read again; the
+        // stamp lets `changed(since:)` skip comparing the others.
+        let last = lastScreens.withLock { $0 }
+        let kept = last?.stamp
+        var stamp = Screens.Stamp(host: id)
+        let login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot
+        let notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot
+        if let last, let kept, self.login.revision == kept.login {
+            (login, stamp.login) = (last.login, kept.login)
+        } else {
+            (login, stamp.login) = self.login.currentSnapshotAndRevision
+        }
+        if let last, let kept, self.session.revision == kept.session {
+            (session, stamp.session) = (last.session, kept.session)
+        } else {
+            (session, stamp.session) = self.session.currentSnapshotAndRevision
+        }
+        if let last, let kept, self.profile.revision == kept.profile {
+            (profile, stamp.profile) = (last.profile, kept.profile)
+        } else {
+            (profile, stamp.profile) = self.profile.currentSnapshotAndRevision
+        }
+        if let last, let kept, self.notes.revision == kept.notes {
+            (notes, stamp.notes) = (last.notes, kept.notes)
+        } else {
+            (notes, stamp.notes) = self.notes.currentSnapshotAndRevision
+        }
+        if let last, let kept, self.counter.revision == kept.counter {
+            (counter, stamp.counter) = (last.counter, kept.counter)
+        } else {
+            (counter, stamp.counter) = self.counter.currentSnapshotAndRevision
+        }
+        if let last, stamp == kept { return last }
+        let screens = Screens(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: stamp)
+        lastScreens.withLock { $0 = screens }
+        return screens
     }
 
     /// The screens after each change, from now on, in a new stream per call. A reader that falls

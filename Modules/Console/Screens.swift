@@ -17,11 +17,12 @@ final class ConsoleScreens: Sendable, Equatable {
     /// The short ids the notes are shown with.
     let noteIDs: NoteIDs
 
-    var login: LoginViewModel.Snapshot { screens.login }
-    var session: SessionViewModel.Snapshot { screens.session }
-    var profile: ProfileViewModel.Snapshot { screens.profile }
-    var notes: NotesViewModel.Snapshot { screens.notes }
-    var counter: CounterViewModel.Snapshot { screens.counter }
+    // Taken out of `screens` once: rendering reads them field by field.
+    let login: LoginViewModel.Snapshot
+    let session: SessionViewModel.Snapshot
+    let profile: ProfileViewModel.Snapshot
+    let notes: NotesViewModel.Snapshot
+    let counter: CounterViewModel.Snapshot
 
     /// The screens as they are now (read without registering for Observation).
     convenience init(_ console: ConsoleSession) {
@@ -31,6 +32,11 @@ final class ConsoleScreens: Sendable, Equatable {
     init(_ screens: Screens, noteIDs: NoteIDs) {
         self.screens = screens
         self.noteIDs = noteIDs
+        login = screens.login
+        session = screens.session
+        profile = screens.profile
+        notes = screens.notes
+        counter = screens.counter
     }
 
     static func == (lhs: ConsoleScreens, rhs: ConsoleScreens) -> Bool {
@@ -47,7 +53,7 @@ final class ConsoleScreens: Sendable, Equatable {
     struct Property: Sendable {
         let screen: Screen
         let name: String
-        let value: @Sendable (Screens) -> String
+        let value: @Sendable (ConsoleScreens) -> String
     }
 
     /// Every property `expect` can check, each named once.
@@ -93,7 +99,7 @@ final class ConsoleScreens: Sendable, Equatable {
 
     /// Property `name` of `screen`; `nil` when the screen has no such property.
     func value(of name: String, on screen: Screen) -> String? {
-        Self.properties.first { $0.screen == screen && $0.name == name }?.value(screens)
+        Self.properties.first { $0.screen == screen && $0.name == name }?.value(self)
     }
 
     // MARK: - Rendering

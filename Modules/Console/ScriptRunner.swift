@@ -68,9 +68,20 @@ public struct ScriptRunner: Sendable {
     public func run(_ script: String, name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         // A string is UTF-8 already: its lines need no checking.
         // Split at line feed bytes, as bytes are: "\r\n" is one character but two bytes.
-        let split = script.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        var lines = split.makeIterator()
-        return await run(name: name, expectedLines: split.count, nextLine: { lines.next().map { .text(String(Substring($0))) } }, onLine: onLine)
+        // Taken one at a time as the script runs, not split into an array of every line first.
+        let lineFeed = UInt8(ascii: "\n")
+        let lineFeeds = script.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(0) { $1 == lineFeed ? $0 + 1 : $0 } } ?? 0
+        var rest = Substring(script)
+        var isFinished = false
+        return await run(name: name, expectedLines: lineFeeds + 1, nextLine: {
+            guard !isFinished else { return nil }
+            guard let end = rest.utf8.firstIndex(of: lineFeed) else {
+                isFinished = true
+                return .text(String(rest))
+            }
+            defer { rest = rest[rest.utf8.index(after: end)...] }
+            return .text(String(rest[..<end]))
+        }, onLine: onLine)
     }
 
     /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not

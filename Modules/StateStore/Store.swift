@@ -86,6 +86,24 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         return readWhileLocked()
     }
 
+    /// The current state and its revision, read together without registering for Observation:
+    /// equal revisions of one store mean an equal state (for scoped stores; a root store's
+    /// revision does not move).
+    @inlinable
+    package var currentStateAndRevision: (state: State, revision: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (readWhileLocked(), node.revision)
+    }
+
+    /// The revision ``currentStateAndRevision`` would give now, without reading the state.
+    @inlinable
+    package var revision: UInt64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return node.revision
+    }
+
     // MARK: - Sending
 
     /// Sends an action to the store.

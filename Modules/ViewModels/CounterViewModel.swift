@@ -37,6 +37,15 @@ public final class CounterViewModel: ViewModel {
     /// that reads after each intent rather than observing, so that changes owe it nothing.
     public var currentSnapshot: Snapshot { store.currentState }
 
+    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
+    package var currentSnapshotAndRevision: (snapshot: Snapshot, revision: UInt64) {
+        let read = store.currentStateAndRevision
+        return (read.state, read.revision)
+    }
+
+    /// The revision of the snapshot now, without reading it.
+    package var revision: UInt64 { store.revision }
+
     /// The count.
     public var count: Int { snapshot.count }
     /// Whether the decrement button works.

@@ -69,6 +69,15 @@ public final class LoginViewModel: ViewModel {
     /// that reads after each intent rather than observing, so that changes owe it nothing.
     public var currentSnapshot: Snapshot { store.currentState }
 
+    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
+    package var currentSnapshotAndRevision: (snapshot: Snapshot, revision: UInt64) {
+        let read = store.currentStateAndRevision
+        return (read.state, read.revision)
+    }
+
+    /// The revision of the snapshot now, without reading it.
+    package var revision: UInt64 { store.revision }
+
     /// The username typed.
     public var username: String { snapshot.username }
     /// One `•` per password character typed.

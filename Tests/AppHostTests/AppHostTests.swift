@@ -100,6 +100,40 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @Test func screensAreValuesAndTellWhatChangedWhoeverReadThem() async throws {
+        let host = try await AppHost(storage: .inMemory())
+        let before = host.screens
+        #expect(host.screens == before && host.screens.changed(since: before).isEmpty, "read twice with nothing between")
+        await host.perform(.increment)
+        let after = host.screens
+        #expect(after.changed(since: before) == [.counter])
+        #expect(before.counter.count == 0 && after.counter.count == 1, "a read keeps its values")
+
+        // A copy changed by hand is its own value, compared by what it shows.
+        var edited = after
+        edited.counter = before.counter
+        #expect(after.counter.count == 1, "the copy changed, not the screens it came from")
+        #expect(edited.changed(since: before).isEmpty && edited == before)
+        #expect(edited.changed(since: after) == [.counter])
+        edited.login.username = "someone"
+        #expect(edited.changed(since: before) == [.login])
+
+        // Another host's screens are compared by what they show, even when its view models have
+        // moved as often: here both counters changed twice, to 2 and back to 0.
+        let other = try await AppHost(storage: .inMemory())
+        await other.perform(.increment)
+        await other.perform(.decrement)
+        await host.perform(.increment)
+        #expect(other.screens.changed(since: host.screens) == [.counter])
+        #expect(other.screens.changed(since: before).isEmpty)
+
+        // Decoded screens carry no host's stamp and compare by value.
+        let decoded = try JSONDecoder().decode(Screens.self, from: JSONEncoder().encode(host.screens))
+        #expect(decoded == host.screens && decoded.changed(since: after) == [.counter] && decoded.changed(since: host.screens).isEmpty)
+        try await host.close()
+        try await other.close()
+    }
+
     @Test func aDatabaseHostSurvivesARestartAndLeavesNoWriteAheadLog() async throws {
         let folder = NSTemporaryDirectory() + "appcore-host-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -80,6 +80,34 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 
+    @Test func aScopedStoresRevisionMovesWhenItsValueMayHaveChangedAndOnlyThen() {
+        let store = Board.store(rows: 2)
+        // Derived from a stored scope and read without observing, as the view models are.
+        let title = store.scope(state: \.title, action: Board.Action.retitle)
+        let length = title.scope(deriving: { $0.count }, action: { $0 })
+        let start = length.currentStateAndRevision
+        store.send(.row(id: 0, .increment))
+        store.send(.row(id: 1, .increment))
+        #expect(length.revision == start.revision, "only other parts changed")
+        store.send(.retitle("Groceries"))
+        let retitled = length.currentStateAndRevision
+        #expect(retitled.revision != start.revision && retitled.state == 9)
+        store.send(.retitle("Groceries"))
+        #expect(length.revision == retitled.revision, "the title's bytes did not change")
+
+        // Observed, it moves only when the derived value changes.
+        let seen = Collected<Int>()
+        let subscription = length.observe { seen.append($0) }
+        let observed = length.revision
+        store.send(.retitle("Chores 123"))
+        let longer = length.currentStateAndRevision
+        #expect(longer.revision != observed && longer.state == 10)
+        store.send(.retitle("Shopping12"))
+        #expect(length.revision == longer.revision, "same length, same value")
+        #expect(seen.all == [9, 10])
+        subscription.cancel()
+    }
+
     @Test func aScopedStoreSendsThroughItsParent() {
         let store = Board.store(rows: 0)
         let title = store.scope(state: \.title, action: Board.Action.retitle)

@@ -54,6 +54,9 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// The Observation subject standing for the store's `state`.
     @usableFromInline let observation = StateObservation()
+    /// Moves on whenever the value may have changed (lock held): equal revisions of one node
+    /// mean an equal value, so a reader can tell what changed without comparing values.
+    @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
 
     @usableFromInline
     init() {}
@@ -73,6 +76,7 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     /// Records what a change to `value` must notify, and propagates it to the children.
     @inlinable
     final func changed(to value: Value, deliveries: inout [Delivery]) {
+        revision &+= 1
         if firstSubscriber != nil || isTracked {
             deliveries.append(Delivery(value: value, first: firstSubscriber, others: otherSubscribers,
                 notifyRegistrar: isTracked ? self : nil))
@@ -252,6 +256,7 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     func update(from parentAddress: UnsafeRawPointer, bytesBefore before: UnsafeRawPointer?, deliveries: inout [Delivery]) {
         guard isObserved else {
             isStale = true
+            revision &+= 1
             return
         }
         let value: Child
