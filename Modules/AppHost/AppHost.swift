@@ -389,36 +389,34 @@ public final class AppHost: Sendable {
         // Only the view models whose revision moved since the last read are read again; the
         // stamp lets `changed(since:)` skip comparing the others.
         let last = lastScreens.withLock { $0 }
-        let kept = last?.stamp
+        var moved = Screens.Stamp(host: id)
+        (moved.login, moved.session, moved.profile, moved.notes, moved.counter) =
+            (login.revision, session.revision, profile.revision, notes.revision, counter.revision)
+        guard let last, let kept = last.stamp else { return readScreens() }
+        if moved == kept { return last }
+        var stamp = kept
+        let login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot
+        let notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot
+        if moved.login == kept.login { login = last.login } else { (login, stamp.login) = self.login.currentSnapshotAndRevision }
+        if moved.session == kept.session { session = last.session } else { (session, stamp.session) = self.session.currentSnapshotAndRevision }
+        if moved.profile == kept.profile { profile = last.profile } else { (profile, stamp.profile) = self.profile.currentSnapshotAndRevision }
+        if moved.notes == kept.notes { notes = last.notes } else { (notes, stamp.notes) = self.notes.currentSnapshotAndRevision }
+        if moved.counter == kept.counter { counter = last.counter } else { (counter, stamp.counter) = self.counter.currentSnapshotAndRevision }
+        let screens = Screens(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: stamp)
+        lastScreens.withLock { $0 = screens }
+        return screens
+    }
+
+    /// Every view model read, with the revisions read with it.
+    private func readScreens() -> Screens {
         var stamp = Screens.Stamp(host: id)
         let login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot
         let notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot
-        if let last, let kept, self.login.revision == kept.login {
-            (login, stamp.login) = (last.login, kept.login)
-        } else {
-            (login, stamp.login) = self.login.currentSnapshotAndRevision
-        }
-        if let last, let kept, self.session.revision == kept.session {
-            (session, stamp.session) = (last.session, kept.session)
-        } else {
-            (session, stamp.session) = self.session.currentSnapshotAndRevision
-        }
-        if let last, let kept, self.profile.revision == kept.profile {
-            (profile, stamp.profile) = (last.profile, kept.profile)
-        } else {
-            (profile, stamp.profile) = self.profile.currentSnapshotAndRevision
-        }
-        if let last, let kept, self.notes.revision == kept.notes {
-            (notes, stamp.notes) = (last.notes, kept.notes)
-        } else {
-            (notes, stamp.notes) = self.notes.currentSnapshotAndRevision
-        }
-        if let last, let kept, self.counter.revision == kept.counter {
-            (counter, stamp.counter) = (last.counter, kept.counter)
-        } else {
-            (counter, stamp.counter) = self.counter.currentSnapshotAndRevision
-        }
-        if let last, stamp == kept { return last }
+        (login, stamp.login) = self.login.currentSnapshotAndRevision
+        (session, stamp.session) = self.session.currentSnapshotAndRevision
+        (profile, stamp.profile) = self.profile.currentSnapshotAndRevision
+        (notes, stamp.notes) = self.notes.currentSnapshotAndRevision
+        (counter, stamp.counter) = self.counter.currentSnapshotAndRevision
         let screens = Screens(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: stamp)
         lastScreens.withLock { $0 = screens }
         return screens

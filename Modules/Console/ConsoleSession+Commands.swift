@@ -147,15 +147,9 @@ extension ConsoleSession {
 
     private func expect(_ line: ParsedLine) throws(LineError) -> Result {
         let path = line.arguments[0], op = line.arguments[1], expected = line.arguments[2]
-        // Split at the first "." (a byte: no character breaking on every line).
-        guard let dot = path.text.utf8.firstIndex(of: UInt8(ascii: ".")), let screen = Screen(rawValue: String(path.text[..<dot])) else {
-            throw LineError("argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screen.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        let property = String(path.text[path.text.utf8.index(after: dot)...])
+        guard let property = ConsoleScreens.propertiesByPath[path.text] else { throw Self.unknownProperty(path) }
         let screens = ConsoleScreens(self)
-        guard let actualText = screens.value(of: property, on: screen) else {
-            throw LineError("argument 1 <path> at column \(path.column): \(screen.rawValue) has no property “\(property)” (it has \(ConsoleScreens.propertyNames(of: screen).joined(separator: ", ")))")
-        }
+        let actualText = property.value(screens)
         let holds: Bool
         switch op.text {
         case "==": holds = actualText == expected.text
@@ -178,6 +172,16 @@ extension ConsoleSession {
             return Result(status: .rejected("expected \(path.text) \(op.text) \(expected.text), but it is \(actualText)"), screens: screens)
         }
         return Result(status: .ok, output: "ok: \(path.text) is \(actualText)", screens: screens)
+    }
+
+    /// Why `path` names no property `expect` can check.
+    private static func unknownProperty(_ path: Token) -> LineError {
+        // Split at the first "." (a byte: no character breaking).
+        guard let dot = path.text.utf8.firstIndex(of: UInt8(ascii: ".")), let screen = Screen(rawValue: String(path.text[..<dot])) else {
+            return LineError("argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screen.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        let property = String(path.text[path.text.utf8.index(after: dot)...])
+        return LineError("argument 1 <path> at column \(path.column): \(screen.rawValue) has no property “\(property)” (it has \(ConsoleScreens.propertyNames(of: screen).joined(separator: ", ")))")
     }
 
     private func advance(_ line: ParsedLine) async throws(LineError) -> Result {

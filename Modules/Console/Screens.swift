@@ -17,12 +17,12 @@ final class ConsoleScreens: Sendable, Equatable {
     /// The short ids the notes are shown with.
     let noteIDs: NoteIDs
 
-    // Taken out of `screens` once: rendering reads them field by field.
-    let login: LoginViewModel.Snapshot
-    let session: SessionViewModel.Snapshot
-    let profile: ProfileViewModel.Snapshot
-    let notes: NotesViewModel.Snapshot
-    let counter: CounterViewModel.Snapshot
+    // Each read copies the snapshot out of `screens`: a renderer reads its screen once.
+    var login: LoginViewModel.Snapshot { screens.login }
+    var session: SessionViewModel.Snapshot { screens.session }
+    var profile: ProfileViewModel.Snapshot { screens.profile }
+    var notes: NotesViewModel.Snapshot { screens.notes }
+    var counter: CounterViewModel.Snapshot { screens.counter }
 
     /// The screens as they are now (read without registering for Observation).
     convenience init(_ console: ConsoleSession) {
@@ -32,11 +32,6 @@ final class ConsoleScreens: Sendable, Equatable {
     init(_ screens: Screens, noteIDs: NoteIDs) {
         self.screens = screens
         self.noteIDs = noteIDs
-        login = screens.login
-        session = screens.session
-        profile = screens.profile
-        notes = screens.notes
-        counter = screens.counter
     }
 
     static func == (lhs: ConsoleScreens, rhs: ConsoleScreens) -> Bool {
@@ -92,14 +87,12 @@ final class ConsoleScreens: Sendable, Equatable {
         ]
     }()
 
+    /// The properties by path (`counter.count`), for `expect`.
+    static let propertiesByPath: [String: Property] = Dictionary(uniqueKeysWithValues: properties.map { ("\($0.screen.rawValue).\($0.name)", $0) })
+
     /// The names of the properties of `screen`, in the order help lists them.
     static func propertyNames(of screen: Screen) -> [String] {
         properties.filter { $0.screen == screen }.map(\.name)
-    }
-
-    /// Property `name` of `screen`; `nil` when the screen has no such property.
-    func value(of name: String, on screen: Screen) -> String? {
-        Self.properties.first { $0.screen == screen && $0.name == name }?.value(self)
     }
 
     // MARK: - Rendering
@@ -143,6 +136,7 @@ final class ConsoleScreens: Sendable, Equatable {
     }
 
     private func renderLogin() -> String {
+        let login = self.login
         // Appended in place: the login line is rendered after every keystroke a script types.
         var text = "login: username \""
         text.reserveCapacity(128)
@@ -166,6 +160,7 @@ final class ConsoleScreens: Sendable, Equatable {
     }
 
     private func renderSession() -> String {
+        let session = self.session
         var line = "session: "
         if session.isSignedIn, let username = session.username {
             line += "signed in as \(username)"
@@ -178,6 +173,7 @@ final class ConsoleScreens: Sendable, Equatable {
     }
 
     private func renderProfile() -> String {
+        let profile = self.profile
         var lines = ["profile: \(profile.status.rawValue), \(profile.postCount) post\(profile.postCount == 1 ? "" : "s")"]
         for row in profile.rows {
             switch row {
@@ -197,6 +193,7 @@ final class ConsoleScreens: Sendable, Equatable {
     }
 
     private func renderNotes(_ extent: Extent) -> String {
+        let notes = self.notes
         var header = "notes: \(Self.grouped(notes.count)) note\(notes.count == 1 ? "" : "s")"
         if !notes.searchQuery.isEmpty { header += " matching \(Self.quote(notes.searchQuery))\(notes.isSearching ? " (searching…)" : "")" }
         if notes.isLoading { header += " (loading…)" }
@@ -248,7 +245,8 @@ final class ConsoleScreens: Sendable, Equatable {
     }
 
     private func renderCounter() -> String {
-        "counter: \(counter.count)\(counter.canDecrement ? "" : " (cannot go lower)")"
+        let counter = self.counter
+        return "counter: \(counter.count)\(counter.canDecrement ? "" : " (cannot go lower)")"
     }
 
     // MARK: - Helpers
