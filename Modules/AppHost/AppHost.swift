@@ -214,7 +214,8 @@ public final class AppHost: Sendable {
     /// the actions they sent back, their effects, and so on — or once `timeout` passed.
     ///
     /// Intents may be performed concurrently from several tasks; each outcome covers its own
-    /// intent's work and rejections only.
+    /// intent's work and rejections only. It runs where it is called from (on the main actor
+    /// for a UI), with no hop to another executor; the effects run on the store's.
     ///
     /// - Parameters:
     ///   - timeout: How long to wait for the intent's work (real time).
@@ -222,7 +223,7 @@ public final class AppHost: Sendable {
     ///     default the screens just before the intent; a front end that shows screens can pass
     ///     the ones it shows, and redraw exactly what `changed` lists.
     @discardableResult
-    public func perform(_ intent: Intent, timeout: Duration = .seconds(10), since earlier: Screens? = nil) async -> IntentOutcome {
+    nonisolated(nonsending) public func perform(_ intent: Intent, timeout: Duration = .seconds(10), since earlier: Screens? = nil) async -> IntentOutcome {
         let before = earlier ?? screens
         switch intent.actions(in: { store.currentState }) {
         case .failure(let refusal):
@@ -236,11 +237,11 @@ public final class AppHost: Sendable {
     /// Sends `actions` in order and waits as ``perform(_:timeout:)`` does: for front ends with
     /// actions of their own beyond ``Intent``.
     @discardableResult
-    public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10)) async -> IntentOutcome {
+    nonisolated(nonsending) public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10)) async -> IntentOutcome {
         await perform(actions: actions, timeout: timeout, before: screens)
     }
 
-    private func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
+    nonisolated(nonsending) private func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
         let tasks = actions.map { store.send($0) }
         let unsettled = tasks.filter { !$0.isSettled }
         var settled = unsettled.isEmpty

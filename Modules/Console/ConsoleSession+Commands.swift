@@ -8,7 +8,7 @@ import ViewModels
 
 extension ConsoleSession {
     /// Runs a parsed line: a feature command as an intent, any other as the console's own.
-    func run(_ line: ParsedLine) async throws(LineError) -> Result {
+    nonisolated(nonsending) func run(_ line: ParsedLine) async throws(LineError) -> Result {
         let text = line.argument(0) ?? ""
         switch line.spec.command {
         case .signup: return await perform(.signUp(username: text, password: line.argument(1) ?? ""))

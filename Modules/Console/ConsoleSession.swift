@@ -96,8 +96,8 @@ public final class ConsoleSession: @unchecked Sendable {
 
     // MARK: - Running lines
 
-    /// Runs one line of the language.
-    public func execute(_ line: String) async -> Result {
+    /// Runs one line of the language, where it is called from (no hop to another executor).
+    nonisolated(nonsending) public func execute(_ line: String) async -> Result {
         let parsed: ParsedLine
         do {
             guard let read = try ParsedLine.parse(line) else { return Result(status: .ok) }
@@ -137,7 +137,7 @@ public final class ConsoleSession: @unchecked Sendable {
     }
 
     /// Performs `intent`, waiting for its work if the session does, and reports what changed.
-    func perform(_ intent: Intent) async -> Result {
+    nonisolated(nonsending) func perform(_ intent: Intent) async -> Result {
         let before = shown.withLock { $0 } ?? ConsoleScreens(self)
         let outcome = await host.perform(intent, timeout: waitsForEffects ? defaultTimeout : .zero, since: before.screens)
         let after = ConsoleScreens(outcome.screens, noteIDs: noteIDs)

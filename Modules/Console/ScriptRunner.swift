@@ -176,7 +176,7 @@ public struct ScriptRunner: Sendable {
 extension ScriptRunner {
     /// Runs `line`, giving up when `deadline` passes first (`nil`): the session's running
     /// effects are then cancelled.
-    private func execute(_ line: String, in session: ConsoleSession, before deadline: ContinuousClock.Instant?) async -> ConsoleSession.Result? {
+    nonisolated(nonsending) private func execute(_ line: String, in session: ConsoleSession, before deadline: ContinuousClock.Instant?) async -> ConsoleSession.Result? {
         guard let deadline else { return await session.execute(line) }
         let result = await withTaskGroup(of: ConsoleSession.Result?.self) { group in
             group.addTask { await session.execute(line) }
