@@ -388,39 +388,38 @@ public final class AppHost: Sendable {
     /// The screens now.
     public var screens: Screens {
         // Only the view models whose revision moved since the last read are read again; the
-        // stamp lets `changed(since:)` skip comparing the others.
-        let last = lastScreens.withLock { $0 }
-        var moved = Screens.Stamp(host: id)
-        (moved.login, moved.session, moved.profile, moved.notes, moved.counter) =
-            (login.revision, session.revision, profile.revision, notes.revision, counter.revision)
-        guard let last, let kept = last.stamp else { return readScreens() }
-        if moved == kept { return last }
-        var stamp = kept
-        let login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot
-        let notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot
-        if moved.login == kept.login { login = last.login } else { (login, stamp.login) = self.login.currentSnapshotAndRevision }
-        if moved.session == kept.session { session = last.session } else { (session, stamp.session) = self.session.currentSnapshotAndRevision }
-        if moved.profile == kept.profile { profile = last.profile } else { (profile, stamp.profile) = self.profile.currentSnapshotAndRevision }
-        if moved.notes == kept.notes { notes = last.notes } else { (notes, stamp.notes) = self.notes.currentSnapshotAndRevision }
-        if moved.counter == kept.counter { counter = last.counter } else { (counter, stamp.counter) = self.counter.currentSnapshotAndRevision }
-        let screens = Screens(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: stamp)
+        // revisions let `changed(since:)` skip comparing the others.
+        readScreens(keeping: lastScreens.withLock { $0 })
+    }
+
+    /// The screens now, keeping those of `last` whose view model did not move since.
+    private func readScreens(keeping last: Screens?) -> Screens {
+        guard let kept = last?.boxes else {
+            let screens = Screens(Screens.Boxes(login: reading(login), session: reading(session), profile: reading(profile),
+                                                notes: reading(notes), counter: reading(counter)))
+            lastScreens.withLock { $0 = screens }
+            return screens
+        }
+        let login = reread(login, kept.login), session = reread(session, kept.session), profile = reread(profile, kept.profile)
+        let notes = reread(notes, kept.notes), counter = reread(counter, kept.counter)
+        if let last, login == nil, session == nil, profile == nil, notes == nil, counter == nil { return last }
+        let screens = Screens(Screens.Boxes(kept, login: login, session: session, profile: profile, notes: notes, counter: counter))
         lastScreens.withLock { $0 = screens }
         return screens
     }
 
-    /// Every view model read, with the revisions read with it.
-    private func readScreens() -> Screens {
-        var stamp = Screens.Stamp(host: id)
-        let login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot
-        let notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot
-        (login, stamp.login) = self.login.currentSnapshotAndRevision
-        (session, stamp.session) = self.session.currentSnapshotAndRevision
-        (profile, stamp.profile) = self.profile.currentSnapshotAndRevision
-        (notes, stamp.notes) = self.notes.currentSnapshotAndRevision
-        (counter, stamp.counter) = self.counter.currentSnapshotAndRevision
-        let screens = Screens(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: stamp)
-        lastScreens.withLock { $0 = screens }
-        return screens
+    /// `model`'s snapshot read now, unless `kept` is that of this host at its current revision.
+    @inline(__always)
+    private func reread<Model: HostedViewModel>(_ model: Model, _ kept: Shown<Model.Snapshot>) -> Shown<Model.Snapshot>? {
+        if let reading = kept.reading, reading.host == id, reading.revision == model.revision { return nil }
+        return reading(model)
+    }
+
+    /// `model`'s snapshot read now, with its revision.
+    @inline(__always)
+    private func reading<Model: HostedViewModel>(_ model: Model) -> Shown<Model.Snapshot> {
+        let (snapshot, revision) = model.currentSnapshotAndRevision
+        return Shown(snapshot, host: id, revision: revision)
     }
 
     /// The screens after each change, from now on, in a new stream per call. A reader that falls

@@ -8,37 +8,38 @@ public enum Screen: String, CaseIterable, Codable, Sendable {
 
 /// Every screen's snapshot at one moment: what a front end shows.
 ///
-/// A value like any other; its five snapshots sit in one shared box, so the copies a perform
-/// makes (the screens before, after, in the outcome, shown by a front end) cost one reference
-/// count each, and screens compared with a copy of themselves are equal at once.
+/// A value like any other. Each snapshot sits in an immutable box, and the five boxes in
+/// another: copying screens (before, after, in an outcome, shown by a front end) costs one
+/// reference count, screens that keep the snapshots of unchanged screens share their boxes, and
+/// a screen compared with a copy of itself is the same at once.
 public struct Screens: Codable, Equatable, Sendable {
     /// The sign-in screen.
     public var login: LoginViewModel.Snapshot {
-        get { storage.login }
-        set { unique().login = newValue }
+        get { boxes.login.snapshot }
+        set { boxes = Boxes(boxes, login: Shown(newValue)) }
     }
     /// Who is signed in.
     public var session: SessionViewModel.Snapshot {
-        get { storage.session }
-        set { unique().session = newValue }
+        get { boxes.session.snapshot }
+        set { boxes = Boxes(boxes, session: Shown(newValue)) }
     }
     /// The profile and posts.
     public var profile: ProfileViewModel.Snapshot {
-        get { storage.profile }
-        set { unique().profile = newValue }
+        get { boxes.profile.snapshot }
+        set { boxes = Boxes(boxes, profile: Shown(newValue)) }
     }
     /// The notes.
     public var notes: NotesViewModel.Snapshot {
-        get { storage.notes }
-        set { unique().notes = newValue }
+        get { boxes.notes.snapshot }
+        set { boxes = Boxes(boxes, notes: Shown(newValue)) }
     }
     /// The counter.
     public var counter: CounterViewModel.Snapshot {
-        get { storage.counter }
-        set { unique().counter = newValue }
+        get { boxes.counter.snapshot }
+        set { boxes = Boxes(boxes, counter: Shown(newValue)) }
     }
 
-    private var storage: Storage
+    private(set) var boxes: Boxes
 
     /// The screens as they are for `state`.
     public init(_ state: AppFeature.State) {
@@ -51,60 +52,30 @@ public struct Screens: Codable, Equatable, Sendable {
         login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot,
         notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot
     ) {
-        self.init(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: nil)
+        boxes = Boxes(login: Shown(login), session: Shown(session), profile: Shown(profile), notes: Shown(notes), counter: Shown(counter))
     }
 
-    /// The screens from their snapshots, as a host read them at `stamp`.
-    init(
-        login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot,
-        notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot, stamp: Stamp?
-    ) {
-        storage = Storage(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: stamp)
+    /// The screens of `boxes`, as a host read them.
+    init(_ boxes: Boxes) {
+        self.boxes = boxes
     }
-
-    /// Which host read these screens from its view models, and at which revision of each: two
-    /// screens with one host's stamp and the same revision of a screen show the same there.
-    struct Stamp: Equatable, Sendable {
-        let host: UInt64
-        var login: UInt64 = 0
-        var session: UInt64 = 0
-        var profile: UInt64 = 0
-        var notes: UInt64 = 0
-        var counter: UInt64 = 0
-
-        func revision(of screen: Screen) -> UInt64 {
-            switch screen {
-            case .login: login
-            case .session: session
-            case .profile: profile
-            case .notes: notes
-            case .counter: counter
-            }
-        }
-    }
-
-    /// The stamp of a host's read; `nil` for screens made or changed otherwise.
-    var stamp: Stamp? { storage.stamp }
 
     /// The screens that differ from `earlier`, in ``Screen/allCases`` order.
     public func changed(since earlier: Screens) -> [Screen] {
-        if storage === earlier.storage { return [] }
+        if boxes === earlier.boxes { return [] }
         return Screen.allCases.filter { !isSame($0, as: earlier) }
     }
 
     /// Whether screen `screen` shows the same here as in `other`.
     public func isSame(_ screen: Screen, as other: Screens) -> Bool {
-        if storage === other.storage { return true }
-        if let stamp = storage.stamp, let otherStamp = other.storage.stamp, stamp.host == otherStamp.host,
-           stamp.revision(of: screen) == otherStamp.revision(of: screen) {
-            return true
-        }
+        let (mine, theirs) = (boxes, other.boxes)
+        if mine === theirs { return true }
         return switch screen {
-        case .login: login == other.login
-        case .session: session == other.session
-        case .profile: profile == other.profile
-        case .notes: notes == other.notes
-        case .counter: counter == other.counter
+        case .login: mine.login.showsTheSame(as: theirs.login)
+        case .session: mine.session.showsTheSame(as: theirs.session)
+        case .profile: mine.profile.showsTheSame(as: theirs.profile)
+        case .notes: mine.notes.showsTheSame(as: theirs.notes)
+        case .counter: mine.counter.showsTheSame(as: theirs.counter)
         }
     }
 
@@ -137,36 +108,51 @@ public struct Screens: Codable, Equatable, Sendable {
         try container.encode(counter, forKey: .counter)
     }
 
-    /// The box, copied first if another value shares it.
-    private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
-    }
+    /// The five boxed snapshots; immutable, so shared freely.
+    final class Boxes: Sendable {
+        let login: Shown<LoginViewModel.Snapshot>
+        let session: Shown<SessionViewModel.Snapshot>
+        let profile: Shown<ProfileViewModel.Snapshot>
+        let notes: Shown<NotesViewModel.Snapshot>
+        let counter: Shown<CounterViewModel.Snapshot>
 
-    /// The five snapshots. Changed only through `unique()`, when no other value holds it, so
-    /// sharing it between threads is sharing an immutable value.
-    private final class Storage: @unchecked Sendable {
-        var login: LoginViewModel.Snapshot
-        var session: SessionViewModel.Snapshot
-        var profile: ProfileViewModel.Snapshot
-        var notes: NotesViewModel.Snapshot
-        var counter: CounterViewModel.Snapshot
-        /// Set only by the host that read the snapshots; a copy made to be changed has none.
-        let stamp: Stamp?
-
-        init(login: LoginViewModel.Snapshot, session: SessionViewModel.Snapshot, profile: ProfileViewModel.Snapshot,
-             notes: NotesViewModel.Snapshot, counter: CounterViewModel.Snapshot, stamp: Stamp?) {
+        init(login: Shown<LoginViewModel.Snapshot>, session: Shown<SessionViewModel.Snapshot>, profile: Shown<ProfileViewModel.Snapshot>,
+             notes: Shown<NotesViewModel.Snapshot>, counter: Shown<CounterViewModel.Snapshot>) {
             self.login = login
             self.session = session
             self.profile = profile
             self.notes = notes
             self.counter = counter
-            self.stamp = stamp
         }
 
-        func copy() -> Storage {
-            Storage(login: login, session: session, profile: profile, notes: notes, counter: counter, stamp: nil)
+        /// `boxes` with the boxes given here instead of theirs.
+        convenience init(_ boxes: Boxes, login: Shown<LoginViewModel.Snapshot>? = nil, session: Shown<SessionViewModel.Snapshot>? = nil,
+                         profile: Shown<ProfileViewModel.Snapshot>? = nil, notes: Shown<NotesViewModel.Snapshot>? = nil,
+                         counter: Shown<CounterViewModel.Snapshot>? = nil) {
+            self.init(login: login ?? boxes.login, session: session ?? boxes.session, profile: profile ?? boxes.profile,
+                      notes: notes ?? boxes.notes, counter: counter ?? boxes.counter)
         }
+    }
+}
+
+/// One screen's snapshot, boxed once and shared by every ``Screens`` that shows it; with the
+/// host and view-model revision it was read at, when a host read it.
+final class Shown<Snapshot: Equatable & Sendable>: Sendable {
+    let snapshot: Snapshot
+    /// The host that read it (see ``AppHost``), and the revision of the view model then: one
+    /// host's reads at one revision show the same.
+    let reading: (host: UInt64, revision: UInt64)?
+
+    init(_ snapshot: Snapshot, host: UInt64? = nil, revision: UInt64 = 0) {
+        self.snapshot = snapshot
+        reading = host.map { ($0, revision) }
+    }
+
+    /// Whether `other` shows the same snapshot, told from identity or the readings when possible.
+    func showsTheSame(as other: Shown) -> Bool {
+        if self === other { return true }
+        if let reading, let otherReading = other.reading, reading == otherReading { return true }
+        return snapshot == other.snapshot
     }
 }
 

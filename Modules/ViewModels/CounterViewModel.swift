@@ -66,3 +66,5 @@ extension Counter.State {
     /// What the counter screen shows for this state.
     public var counterSnapshot: CounterViewModel.Snapshot { CounterViewModel.Snapshot(self) }
 }
+
+extension CounterViewModel: HostedViewModel {}

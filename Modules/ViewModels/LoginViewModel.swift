@@ -113,3 +113,5 @@ extension Login.State {
     /// What the sign-in screen shows for this state.
     public var loginSnapshot: LoginViewModel.Snapshot { LoginViewModel.Snapshot(status) }
 }
+
+extension LoginViewModel: HostedViewModel {}

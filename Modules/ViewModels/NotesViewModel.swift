@@ -343,3 +343,5 @@ extension Notes.State {
     /// What the notes screen shows for this state.
     public var notesSnapshot: NotesViewModel.Snapshot { NotesViewModel.Snapshot(self) }
 }
+
+extension NotesViewModel: HostedViewModel {}

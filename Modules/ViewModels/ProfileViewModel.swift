@@ -147,3 +147,5 @@ extension AppFeature.State {
     /// The parts of the state the profile screen shows.
     public var profileScreen: ProfileScreen { ProfileScreen(profile: profile, posts: posts) }
 }
+
+extension ProfileViewModel: HostedViewModel {}

@@ -82,3 +82,5 @@ extension Session.State {
     /// What the session area shows for this state.
     public var sessionSnapshot: SessionViewModel.Snapshot { SessionViewModel.Snapshot(self) }
 }
+
+extension SessionViewModel: HostedViewModel {}

@@ -20,6 +20,15 @@ public protocol ViewModel: AnyObject, Observable, Sendable {
     var currentSnapshot: Snapshot { get }
 }
 
+/// A view model a host reads after each intent: its snapshot with a revision that moves
+/// whenever the snapshot may have changed, so equal revisions mean an equal snapshot.
+package protocol HostedViewModel: ViewModel {
+    /// ``ViewModel/currentSnapshot`` and its revision, read together.
+    var currentSnapshotAndRevision: (snapshot: Snapshot, revision: UInt64) { get }
+    /// The revision of the snapshot now, without reading it.
+    var revision: UInt64 { get }
+}
+
 /// The formatting decisions view models share.
 enum Display {
     /// `"•"` per character typed.
