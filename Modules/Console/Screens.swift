@@ -132,7 +132,9 @@ final class ConsoleScreens: Sendable, Equatable {
 
     /// What changed on `screens` since `earlier`, rendered.
     func render(_ screens: [Screen], since earlier: ConsoleScreens) -> String {
-        screens.map { render($0, .changes(since: earlier)) }.joined(separator: "\n")
+        // Most commands change one screen: no array of one string to join.
+        if screens.count == 1 { return render(screens[0], .changes(since: earlier)) }
+        return screens.map { render($0, .changes(since: earlier)) }.joined(separator: "\n")
     }
 
     private func renderLogin() -> String {

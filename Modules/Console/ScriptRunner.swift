@@ -69,18 +69,18 @@ public struct ScriptRunner: Sendable {
         // A string is UTF-8 already: its lines need no checking.
         // Split at line feed bytes, as bytes are: "\r\n" is one character but two bytes.
         // Taken one at a time as the script runs, not split into an array of every line first.
+        var script = script
+        script.makeContiguousUTF8()
         let lineFeed = UInt8(ascii: "\n")
         let lineFeeds = script.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(0) { $1 == lineFeed ? $0 + 1 : $0 } } ?? 0
-        var rest = Substring(script)
-        var isFinished = false
+        var next = 0
         return await run(name: name, expectedLines: lineFeeds + 1, nextLine: {
-            guard !isFinished else { return nil }
-            guard let end = rest.utf8.firstIndex(of: lineFeed) else {
-                isFinished = true
-                return .text(String(rest))
-            }
-            defer { rest = rest[rest.utf8.index(after: end)...] }
-            return .text(String(rest[..<end]))
+            script.utf8.withContiguousStorageIfAvailable { bytes -> ReadLine? in
+                guard next <= bytes.count else { return nil }
+                let end = bytes[next...].firstIndex(of: lineFeed) ?? bytes.count
+                defer { next = end + 1 }
+                return .text(String(decoding: UnsafeBufferPointer(rebasing: bytes[next..<end]), as: UTF8.self))
+            } ?? nil
         }, onLine: onLine)
     }
 
