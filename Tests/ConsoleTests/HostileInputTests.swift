@@ -68,6 +68,17 @@ struct HostileInputTests {
         #expect(report.lines.map(\.command)[3] == "login.password <redacted> <redacted>")
     }
 
+    @Test func aScriptsLastLineNeedsNoLineFeedAndTextBeyondASCIIKeepsItsLines() async {
+        let script = "# crème brûlée 🍮\nlogin.username \"zoë 🍮\"\n\nexpect login.username == \"zoë 🍮\"\ncounter.increment\nexpect counter.count == 1"
+        let runner = ScriptRunner { try await ConsoleSession.scripted() }
+        for report in [await runner.run(script, name: "text.script"), await runner.run(Array(script.utf8), name: "text.script")] {
+            #expect(report.passed, "\(report.transcript())")
+            #expect(report.lines.map(\.line) == [2, 4, 5, 6])
+            #expect(report.lines.last?.command == "expect counter.count == 1")
+        }
+        #expect(await runner.run("", name: "empty.script").lines.isEmpty)
+    }
+
     @Test func aScriptWithWindowsLineEndingsRunsLineByLineFromTextAndFromBytes() async {
         let script = "counter.increment\r\ncounter.increment\r\n\r\nexpect counter.count == 2\r\n"
         let runner = ScriptRunner { try await ConsoleSession.scripted() }
