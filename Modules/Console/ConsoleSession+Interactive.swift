@@ -10,11 +10,11 @@ extension ConsoleSession {
     /// shell calls it for each value of the host's `changes()`, to show what effects finishing
     /// in the background did.
     public func takeScreenChanges() -> String? {
-        guard !isExecuting.withLock({ $0 }) else { return nil }
         let now = ConsoleScreens(self)
-        let earlier = shown.withLock { shown -> ConsoleScreens? in
-            defer { shown = now }
-            return shown
+        let earlier = display.withLock { display -> ConsoleScreens? in
+            guard !display.isExecuting else { return nil }
+            defer { display.shown = now }
+            return display.shown
         }
         guard let earlier else { return nil }
         let (changed, output) = now.changes(since: earlier)

@@ -66,17 +66,16 @@ public final class ConsoleSession: @unchecked Sendable {
 
     let noteIDs: NoteIDs
     var recording: Recording?
-    /// The screens as last shown, for ``takeScreenChanges()``.
-    let shown = Locked<ConsoleScreens?>(nil)
-    /// Whether a line is running (background changes are then the line's to report).
-    let isExecuting = Locked(false)
+    /// The screens as last shown, for ``takeScreenChanges()``, and whether a line is running
+    /// (background changes are then the line's to report); one lock for both.
+    let display = Locked<(shown: ConsoleScreens?, isExecuting: Bool)>((nil, false))
 
     /// A session on `host`.
     public init(host: AppHost, waitsForEffects: Bool = true) {
         self.host = host
         self.waitsForEffects = waitsForEffects
         noteIDs = NoteIDs(store: host.store)
-        shown.withLock { $0 = ConsoleScreens(host.screens, noteIDs: noteIDs) }
+        display.withLock { $0.shown = ConsoleScreens(host.screens, noteIDs: noteIDs) }
     }
 
     /// A session for scripts: the in-memory clients on a test clock that starts at a fixed
@@ -109,7 +108,7 @@ public final class ConsoleSession: @unchecked Sendable {
             return Result(status: .error(error.message))
         }
         recording?.record(line, parsed)
-        isExecuting.withLock { $0 = true }
+        display.withLock { $0.isExecuting = true }
         var result: Result
         do {
             result = try await run(parsed)
@@ -117,9 +116,11 @@ public final class ConsoleSession: @unchecked Sendable {
             result = Result(status: .error(error.message))
         }
         let screens = result.screens ?? ConsoleScreens(self)
-        shown.withLock { $0 = screens }
+        _ = display.withLock { display in
+            defer { display = (screens, false) }
+            return display.shown   // the screens replaced are freed after the lock, not under it
+        }
         result.shownLine = parsed.carriesSecret ? parsed.redacted : line
-        isExecuting.withLock { $0 = false }
         if parsed.expectsRejection {
             switch result.status {
             case .rejected(let message):
@@ -138,7 +139,7 @@ public final class ConsoleSession: @unchecked Sendable {
 
     /// Performs `intent`, waiting for its work if the session does, and reports what changed.
     nonisolated(nonsending) func perform(_ intent: Intent) async -> Result {
-        let before = shown.withLock { $0 } ?? ConsoleScreens(self)
+        let before = display.withLock { $0.shown } ?? ConsoleScreens(self)
         let outcome = await host.perform(intent, timeout: waitsForEffects ? defaultTimeout : .zero, since: before.screens)
         let after = ConsoleScreens(outcome.screens, noteIDs: noteIDs)
         let output = after.render(outcome.changed, since: before)
