@@ -108,6 +108,23 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 
+    @Test func scopesThatLeaveInAnyOrderLeaveTheOthersUpdating() {
+        let store = Board.store(rows: 1)
+        var scopes = (0..<4).map { offset in store.scope(deriving: { $0.title.count + offset }, action: { $0 }) }
+        let seen = (0..<4).map { _ in Collected<Int>() }
+        var subscriptions = zip(scopes, seen).map { scope, seen in scope.observe { seen.append($0) } }
+        // The first, then the last, leave: the others keep hearing about changes.
+        subscriptions[0].cancel()
+        subscriptions[3].cancel()
+        subscriptions = [subscriptions[1], subscriptions[2]]
+        scopes = [scopes[1], scopes[2]]
+        store.send(.retitle("abc"))
+        #expect(seen[1].all == [1, 4] && seen[2].all == [2, 5])
+        #expect(seen[0].all == [0] && seen[3].all == [3], "cancelled observers hear nothing more")
+        #expect(scopes.map(\.currentState) == [4, 5])
+        subscriptions.forEach { $0.cancel() }
+    }
+
     @Test func aScopedStoreSendsThroughItsParent() {
         let store = Board.store(rows: 0)
         let title = store.scope(state: \.title, action: Board.Action.retitle)

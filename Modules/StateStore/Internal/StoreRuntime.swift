@@ -463,8 +463,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         var deliveries: [Delivery] = []
         if !node.children.isEmpty {
             let before = bytesKept ? UnsafeRawPointer(stateBytesBefore) : nil
-            for child in node.children.values {
-                child(stateBytes, before, &deliveries)
+            for child in node.children {
+                child.update(stateBytes, before, &deliveries)
             }
         }
         // A copy of the whole state only for those who are handed it.
