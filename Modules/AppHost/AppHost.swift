@@ -131,7 +131,7 @@ public final class AppHost: Sendable {
     private let resumedScreens = Locked<[Screen]>([])
     /// The screens last read, to read again only what changed since.
     private let lastScreens = Locked<Screens?>(nil)
-    /// This host among the others of the process, for the screens' stamps.
+    /// This host among the others of the process: a snapshot box says which host read it.
     private let id = AppHost.nextID.withLock { id in
         defer { id += 1 }
         return id
