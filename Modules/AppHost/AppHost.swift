@@ -394,16 +394,17 @@ public final class AppHost: Sendable {
 
     /// The screens now, keeping those of `last` whose view model did not move since.
     private func readScreens(keeping last: Screens?) -> Screens {
-        guard let kept = last?.boxes else {
-            let screens = Screens(Screens.Boxes(login: reading(login), session: reading(session), profile: reading(profile),
-                                                notes: reading(notes), counter: reading(counter)))
-            lastScreens.withLock { $0 = screens }
-            return screens
+        let screens: Screens
+        if let last {
+            let kept = last.boxes
+            let login = reread(login, kept.login), session = reread(session, kept.session), profile = reread(profile, kept.profile)
+            let notes = reread(notes, kept.notes), counter = reread(counter, kept.counter)
+            if login == nil, session == nil, profile == nil, notes == nil, counter == nil { return last }
+            screens = Screens(Screens.Boxes(kept, login: login, session: session, profile: profile, notes: notes, counter: counter))
+        } else {
+            screens = Screens(Screens.Boxes(login: reading(login), session: reading(session), profile: reading(profile),
+                                            notes: reading(notes), counter: reading(counter)))
         }
-        let login = reread(login, kept.login), session = reread(session, kept.session), profile = reread(profile, kept.profile)
-        let notes = reread(notes, kept.notes), counter = reread(counter, kept.counter)
-        if let last, login == nil, session == nil, profile == nil, notes == nil, counter == nil { return last }
-        let screens = Screens(Screens.Boxes(kept, login: login, session: session, profile: profile, notes: notes, counter: counter))
         lastScreens.withLock { $0 = screens }
         return screens
     }

@@ -116,10 +116,7 @@ public final class ConsoleSession: @unchecked Sendable {
             result = Result(status: .error(error.message))
         }
         let screens = result.screens ?? ConsoleScreens(self)
-        _ = display.withLock { display in
-            defer { display = (screens, false) }
-            return display.shown   // the screens replaced are freed after the lock, not under it
-        }
+        display.withLock { $0 = (screens, false) }
         result.shownLine = parsed.carriesSecret ? parsed.redacted : line
         if parsed.expectsRejection {
             switch result.status {

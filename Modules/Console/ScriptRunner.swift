@@ -89,24 +89,25 @@ public struct ScriptRunner: Sendable {
     public func run(_ script: [UInt8], name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         let split = script.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         var lines = split.makeIterator()
-        return await run(name: name, expectedLines: split.count, nextLine: {
-            lines.next().map { bytes in String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(Array(bytes)) }
-        }, onLine: onLine)
+        return await run(name: name, expectedLines: split.count, nextLine: { lines.next().map(ReadLine.init) }, onLine: onLine)
     }
 
     /// Runs the lines `nextBytes` gives, as bytes, one at a time as it gives them (`nil` ends
     /// the script), calling `onLine` with each line's report as soon as the line has run: how a
     /// script read from a pipe is answered line by line.
     public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        await run(name: name, expectedLines: 0, nextLine: {
-            nextBytes().map { bytes in String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(bytes) }
-        }, onLine: onLine)
+        await run(name: name, expectedLines: 0, nextLine: { nextBytes().map(ReadLine.init) }, onLine: onLine)
     }
 
     /// A line of a script as read.
     private enum ReadLine {
         case text(String)
         case notUTF8([UInt8])
+
+        /// `bytes` as text, or as they are when they are not UTF-8.
+        init(_ bytes: some Collection<UInt8>) {
+            self = String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(Array(bytes))
+        }
     }
 
     /// Runs the lines `nextLine` gives (about `expectedLines` of them, when known).

@@ -38,10 +38,7 @@ public final class CounterViewModel: ViewModel {
     public var currentSnapshot: Snapshot { store.currentState }
 
     /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
-    package var currentSnapshotAndRevision: (snapshot: Snapshot, revision: UInt64) {
-        let read = store.currentStateAndRevision
-        return (read.state, read.revision)
-    }
+    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
 
     /// The revision of the snapshot now, without reading it.
     package var revision: UInt64 { store.revision }

@@ -24,7 +24,7 @@ public protocol ViewModel: AnyObject, Observable, Sendable {
 /// whenever the snapshot may have changed, so equal revisions mean an equal snapshot.
 package protocol HostedViewModel: ViewModel {
     /// ``ViewModel/currentSnapshot`` and its revision, read together.
-    var currentSnapshotAndRevision: (snapshot: Snapshot, revision: UInt64) { get }
+    var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { get }
     /// The revision of the snapshot now, without reading it.
     var revision: UInt64 { get }
 }
