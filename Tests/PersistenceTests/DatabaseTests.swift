@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import StateStore
 import Testing
 
 @Suite("Database")
@@ -264,6 +265,34 @@ struct DatabaseTests {
         await done.wait()
         let names = try first.read { db throws(DatabaseError) in try db.query("SELECT name FROM items") { $0.text(0) } }
         #expect(names == ["second"])
+    }
+
+    /// Two programs started together on a new file both switch it to WAL and migrate it: SQLite
+    /// can refuse the switch at once to one of them (without waiting), which must be waited out.
+    @Test func connectionsOpeningANewFileTogetherAllSucceed() throws {
+        for round in 0..<40 {
+            let path = folder.file("together-\(round).sqlite")
+            let failures = Locked<[String]>([])
+            let finished = DispatchGroup()
+            for opener in 0..<6 {
+                finished.enter()
+                Thread.detachNewThread {
+                    do {
+                        let database = try Database(path: path, migrations: Self.schema)
+                        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES (?)", [.text("opener \(opener)")]) }
+                        database.close()
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                    finished.leave()
+                }
+            }
+            finished.wait()
+            #expect(failures.withLock { $0 } == [], "round \(round)")
+            let database = try Database(path: path, migrations: Self.schema)
+            #expect(try database.read { db throws(DatabaseError) in try db.query("PRAGMA journal_mode") { $0.text(0) } } == ["wal"])
+            #expect(try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM items") { $0.int(0) } } == [6])
+        }
     }
 
     @Test func aBusyDatabaseFailsClearlyAfterTheTimeout() async throws {

@@ -79,13 +79,8 @@ public final class Connection {
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
-    func configure(durability: Database.Durability, isFile: Bool) throws(DatabaseError) {
-        if isFile {
-            let mode = try query("PRAGMA journal_mode = WAL") { row in row.text(0) }.first ?? ""
-            guard mode.lowercased() == "wal" else {
-                throw DatabaseError(.other, operation: "switch \(path) to WAL", message: "journal mode is \(mode)")
-            }
-        }
+    func configure(durability: Database.Durability, isFile: Bool, busyTimeout: Duration) throws(DatabaseError) {
+        if isFile { try switchToWriteAheadLog(busyTimeout: busyTimeout) }
         try execute("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
         if isFile {
             // Checkpoint (copy the WAL into the file, with a disk flush) every ~16 MB of changes
@@ -93,6 +88,34 @@ public final class Connection {
             _ = try query("PRAGMA wal_autocheckpoint = 4000") { $0.int(0) }
         }
         try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// Puts the file in write-ahead-log mode (a no-op when it already is), waiting up to
+    /// `busyTimeout` for other connections.
+    ///
+    /// The switch needs the file to itself for a moment, and when another process opens the same
+    /// file at the same time SQLite can fail it at once with `SQLITE_BUSY` instead of calling the
+    /// busy handler (a connection that holds a read lock and wants the write lock is refused
+    /// rather than risk a deadlock). So a busy failure is retried here, with short pauses, until
+    /// the timeout has passed.
+    private func switchToWriteAheadLog(busyTimeout: Duration) throws(DatabaseError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: busyTimeout)
+        var pauseMilliseconds = 1
+        while true {
+            let mode: String
+            do {
+                mode = try query("PRAGMA journal_mode = WAL") { row in row.text(0) }.first ?? ""
+            } catch where error.kind == .busy && clock.now.advanced(by: .milliseconds(pauseMilliseconds)) < deadline {
+                usleep(useconds_t(pauseMilliseconds * 1000))
+                pauseMilliseconds = min(pauseMilliseconds * 2, 50)
+                continue
+            }
+            guard mode.lowercased() == "wal" else {
+                throw DatabaseError(.other, operation: "switch \(path) to WAL", message: "journal mode is \(mode)")
+            }
+            return
+        }
     }
 
     func close() {

@@ -54,7 +54,7 @@ public final class Database: Sendable {
             // Everything that could refuse the file comes before anything that changes it.
             connection.setBusyTimeout(busyTimeout)
             try connection.checkOwnership(applicationID: applicationID, migrations: migrations)
-            try connection.configure(durability: durability, isFile: path != ":memory:")
+            try connection.configure(durability: durability, isFile: path != ":memory:", busyTimeout: busyTimeout)
             try connection.migrate(with: migrations, applicationID: applicationID)
         } catch {
             connection.close()
