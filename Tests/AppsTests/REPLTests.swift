@@ -80,10 +80,12 @@ struct REPLTests {
         }
     }
 
-    static let environment = ["NO_COLOR": "1", "TERM": "xterm", "XDG_DATA_HOME": NSTemporaryDirectory() + "appcore-repl-\(UUID().uuidString)"]
+    /// Where the REPL keeps its history file: a folder of each test's own, removed after it.
+    let dataHome = TemporaryFolder("appcore-repl")
+    var environment: [String: String] { ["NO_COLOR": "1", "TERM": "xterm", "XDG_DATA_HOME": dataHome.path] }
 
     @Test func lineEditingCompletionHistoryAndCtrlKeys() async throws {
-        let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
+        let repl = try PTYProcess(arguments: ["--in-memory"], environment: environment)
         #expect(await repl.waitFor("appcore> "))
 
         // Tab completes a command; Enter runs it.
@@ -122,7 +124,7 @@ struct REPLTests {
     @Test func theHistoryFileNeverHoldsAPassword() async throws {
         let folder = NSTemporaryDirectory() + "appcore-history-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let repl = try PTYProcess(arguments: ["--env", "memory"], environment: Self.environment.merging(["XDG_DATA_HOME": folder]) { $1 })
+        let repl = try PTYProcess(arguments: ["--env", "memory"], environment: environment.merging(["XDG_DATA_HOME": folder]) { $1 })
         #expect(await repl.waitFor("appcore> "))
         var mark = repl.text.count
         repl.type("signup alice.liddell \"white rabbit\"\r")
@@ -147,7 +149,7 @@ struct REPLTests {
 
     /// `login.password` alone asks for the password and shows only a dot per character.
     @Test func thePasswordCanBeTypedWithoutEcho() async throws {
-        let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
+        let repl = try PTYProcess(arguments: ["--in-memory"], environment: environment)
         #expect(await repl.waitFor("appcore> "))
         let mark = repl.text.count
         repl.type("login.username alice.liddell\rlogin.password\r")
@@ -161,7 +163,7 @@ struct REPLTests {
     }
 
     @Test func anEffectFinishingWhileTypingDoesNotMangleTheLine() async throws {
-        let repl = try PTYProcess(arguments: ["--in-memory"], environment: Self.environment)
+        let repl = try PTYProcess(arguments: ["--in-memory"], environment: environment)
         #expect(await repl.waitFor("appcore> "))
         repl.type("signup alice.liddell wonderland\rlogin.username alice.liddell\rlogin.password wonderland\rlogin.submit\r")
         #expect(await repl.waitFor("alice.liddell> "))
