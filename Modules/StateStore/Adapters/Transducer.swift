@@ -49,7 +49,7 @@ public enum Transition<State: Sendable, Effect: Sendable>: Sendable {
 
 /// Turns a transducer's effect descriptors into work, feeding the results back as commands.
 public struct Interactor<Effect: Sendable, Command: Sendable>: Sendable {
-    let perform: @Sendable (Effect, Send<Command>) async throws -> Void
+    @usableFromInline let perform: @Sendable (Effect, Send<Command>) async throws -> Void
 
     /// An interactor that may send any number of commands for an effect.
     ///
@@ -69,15 +69,15 @@ public struct Interactor<Effect: Sendable, Command: Sendable>: Sendable {
 
 /// Runs a ``Transducer`` as a ``Reducer``, so it can drive a store like any other feature.
 public struct TransducerReducer<Machine: Transducer>: Reducer {
-    private let interactor: Interactor<Machine.Effect, Machine.Command>
+    @usableFromInline let interactor: Interactor<Machine.Effect, Machine.Command>
 
     /// Runs `machine`, performing its effects with `interactor`.
-    public init(_ machine: Machine.Type = Machine.self, interactor: Interactor<Machine.Effect, Machine.Command>) {
+    @inlinable public init(_ machine: Machine.Type = Machine.self, interactor: Interactor<Machine.Effect, Machine.Command>) {
         self.interactor = interactor
     }
 
     /// Applies the machine's transition for `action`.
-    public func reduce(into state: inout Machine.State, action: Machine.Command) -> StateStore.Effect<Machine.Command> {
+    @inlinable public func reduce(into state: inout Machine.State, action: Machine.Command) -> StateStore.Effect<Machine.Command> {
         switch Machine.reduce(state, action) {
         case .to(let next, let effect):
             state = next
