@@ -69,6 +69,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
 
         @inlinable
+        @inline(__always)
         func deliver() {
             registrarNode?.notifyRegistrar()
             if let state {
@@ -239,9 +240,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
         core.pointee.isDraining = true
         core.pointee.drainer = ThreadIdentity.current
-        let notification = isObserved ? collectNotification(after: action, bytesKept: keepsBytes) : nil
-        lock.unlock()
-        notification?.deliver()
+        unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
         let task: StoreTask
         if effect.isNone {
             task = StoreTask()
@@ -394,9 +393,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
         let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
-        let notification = isObserved ? collectNotification(after: action, bytesKept: keepsBytes) : nil
-        lock.unlock()
-        notification?.deliver()
+        unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
         let tasks = effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage, collectsTasks: completion != nil)
         if let completion {
             completion.resolve(tasks)
@@ -453,6 +450,20 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         guard rootNode.isObserved, !rootNode.children.isEmpty else { return false }
         stateBytesBefore.copyMemory(from: stateBytes, byteCount: MemoryLayout<State>.size)
         return true
+    }
+
+    /// Collects what `action`'s change owes to observers (if any observe), releases the lock,
+    /// then delivers it. The notification (720 bytes for the app's state) stays where it was
+    /// built: held in an optional, it was copied twice more after every observed action.
+    @inlinable
+    func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool) {
+        guard isObserved else {
+            lock.unlock()
+            return
+        }
+        let notification = collectNotification(after: action, bytesKept: bytesKept)
+        lock.unlock()
+        notification.deliver()
     }
 
     /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
