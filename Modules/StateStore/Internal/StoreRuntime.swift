@@ -43,9 +43,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// What one change owes to whom; gathered under the lock, delivered after it.
     @usableFromInline
     struct Notification {
-        /// `nil` when no subscriber is handed the state.
-        @usableFromInline let state: State?
-        @usableFromInline let action: Action?
+        /// Whether anyone is handed the state: a state subscriber, or an action subscriber that
+        /// wants it. The state itself is copied out only then, by the caller.
+        @usableFromInline let handsOutState: Bool
         @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
         @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
         @usableFromInline let registrarNode: StateNode<State>?
@@ -54,13 +54,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
         @inlinable
         init(
-            state: State?, action: Action?,
-            firstSubscriber: StateNode<State>.Subscriber?, otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>,
-            registrarNode: StateNode<State>?, actionSubscribers: ContiguousArray<ActionSubscriber>,
-            deliveries: [Delivery]
+            handsOutState: Bool, firstSubscriber: StateNode<State>.Subscriber?,
+            otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>, registrarNode: StateNode<State>?,
+            actionSubscribers: ContiguousArray<ActionSubscriber>, deliveries: [Delivery]
         ) {
-            self.state = state
-            self.action = action
+            self.handsOutState = handsOutState
             self.firstSubscriber = firstSubscriber
             self.otherSubscribers = otherSubscribers
             self.registrarNode = registrarNode
@@ -68,15 +66,26 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             self.deliveries = deliveries
         }
 
+        /// Delivers the change `action` made (`nil`: a state put in place) when nobody is
+        /// handed the state (so there are no state subscribers).
         @inlinable
         @inline(__always)
-        func deliver() {
+        func deliver(after action: Action?) {
             registrarNode?.notifyRegistrar()
-            if let state {
-                firstSubscriber?.callback(state)
-                for subscriber in otherSubscribers { subscriber.callback(state) }
+            if !actionSubscribers.isEmpty, let action {
+                for subscriber in actionSubscribers { subscriber.callback(action, nil) }
             }
-            if let action {
+            for delivery in deliveries { delivery() }
+        }
+
+        /// Delivers the change `action` made (`nil`: a state put in place), handing `state`.
+        @inlinable
+        @inline(__always)
+        func deliver(after action: Action?, handing state: State) {
+            registrarNode?.notifyRegistrar()
+            firstSubscriber?.callback(state)
+            for subscriber in otherSubscribers { subscriber.callback(state) }
+            if !actionSubscribers.isEmpty, let action {
                 for subscriber in actionSubscribers { subscriber.callback(action, state) }
             }
             for delivery in deliveries { delivery() }
@@ -416,9 +425,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     private func replaceState(_ newState: State, after action: Action?) {
         lock.lock()
         core.pointee.state = newState
-        let notification = collectNotification(after: action)
-        lock.unlock()
-        notification.deliver()
+        unlockAndNotify(after: action, bytesKept: false)
     }
 
     /// Reduces what was queued while this thread was working, until the queue is empty.
@@ -452,18 +459,31 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return true
     }
 
-    /// Collects what `action`'s change owes to observers (if any observe), releases the lock,
-    /// then delivers it. The notification (720 bytes for the app's state) stays where it was
-    /// built: held in an optional, it was copied twice more after every observed action.
+    /// Collects what `action`'s change owes to observers, releases the lock, then delivers it.
+    /// Only what is handed out is copied: the state when someone takes it, never the
+    /// notification itself (copies of the app's state and of a notification holding it were
+    /// most of what an observed action moved in memory).
+    @inlinable
+    func unlockAndNotify(after action: Action?, bytesKept: Bool) {
+        let notification = collectNotification(after: action, bytesKept: bytesKept)
+        if notification.handsOutState {
+            let state = core.pointee.state
+            lock.unlock()
+            notification.deliver(after: action, handing: state)
+        } else {
+            lock.unlock()
+            notification.deliver(after: action)
+        }
+    }
+
+    /// ``unlockAndNotify(after:bytesKept:)`` when anyone observes; otherwise only unlocks.
     @inlinable
     func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool) {
         guard isObserved else {
             lock.unlock()
             return
         }
-        let notification = collectNotification(after: action, bytesKept: bytesKept)
-        lock.unlock()
-        notification.deliver()
+        unlockAndNotify(after: action, bytesKept: bytesKept)
     }
 
     /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
@@ -478,12 +498,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 child.update(stateBytes, before, &deliveries)
             }
         }
-        // A copy of the whole state only for those who are handed it.
+        // The state is copied out only when someone is handed it.
         let isStateHandedOut = node.firstSubscriber != nil
             || (action != nil && core.pointee.actionSubscribers.contains { $0.wantsState?() ?? true })
         return Notification(
-            state: isStateHandedOut ? core.pointee.state : nil,
-            action: action,
+            handsOutState: isStateHandedOut,
             firstSubscriber: node.firstSubscriber,
             otherSubscribers: node.otherSubscribers,
             registrarNode: node.isTracked ? node : nil,
