@@ -12,6 +12,8 @@ private struct Board: Reducer {
     struct State: Equatable, Sendable {
         var title = ""
         var rows: IdentifiedArray<Row> = []
+        /// The rows through a computed property: not at a place in the state's bytes.
+        var shownRows: IdentifiedArray<Row> { rows }
     }
 
     enum Action: Equatable, Sendable {
@@ -166,6 +168,23 @@ struct ScopedStoreTests {
         #expect(seen[9].all == [0, 1, 5])
         #expect(seen[8].all == [0, 1], "replacing with equal values notifies nobody")
         _ = subscriptions
+    }
+
+    @Test func elementStoresOfAComputedCollectionFollowTheirElementToo() {
+        let store = Board.store(rows: 5)
+        let seen = Collected<Int>()
+        guard let row = store.scope(\.shownRows, id: 2, action: Board.Action.row) else {
+            Issue.record("row 2 should exist")
+            return
+        }
+        let subscription = row.observe { seen.append($0.count) }
+        store.send(.row(id: 2, .increment))
+        store.send(.row(id: 3, .increment))
+        store.send(.retitle("other"))
+        store.send(.row(id: 2, .increment))
+        #expect(seen.all == [0, 1, 2], "only its own element's changes")
+        #expect(row.currentState == Board.Row(id: 2, count: 2))
+        _ = subscription
     }
 
     @Test func anElementStoreKeepsItsLastValueAfterTheElementIsRemoved() {

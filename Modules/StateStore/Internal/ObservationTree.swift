@@ -314,6 +314,9 @@ struct ByteRange: Sendable {
 final class CollectionNode<Parent: Sendable, Element: Identifiable & Sendable & Equatable>: @unchecked Sendable
 where Element.ID: Sendable {
     @usableFromInline let collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable
+    /// Where the collection lies in the parent's bytes, when it is a stored property: read there
+    /// in place, where the key path would look up type metadata and copy it on every action.
+    @usableFromInline let storedOffset: Int?
     @exclusivity(unchecked) @usableFromInline var lastVersion: UInt64
     /// The element stores by id; a second store for the same id hangs off the first's `next`.
     @exclusivity(unchecked) @usableFromInline var elements: [Element.ID: ElementNode<Element>] = [:]
@@ -321,6 +324,7 @@ where Element.ID: Sendable {
     @inlinable
     init(collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable, initialParent: Parent) {
         self.collection = collection
+        storedOffset = MemoryLayout<Parent>.offset(of: collection)
         lastVersion = initialParent[keyPath: collection].version
     }
 
@@ -357,7 +361,18 @@ where Element.ID: Sendable {
 
     @inlinable
     func update(from parentAddress: UnsafeRawPointer, deliveries: inout [Delivery]) {
-        let values = parentAddress.assumingMemoryBound(to: Parent.self).pointee[keyPath: collection]
+        if let storedOffset {
+            update(collectionAt: (parentAddress + storedOffset).assumingMemoryBound(to: IdentifiedArray<Element>.self), deliveries: &deliveries)
+        } else {
+            let values = parentAddress.assumingMemoryBound(to: Parent.self).pointee[keyPath: collection]
+            withUnsafePointer(to: values) { update(collectionAt: $0, deliveries: &deliveries) }
+        }
+    }
+
+    /// ``update(from:deliveries:)`` with the collection at `address`.
+    @inlinable
+    func update(collectionAt address: UnsafePointer<IdentifiedArray<Element>>, deliveries: inout [Delivery]) {
+        let values = address.pointee
         let version = values.version
         guard version != lastVersion else { return }
         let changed = values.changedIDs(since: lastVersion)
