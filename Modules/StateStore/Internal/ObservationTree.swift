@@ -316,7 +316,7 @@ where Element.ID: Sendable {
     @usableFromInline let collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable
     /// Where the collection lies in the parent's bytes, when it is a stored property: read there
     /// in place, where the key path would look up type metadata and copy it on every action.
-    @usableFromInline let storedOffset: Int?
+    @usableFromInline let stored: ByteRange?
     @exclusivity(unchecked) @usableFromInline var lastVersion: UInt64
     /// The element stores by id; a second store for the same id hangs off the first's `next`.
     @exclusivity(unchecked) @usableFromInline var elements: [Element.ID: ElementNode<Element>] = [:]
@@ -324,7 +324,7 @@ where Element.ID: Sendable {
     @inlinable
     init(collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable, initialParent: Parent) {
         self.collection = collection
-        storedOffset = MemoryLayout<Parent>.offset(of: collection)
+        stored = ByteRange(collection)
         lastVersion = initialParent[keyPath: collection].version
     }
 
@@ -361,8 +361,8 @@ where Element.ID: Sendable {
 
     @inlinable
     func update(from parentAddress: UnsafeRawPointer, deliveries: inout [Delivery]) {
-        if let storedOffset {
-            update(collectionAt: (parentAddress + storedOffset).assumingMemoryBound(to: IdentifiedArray<Element>.self), deliveries: &deliveries)
+        if let stored {
+            update(collectionAt: (parentAddress + stored.offset).assumingMemoryBound(to: IdentifiedArray<Element>.self), deliveries: &deliveries)
         } else {
             let values = parentAddress.assumingMemoryBound(to: Parent.self).pointee[keyPath: collection]
             withUnsafePointer(to: values) { update(collectionAt: $0, deliveries: &deliveries) }
