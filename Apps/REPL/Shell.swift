@@ -144,7 +144,7 @@ final class Shell: @unchecked Sendable {
         switch result.status {
         case .ok:
             return result.output
-        case .rejected(let message), .error(let message):
+        case .rejected(let message), .failed(let message), .error(let message):
             let text = terminal.colour("error: \(message)", "31")
             return result.output.isEmpty ? text : result.output + "\n" + text
         }

@@ -30,6 +30,9 @@ public struct AppExplorer: Sendable {
         /// Where the note the intent names is in the notes list shown (1 for the first), so
         /// that a script can name it whatever ids another run draws.
         public let notePosition: Int?
+        /// Whether the move, where a counterexample made it, was rejected or met a failure, so
+        /// that its script line must start with `! ` (always `false` while exploring).
+        public internal(set) var isRefused = false
 
         init(intent: Intent, failing: Endpoint?, notePosition: Int? = nil) {
             self.intent = intent
@@ -171,14 +174,37 @@ public struct AppExplorer: Sendable {
                     auth: reducer.clients.auth, action: IntentReducer.loginPath))]
             }
         ).run()
-        let moves = report.violation?.path.compactMap { step -> Move? in
+        let path = report.violation?.path.compactMap { step -> Move? in
             guard case .intent(let move) = step.action else { return nil }
             return move
         } ?? []
+        let moves = await Self.markingRefusals(of: path, from: initial)
         return Outcome(summary: report.description.split(separator: "\n").first.map(String.init) ?? "",
                        violatedInvariant: report.violation?.invariant, counterexample: moves,
                        statesVisited: report.statesVisited, transitions: report.transitions,
                        depthReached: report.depthReached, duration: report.duration)
+    }
+
+    /// `moves` taken again from `initial`, each marked with whether it was rejected or met a
+    /// failure there (as ``AppHost/perform(_:timeout:)`` would report it).
+    private static func markingRefusals(of moves: [Move], from initial: AppFeature.State) async -> [Move] {
+        var state = initial
+        var marked: [Move] = []
+        for var move in moves {
+            let reducer = IntentReducer(environment: environment(for: state))
+            let store = RootStore(initialState: state, reducer: reducer, diagnostics: .ignore) {
+                if state.login.style == .middleware {
+                    LoginMiddleware<AppFeature.State, IntentReducer.Action>(auth: reducer.clients.auth, action: IntentReducer.loginPath)
+                }
+            }
+            let task = store.send(.intent(move))
+            await task.settle(timeout: .seconds(5))
+            move.isRefused = task.diagnostics.contains { [.invalidTransition, .missingChild, .failure].contains($0.kind) }
+            state = store.currentState
+            store.shutDown()
+            marked.append(move)
+        }
+        return marked
     }
 
     /// Whether `text` holds `part` (a plain scan: both are short).

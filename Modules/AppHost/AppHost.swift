@@ -256,7 +256,10 @@ public final class AppHost: Sendable {
         }
         let after = screens
         let status: IntentOutcome.Status
-        if let rejection = tasks.lazy.flatMap(\.diagnostics).first(where: { $0.kind == .invalidTransition || $0.kind == .missingChild }) {
+        let verdict = tasks.lazy.flatMap(\.diagnostics).first { [.invalidTransition, .missingChild, .failure].contains($0.kind) }
+        if let verdict, verdict.kind == .failure {
+            status = .failed(reason: verdict.reason ?? verdict.message)
+        } else if let rejection = verdict {
             status = .rejected(reason: rejection.reason ?? rejection.message)
         } else if !settled {
             let running = tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) }

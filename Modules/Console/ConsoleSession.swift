@@ -24,6 +24,9 @@ public final class ConsoleSession: @unchecked Sendable {
             case ok
             /// The app refused the action, or an `expect` failed; the message says why.
             case rejected(String)
+            /// The command ran and a client call it made failed (not saved, wrong password,
+            /// network, full disk); the message says what.
+            case failed(String)
             /// The line could not be run (bad command, bad argument, unknown id, timeout).
             case error(String)
         }
@@ -123,6 +126,9 @@ public final class ConsoleSession: @unchecked Sendable {
             case .rejected(let message):
                 result.status = .ok
                 result.output = (result.output.isEmpty ? "" : result.output + "\n") + "rejected as expected: \(message)"
+            case .failed(let message):
+                result.status = .ok
+                result.output = (result.output.isEmpty ? "" : result.output + "\n") + "failed as expected: \(message)"
             case .error(let message):
                 // Bad input is refused too: `!` lines check it.
                 result.status = .ok
@@ -146,6 +152,8 @@ public final class ConsoleSession: @unchecked Sendable {
             break
         case .rejected(let reason):
             result.status = .rejected("rejected: " + Self.plain(reason))
+        case .failed(let reason):
+            result.status = .failed(Self.plain(reason))
         case .timedOut(let running):
             if waitsForEffects { result.status = .error(timeoutMessage(running)) }
         }

@@ -37,6 +37,6 @@ extension AppExplorer.Move {
         case .reset: [Command.counterReset.rawValue]
         }
         let words = [line[0]] + line.dropFirst().map(Tokenizer.quoted)
-        return (failing.map { ["\(Command.fail.rawValue) \($0)"] } ?? []) + [words.joined(separator: " ")]
+        return (failing.map { ["\(Command.fail.rawValue) \($0)"] } ?? []) + [(isRefused ? "! " : "") + words.joined(separator: " ")]
     }
 }

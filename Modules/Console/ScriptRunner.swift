@@ -158,7 +158,7 @@ public struct ScriptRunner: Sendable {
             var output = result.output
             switch result.status {
             case .ok: break
-            case .rejected(let message), .error(let message):
+            case .rejected(let message), .failed(let message), .error(let message):
                 output = output.isEmpty ? message : output + "\n" + message
             }
             // Read lines come back ready to show; only a line that could not be read is looked

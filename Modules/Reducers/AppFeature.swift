@@ -134,8 +134,16 @@ public struct AppFeature: Reducer {
 
     /// Applies one action: the child it belongs to reduces it, and the app coordinates what
     /// crosses features (signing in opens the session and loads the user's data; signing out or
-    /// losing the session forgets it).
+    /// losing the session forgets it). An answer that reports a failed client call is also
+    /// reported as a ``Diagnostic/Kind/failure`` diagnostic, so the intent that led to it is
+    /// known to have failed.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        let effect = reduceFeatures(into: &state, action: action)
+        guard let failure = action.failure else { return effect }
+        return .merge(effect, .diagnostic(.failure(action: action, reason: failure.message)))
+    }
+
+    private func reduceFeatures(into state: inout State, action: Action) -> Effect<Action> {
         switch action {
         case .login(let loginAction):
             let wasAuthenticated = state.login.isAuthenticated
@@ -230,6 +238,35 @@ private struct UserFeatures: Reducer {
 }
 
 extension AppFeature.Action {
+    /// The error a client call answered with, when the action carries one: a save, load,
+    /// search, delete, sign in, sign up or sign out that failed. A request cancelled (by the
+    /// user, a newer request or signing out) is not a failure.
+    public var failure: AppError? {
+        let error: AppError? = switch self {
+        case .login(.authenticationResponse(.failure(let error))), .login(.loginFailed(let error)): error
+        case .login(.usernameChanged), .login(.passwordChanged), .login(.signInTapped), .login(.errorAcknowledged),
+             .login(.authenticationResponse(.success)), .login(.login), .login(.setAccessToken): nil
+        case .session(.signUpResponse(.failure(let error))), .session(.signOutResponse(.failure(let error))): error
+        case .session(.signUpTapped), .session(.signUpResponse(.success)), .session(.signedIn), .session(.signOutTapped),
+             .session(.signOutResponse(.success)), .session(.restored): nil
+        case .profile(.failed(let error)): error
+        case .profile(.load), .profile(.loaded): nil
+        case .posts(.failed(let error)), .posts(.addFailed(let error)): error
+        case .posts(.load), .posts(.loaded), .posts(.add), .posts(.added): nil
+        case .notes(.listResponse(.failure(let error))), .notes(.saveResponse(_, _, .failure(let error))),
+             .notes(.searchResponse(_, .failure(let error))): error
+        // A note already gone is what a delete asked for.
+        case .notes(.deleteResponse(_, .failure(.notFound))): nil
+        case .notes(.deleteResponse(_, .failure(let error))): error
+        case .notes(.listRequested), .notes(.listResponse(.success)), .notes(.addTapped), .notes(.inserted),
+             .notes(.edited), .notes(.changed), .notes(.deleteTapped), .notes(.selected), .notes(.searchQueryChanged),
+             .notes(.searchResponse(_, .success)), .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .success)),
+             .notes(.deleteResponse(_, .success)), .notes(.errorDismissed): nil
+        case .counter: nil
+        }
+        return error == .cancelled ? nil : error
+    }
+
     /// The feature an action belongs to, as its single key: `{"notes": {...}}`.
     private enum Feature: String, CodingKey {
         case login, session, profile, posts, notes, counter

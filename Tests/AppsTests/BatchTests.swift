@@ -82,7 +82,7 @@ struct BatchTests {
         let path = NSTemporaryDirectory() + "appcore-counterexample-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let script = ["signup explorer correct-horse", "login.username explorer", "login.password correct-horse", "login.submit",
-                      "fail notes.create", "notes.add milk", "notes.edit @1 \"oat milk\"", "expect notes.count == 1", "view notes"]
+                      "fail notes.create", "! notes.add milk", "notes.edit @1 \"oat milk\"", "expect notes.count == 1", "view notes"]
         try script.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let run = try Self.batch([path])
         #expect(run.status == 0, "\(run.output)\(run.errors)")

@@ -29,7 +29,7 @@ struct HostileInputTests {
             #expect(!result.succeeded, "\(line) was accepted")
             let text: String = switch result.status {
             case .ok: ""
-            case .rejected(let text), .error(let text): text
+            case .rejected(let text), .failed(let text), .error(let text): text
             }
             #expect(text.contains(message), "\(line): \(text)")
         }

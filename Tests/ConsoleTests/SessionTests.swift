@@ -20,8 +20,9 @@ struct ConsoleSessionTests {
             "notes.add \"buy milk\"", "fail notes.update", "notes.edit 0003 \"buy oat milk\"",
             "expect notes.count == 1", "notes.retry 0003", "notes.edit nope x", "notes.delete 0003", "expect notes.isEmpty == true",
         ])
-        #expect(results.map(\.succeeded) == [true, true, true, true, true, true, true, true, true, false, true, true])
+        #expect(results.map(\.succeeded) == [true, true, true, true, true, true, false, true, true, false, true, true])
         #expect(results[6].output.contains("NOT SAVED"))
+        #expect(results[6].status == .failed("The request failed: simulated failure of notes.update. Check the connection and retry."))
         #expect(results[9].status == .error("argument 1 <id> at column 12: there is no note with id “nope” (view notes lists them)"))
     }
 

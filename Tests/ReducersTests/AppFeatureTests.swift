@@ -252,6 +252,8 @@ struct AppFailurePathTests {
             #expect(store.currentState.notes.error == simulated)
         }
         #expect(failures.pendingFailures(of: endpoint) == 0, "the endpoint was called")
-        #expect(log.entries.isEmpty, "\(log.entries)")
+        // The failure is reported once, as a failure of the work that met it, in the user's words.
+        #expect(log.entries.map(\.kind) == [.failure], "\(log.entries)")
+        #expect(log.entries.first?.reason == simulated.message)
     }
 }
