@@ -64,6 +64,9 @@ public final class AppHost: Sendable {
         /// Clients to use instead of in-memory storage's own: tests that carry a signed-in
         /// state from one host to another.
         package var clients: AppEnvironment?
+        /// Runs on a database host's connection once it is open, before anything is restored:
+        /// tests that limit the file (`PRAGMA max_page_count`) to act out a full disk.
+        package var preparingDatabase: (@Sendable (Connection) throws(DatabaseError) -> Void)?
 
         /// Options; by default real time, the journal on, 10,000 history entries.
         public init(
@@ -160,6 +163,7 @@ public final class AppHost: Sendable {
                 let database = options.readOnly
                     ? try Database(readingOnly: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
                     : try Database(path: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
+                if let preparingDatabase = options.preparingDatabase { try database.read(preparingDatabase) }
                 environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock).injectingFailures(failures)
                 if options.journal != .off {
                     // Each process journals into a stream of its own, so two processes on one

@@ -170,3 +170,46 @@ struct AppHostTests {
         }
     }
 }
+
+/// A full disk, acted out with `PRAGMA max_page_count` (SQLite then reports a full database on
+/// every platform): what the host said was done is what a restart finds.
+@Suite("AppHost on a full disk")
+struct FullDiskTests {
+    @Test func anOutcomeSaysWhetherTheNoteWasKept() async throws {
+        let path = NSTemporaryDirectory() + "appcore-full-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var options = AppHost.Options(journal: .off, live: .testing)
+        // Room for the schema and an account, then a little more.
+        options.preparingDatabase = { db throws(DatabaseError) in
+            let pages = try db.query("PRAGMA page_count") { $0.int(0) }.first ?? 0
+            _ = try db.query("PRAGMA max_page_count = \(pages + 6)") { $0.int(0) }
+        }
+        let host = try await AppHost(storage: .database(path: path), options: options)
+        await AppHostTests().signIn(host)
+        var kept: [String] = [], failed: [String] = []
+        for number in 1...200 {
+            let text = "note \(number) " + String(repeating: "x", count: 1_500)
+            let outcome = await host.perform(.addNote(text: text))
+            switch outcome.status {
+            case .completed: kept.append(text)
+            case .failed(let reason):
+                #expect(reason.contains("full"), "the reason names the cause: \(reason)")
+                #expect(outcome.screens.notes.rows.first?.isUnsaved == true, "the screen shows it unsaved")
+                failed.append(text)
+            default: Issue.record("unexpected \(outcome.status)")
+            }
+        }
+        #expect(!kept.isEmpty && !failed.isEmpty, "kept \(kept.count), failed \(failed.count)")
+        try await host.close()
+
+        let reopened = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, live: .testing))
+        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
+            #expect(await reopened.perform(intent).status == .completed)
+        }
+        let stored = Set(reopened.screens.notes.rows.map(\.title))
+        #expect(kept.allSatisfy { text in stored.contains { text.hasPrefix($0.replacingOccurrences(of: "…", with: "")) } },
+                "every note reported done is there after a restart")
+        #expect(stored.count == kept.count, "and no note reported failed is")
+        try await reopened.close()
+    }
+}
