@@ -174,20 +174,26 @@ public struct ParsedLine: Hashable, Sendable {
     }
 
     /// `line` as a transcript or log may show it: with the secret argument replaced by
-    /// `<redacted>` when it reads, and when it does not but names a command that takes a secret,
-    /// with every word from where the secret would be on redacted too (a line with the password
-    /// split by a space must not show half of it).
+    /// `<redacted>` when it reads. A line that does not read (a misspelt command, a missing
+    /// quote, `login.password=X`) may hold a password anywhere, so only its command's name
+    /// shows and every other word is `<redacted>`.
     public static func displayable(_ line: String) -> String {
         if let parsed = try? parse(line) {
             return parsed.carriesSecret ? parsed.redacted : line
         }
         var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         let commandIndex = words.first == "!" ? 1 : 0
-        guard commandIndex < words.count, let secret = CommandSpec.named(words[commandIndex])?.secretArgument else { return line }
-        let first = commandIndex + 1 + secret
-        guard first < words.count else { return line }
-        for index in first..<words.count { words[index] = "<redacted>" }
+        guard commandIndex < words.count else { return line }
+        words[commandIndex] = shownName(words[commandIndex])
+        for index in (commandIndex + 1)..<words.count { words[index] = "<redacted>" }
         return words.joined(separator: " ")
+    }
+
+    /// The part of a command word that may be shown: its leading letters, digits, `.`, `-` and
+    /// `_`, then `<redacted>` for the rest if there is any (`login.password=X` holds a secret).
+    static func shownName(_ word: String) -> String {
+        let name = word.unicodeScalars.prefix { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "._-".unicodeScalars.contains($0)) }
+        return name.count == word.unicodeScalars.count ? word : String(String.UnicodeScalarView(name)) + "<redacted>"
     }
 
     /// The longest line the language reads, in bytes.
@@ -219,8 +225,9 @@ public struct ParsedLine: Hashable, Sendable {
         }
         let first = arguments.removeFirst()
         guard let spec = CommandSpec.named(first.text) else {
-            var message = "unknown command “\(first.text)” at column \(first.column)"
-            let suggestions = CommandSpec.suggestions(for: first.text)
+            // The word may run into a secret (`login.password=X`): only its name part shows.
+            var message = "unknown command “\(Self.shownName(first.text))” at column \(first.column)"
+            let suggestions = CommandSpec.suggestions(for: Self.shownName(first.text).replacingOccurrences(of: "<redacted>", with: ""))
             if !suggestions.isEmpty { message += "; did you mean \(suggestions.map { "“\($0)”" }.joined(separator: " or "))?" }
             message += " (help lists every command)"
             throw LineError(message)

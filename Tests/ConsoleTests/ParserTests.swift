@@ -59,4 +59,29 @@ struct ParserTests {
         #expect(!ParsedLine.mayBeKept("login.pasword hunter22"), "a misspelt command may still hold a password")
         #expect(!ParsedLine.mayBeKept(""))
     }
+
+    @Test func aLineThatDoesNotReadShowsOnlyItsCommandsName() {
+        // Typos of commands that take a password, and words run together, must not show it.
+        let shown = [
+            "login.pasword hunter22": "login.pasword <redacted>",
+            "sigup alice hunter22": "sigup <redacted> <redacted>",
+            "login.password=hunter22": "login.password<redacted>",
+            "! login.pasword hunter22": "! login.pasword <redacted>",
+            "notes.add \"hunter22": "notes.add <redacted>",
+            "login.password hunter22": "login.password <redacted>",
+            "notes.add milk": "notes.add milk",
+        ]
+        for (line, expected) in shown { #expect(ParsedLine.displayable(line) == expected, "\(line)") }
+        for line in shown.keys {
+            guard case .some(let error) = Result(catching: { () throws(LineError) in try ParsedLine.parse(line) }).failure else { continue }
+            #expect(!error.message.contains("hunter22"), "\(line): \(error.message)")
+        }
+    }
+}
+
+private extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
 }
