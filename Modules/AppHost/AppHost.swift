@@ -260,9 +260,13 @@ public final class AppHost: Sendable {
         }
         let after = screens
         let status: IntentOutcome.Status
-        let verdict = tasks.lazy.flatMap(\.diagnostics).first { [.invalidTransition, .missingChild, .failure].contains($0.kind) }
+        let verdict = tasks.lazy.flatMap(\.diagnostics).first {
+            [.invalidTransition, .missingChild, .failure, .sendAfterShutdown].contains($0.kind)
+        }
         if let verdict, verdict.kind == .failure {
             status = .failed(reason: verdict.reason ?? verdict.message)
+        } else if let verdict, verdict.kind == .sendAfterShutdown {
+            status = .failed(reason: "The app was closing, so nothing was done.")
         } else if let rejection = verdict {
             status = .rejected(reason: rejection.reason ?? rejection.message)
         } else if !settled {

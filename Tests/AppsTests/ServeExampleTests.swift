@@ -47,6 +47,6 @@ struct ServeExampleTests {
         let notes = try #require((added["screens"] as? [String: Any])?["notes"] as? [String: Any])
         let rows = try #require(notes["rows"] as? [[String: Any]])
         #expect(rows.first?["title"] as? String == "milk" && rows.first?["isPending"] as? Bool == false)
-        #expect(replies.last?["error"] as? String == "not an intent: not json")
+        #expect(replies.last?["error"] as? String == "it is not valid JSON (at byte 1)")
     }
 }

@@ -1,0 +1,55 @@
+import Dispatch
+import StateStore
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The signals that ask a program to end, caught so that a front end ends the way quitting
+/// does: it finishes or cancels what runs, closes its ``AppHost`` (the journal written, the
+/// database closed) and exits with the conventional status, 128 + the signal's number.
+///
+/// ```swift
+/// TerminationSignals.catching { signal in
+///     Task {
+///         try? await host.close()
+///         exit(128 + signal)
+///     }
+/// }
+/// ```
+///
+/// Catching also makes a write to a closed pipe fail with `EPIPE` instead of killing the
+/// process (SIGPIPE is ignored), so a front end whose reader went away (`| head -1`) can close
+/// as well, and exit with 141 itself.
+public enum TerminationSignals {
+    /// SIGTERM, SIGINT and SIGHUP.
+    public static let standard: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    /// The sources kept alive for the life of the process.
+    private static let sources = Locked<[any DispatchSourceSignal]>([])
+
+    /// From now on `signals` no longer end the process at once: the first one received calls
+    /// `handler` with its number, on a queue of its own; a second one ends the process at once
+    /// (with 128 + its number), for a user who insists.
+    public static func catching(_ signals: [Int32] = standard, handler: @escaping @Sendable (Int32) -> Void) {
+        signal(SIGPIPE, SIG_IGN)
+        let received = Locked(false)
+        let queue = DispatchQueue(label: "appcore.termination-signals")
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                let isFirst = received.withLock { received in
+                    defer { received = true }
+                    return !received
+                }
+                if isFirst { handler(number) } else { _exit(128 + number) }
+            }
+            source.resume()
+            sources.withLock { $0.append(source) }
+        }
+    }
+}
