@@ -46,6 +46,13 @@ extension BatchOptions {
 /// The batch runner: reads scripts, runs each in a fresh session, prints, and picks the exit code.
 struct Batch {
     let options: BatchOptions
+    /// What runs the scripts; ``ScriptRunner/end()`` ends them on a signal.
+    let runner: ScriptRunner
+
+    init(options: BatchOptions) {
+        self.options = options
+        runner = Self.makeRunner(options)
+    }
 
     /// The script names that mean standard input, read and answered line by line.
     static let standardInputNames: Set<String> = ["-", "/dev/stdin"]
@@ -57,13 +64,12 @@ struct Batch {
             return 2
         }
         if options.live, options.database == nil { throw BatchError("--env live needs --db PATH") }
-        let runner = makeRunner()
         if options.scripts.count == 1, let name = options.scripts.first, Self.standardInputNames.contains(name) {
             return await runStandardInput(runner)
         }
         let selected = options.selectedScripts
         if options.list {
-            FileHandle.standardOutput.write(Data(selected.map { $0 + "\n" }.joined().utf8))
+            standardOutput.write(selected.map { $0 + "\n" }.joined())
             return 0
         }
         let scripts = try selected.map { path -> (String, [UInt8]) in
@@ -75,7 +81,7 @@ struct Batch {
         }
         let options = options
         let progress = Progress(total: scripts.count, enabled: scripts.count > 1 && isatty(2) == 1)
-        let output = StreamedOutput()
+        let output = standardOutput
         // Results are written as they come: with --json each line as it ends, otherwise each
         // script's transcript as it ends, so a run that is killed has shown what it did.
         let clock = ContinuousClock()
@@ -129,8 +135,7 @@ struct Batch {
 
     /// The sessions scripts run in: in memory on a test clock, or on the database's live clients
     /// without its journal (each script starts from a fresh app).
-    private func makeRunner() -> ScriptRunner {
-        let options = options
+    private static func makeRunner(_ options: BatchOptions) -> ScriptRunner {
         var runner = ScriptRunner {
             guard options.live, let path = options.database else {
                 return try await ConsoleSession.scripted(loginStyle: options.loginStyle, history: options.history, waitsForEffects: options.wait)
@@ -151,12 +156,12 @@ struct Batch {
         let options = options
         let report = await runner.run(name: "stdin", nextBytes: readRawLine) { line in
             if options.json {
-                FileHandle.standardOutput.write(Data((line.jsonLine(script: "stdin") + "\n").utf8))
+                standardOutput.write(line.jsonLine(script: "stdin") + "\n")
             } else if !options.quiet || !line.ok {
-                FileHandle.standardOutput.write(Data(line.transcript(script: "stdin").utf8))
+                standardOutput.write(line.transcript(script: "stdin"))
             }
         }
-        FileHandle.standardOutput.write(Data(summary([report], notRun: 0, elapsed: report.duration).utf8))
+        standardOutput.write(summary([report], notRun: 0, elapsed: report.duration))
         return report.passed ? 0 : 1
     }
 
@@ -185,8 +190,7 @@ struct Batch {
         hostOptions.readOnly = options.readOnly
         let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
         let session = ConsoleSession(host: host)
-        print("replayed \(host.restoredActions) actions from \(path)")
-        print(session.renderScreens())
+        standardOutput.write("replayed \(host.restoredActions) actions from \(path)\n" + session.renderScreens() + "\n")
         try await host.close()
         return 0
     }
@@ -216,16 +220,31 @@ func readRawLine() -> [UInt8]? {
     return bytes
 }
 
-/// Standard output, written a whole piece at a time from any task.
+/// Standard output, written a whole piece at a time from any task. When its reader has gone
+/// (`| head -1`), nothing more is written and `onBrokenPipe` runs, once.
 final class StreamedOutput: @unchecked Sendable {
     private let lock = NSLock()
+    private var isBroken = false
+    /// What to do when the reader has gone: end the run as SIGPIPE would, cleanly.
+    var onBrokenPipe: @Sendable () -> Void = {}
 
     func write(_ text: String) {
         lock.lock()
-        defer { lock.unlock() }
-        FileHandle.standardOutput.write(Data(text.utf8))
+        guard !isBroken else { return lock.unlock() }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+            lock.unlock()
+        } catch {
+            isBroken = true
+            let onBrokenPipe = onBrokenPipe
+            lock.unlock()
+            onBrokenPipe()
+        }
     }
 }
+
+/// The batch runner's standard output.
+let standardOutput = StreamedOutput()
 
 struct BatchError: Error, CustomStringConvertible {
     let description: String

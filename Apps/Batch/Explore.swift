@@ -18,12 +18,12 @@ func explore(depth: Int, loginStyle: ConsoleLoginStyle, json: Bool) async -> Int
             violation: outcome.violatedInvariant.map { Violation(invariant: $0, script: outcome.script) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        print((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
+        standardOutput.write(((try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n")
     } else {
-        print(outcome.summary)
+        standardOutput.write(outcome.summary + "\n")
         if let invariant = outcome.violatedInvariant {
-            print("“\(invariant)” does not hold; this script reproduces it (appcore-batch FILE):")
-            for line in outcome.script { print("  " + line) }
+            standardOutput.write("“\(invariant)” does not hold; this script reproduces it (appcore-batch FILE):\n")
+            standardOutput.write(outcome.script.map { "  " + $0 + "\n" }.joined())
         }
     }
     return outcome.violatedInvariant == nil ? 0 : 1

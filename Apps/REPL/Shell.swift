@@ -1,6 +1,7 @@
 import AppHost
 import Console
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +24,11 @@ enum DataDirectory {
 final class Shell: @unchecked Sendable {
     let session: ConsoleSession
     let terminal: Terminal
+    /// Where the line history is kept, and the lines to keep there: read by a signal's handler
+    /// too, so kept apart from the line editor.
+    private let history = Mutex<(path: String?, lines: [String])>((nil, []))
+    /// Standard output as a stream of the shell's own, flushed after each answer.
+    private let output = fdopen(1, "w")
 
     private init(session: ConsoleSession, terminal: Terminal) {
         self.session = session
@@ -56,34 +62,59 @@ final class Shell: @unchecked Sendable {
         return Shell(session: session, terminal: terminal)
     }
 
-    func run(historyPath: String?) async {
+    /// Runs until the user quits or input ends, then ends as ``end(status:)`` does.
+    func run(historyPath: String?) async -> Never {
+        history.withLock { $0.path = historyPath }
         if terminal.isInteractive, let resumed = session.resumedChanges {
             terminal.printAbove(resumed)
         }
         if terminal.isInteractive {
-            await runInteractive(historyPath: historyPath)
+            await runInteractive()
         } else {
             await runPiped()
         }
-        do {
-            try await session.host.close()
-        } catch {
-            FileHandle.standardError.write(Data("appcore-repl: \(error)\n".utf8))
-        }
+        await end(status: 0)
     }
 
-    /// Piped input: no prompt, no colour, each command waits for its effects.
+    /// Ends the way quitting does, from the shell or from a signal's handler: the terminal
+    /// restored, the history saved, the running line finished and the host closed (journal
+    /// written, database closed); then exits with `status`, or 2 saying why closing failed.
+    func end(status: Int32) async -> Never {
+        terminal.restore()
+        saveHistory()
+        do {
+            try await session.end()
+        } catch {
+            FileHandle.standardError.write(Data("appcore-repl: \(error)\n".utf8))
+            exit(2)
+        }
+        exit(status)
+    }
+
+    /// Piped input: no prompt, no colour, each command waits for its effects, and each answer
+    /// is written as soon as it is known (a driver reads it line by line).
     private func runPiped() async {
         while let line = readLine(strippingNewline: true) {
             let result = await session.execute(line)
-            print(describe(result))
+            let text = describe(result) + "\n"
+            // A reader that went away (`| head -1`) ends the shell as SIGPIPE would, cleanly.
+            if fputs(text, output) < 0 || fflush(output) != 0 { await end(status: 128 + SIGPIPE) }
             if result.quits { break }
         }
     }
 
-    private func runInteractive(historyPath: String?) async {
-        let history = historyPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
+    private func saveHistory() {
+        let (path, lines) = history.withLock { $0 }
+        guard let path else { return }
+        // Passwords never reach the file (lines that do not read are left out too).
+        let kept = lines.filter(ParsedLine.mayBeKept).suffix(1_000).joined(separator: "\n") + "\n"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(kept.utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    private func runInteractive() async {
+        let history = self.history.withLock { $0.path }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
             .split(separator: "\n").map(String.init) ?? []
+        self.history.withLock { $0.lines = history }
         let session = session
         let editor = LineEditor(terminal: terminal, history: history) { session.completions(for: $0) }
         // What effects change after the prompt came back is printed as it happens.
@@ -122,6 +153,7 @@ final class Shell: @unchecked Sendable {
                     guard case .line(let password) = editor.readLine(prompt: "password: ", secret: true) else { continue }
                     line = ParsedLine.line("login.password", arguments: [password])
                 }
+                self.history.withLock { $0.lines = editor.history }
                 let result = await session.execute(line)
                 let text = describe(result)
                 if !text.isEmpty { terminal.printAbove(text) }
@@ -132,11 +164,6 @@ final class Shell: @unchecked Sendable {
             case .endOfInput:
                 break loop
             }
-        }
-        if let historyPath {
-            // Passwords never reach the file (lines that do not read are left out too).
-            let kept = editor.history.filter(ParsedLine.mayBeKept).suffix(1_000).joined(separator: "\n") + "\n"
-            _ = FileManager.default.createFile(atPath: historyPath, contents: Data(kept.utf8), attributes: [.posixPermissions: 0o600])
         }
     }
 

@@ -39,7 +39,10 @@ final class Terminal: @unchecked Sendable {
         isRaw = true
     }
 
+    /// Puts the terminal back as it was; from any thread (a signal's handler too).
     func restore() {
+        lock.lock()
+        defer { lock.unlock() }
         guard isRaw else { return }
         tcsetattr(0, TCSAFLUSH, &original)
         isRaw = false

@@ -77,5 +77,7 @@ do {
 } catch {
     exitWithUsage("\(error)")
 }
+// SIGTERM, SIGHUP (the terminal closed) and SIGINT from outside end the REPL as quitting does;
+// at the prompt Ctrl-C is a key that cancels running effects.
+TerminationSignals.catching { signal in Task { await shell.end(status: 128 + signal) } }
 await shell.run(historyPath: inMemory ? nil : dataDirectory + "/history")
-exit(0)

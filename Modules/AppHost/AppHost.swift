@@ -132,6 +132,8 @@ public final class AppHost: Sendable {
     /// ``cancelRunningIntents()``.
     private let performing = Locked<(nextKey: UInt64, tasks: [UInt64: [StoreTask]])>((0, [:]))
     private let resumedScreens = Locked<[Screen]>([])
+    /// The closing ``close(timeout:)`` started, which later calls wait for.
+    private let closing = Locked<Task<Result<Void, AppHostError>, Never>?>(nil)
     /// The screens last read, to read again only what changed since.
     private let lastScreens = Locked<Screens?>(nil)
     /// This host among the others of the process: a snapshot box says which host read it.
@@ -455,8 +457,27 @@ public final class AppHost: Sendable {
 
     /// Lets running work finish (up to `timeout`), stops the app, stops recording, writes the
     /// rest of the journal and closes the database (its `-wal` and `-shm` files go away).
-    /// Calling it again does nothing.
+    /// Calling it again, from anywhere, waits for that closing and reports how it went.
     public func close(timeout: Duration = .seconds(5)) async throws(AppHostError) {
+        // One closing, however many callers (a shell quitting and a signal's handler at once):
+        // each waits for it and hears how it went.
+        let closing = self.closing.withLock { closing in
+            if let closing { return closing }
+            let task = Task { () async -> Result<Void, AppHostError> in
+                do throws(AppHostError) {
+                    try await self.closeOnce(timeout: timeout)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            closing = task
+            return task
+        }
+        try await closing.value.get()
+    }
+
+    private func closeOnce(timeout: Duration) async throws(AppHostError) {
         await store.waitForEffects(timeout: timeout)
         store.shutDown()
         recording.withLock { subscription in

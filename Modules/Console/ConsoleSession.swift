@@ -71,7 +71,7 @@ public final class ConsoleSession: @unchecked Sendable {
     var recording: Recording?
     /// The screens as last shown, for ``takeScreenChanges()``, and whether a line is running
     /// (background changes are then the line's to report); one lock for both.
-    let display = Locked<(shown: ConsoleScreens?, isExecuting: Bool)>((nil, false))
+    let display = Locked<(shown: ConsoleScreens?, isExecuting: Bool, isEnding: Bool)>((nil, false, false))
 
     /// A session on `host`.
     public init(host: AppHost, waitsForEffects: Bool = true) {
@@ -110,8 +110,12 @@ public final class ConsoleSession: @unchecked Sendable {
             }
             return Result(status: .error(error.message))
         }
+        let isEnding = display.withLock { display in
+            if !display.isEnding { display.isExecuting = true }
+            return display.isEnding
+        }
+        if isEnding { return Result(status: .error("the session is ending; the line was not run")) }
         recording?.record(line, parsed)
-        display.withLock { $0.isExecuting = true }
         var result: Result
         do {
             result = try await run(parsed)
@@ -119,7 +123,7 @@ public final class ConsoleSession: @unchecked Sendable {
             result = Result(status: .error(error.message))
         }
         let screens = result.screens ?? ConsoleScreens(self)
-        display.withLock { $0 = (screens, false) }
+        display.withLock { $0 = (screens, false, $0.isEnding) }
         result.shownLine = parsed.carriesSecret ? parsed.redacted : line
         if parsed.expectsRejection {
             switch result.status {
@@ -138,6 +142,20 @@ public final class ConsoleSession: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// Ends the session the way quitting does, from any task (a signal's handler): no further
+    /// line runs, the one running finishes (or times out), and the host is closed, its journal
+    /// written and its database closed. Calling it again, or closing the host too, does no harm.
+    public func end() async throws(AppHostError) {
+        display.withLock { $0.isEnding = true }
+        let clock = ContinuousClock()
+        let deadline = clock.now + defaultTimeout + .seconds(1)
+        while display.withLock({ $0.isExecuting }), clock.now < deadline {
+            // Only on the way out, for at most one line's time.
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        try await host.close()
     }
 
     /// Performs `intent`, waiting for its work if the session does, and reports what changed.

@@ -1,4 +1,6 @@
+import AppHost
 import Foundation
+import StateStore
 
 /// Runs a script — lines of the language — through a fresh session and reports every line.
 public struct ScriptRunner: Sendable {
@@ -38,6 +40,9 @@ public struct ScriptRunner: Sendable {
     /// How long a whole script may take (`--timeout`); a script still running then fails, naming
     /// the effects that were running, and stops.
     public var timeout: Duration?
+
+    /// The sessions of the scripts running now, for ``end()``.
+    private let running = Locked<[ObjectIdentifier: ConsoleSession]>([:])
 
     /// A runner whose scripts each get a session from `makeSession`.
     public init(makeSession: @escaping @Sendable () async throws -> ConsoleSession) {
@@ -128,6 +133,8 @@ public struct ScriptRunner: Sendable {
             onLine(report)
             return Report(name: name, lines: [report])
         }
+        running.withLock { $0[ObjectIdentifier(session)] = session }
+        defer { _ = running.withLock { $0.removeValue(forKey: ObjectIdentifier(session)) } }
         var reports: [LineReport] = []
         reports.reserveCapacity(expectedLines)
         var number = 0
@@ -169,8 +176,26 @@ public struct ScriptRunner: Sendable {
             reports.append(report)
             if result.quits || (stopsAtFirstFailure && !report.ok) { break }
         }
-        try? await session.host.close(timeout: .zero)
+        do {
+            try await session.host.close(timeout: .zero)
+        } catch {
+            // What the script's lines wrote may not all be kept: the script fails, saying why.
+            let report = LineReport(line: number, command: "(end)", ok: false, output: "closing the session failed: \(error)", changes: [])
+            onLine(report)
+            reports.append(report)
+        }
         return Report(name: name, lines: reports)
+    }
+
+    /// Ends every script running now the way quitting does (a signal's handler calls it): no
+    /// further line runs, the running ones finish, and each session's host is closed. Returns
+    /// what failed to close.
+    public func end() async -> [AppHostError] {
+        var failures: [AppHostError] = []
+        for session in running.withLock({ Array($0.values) }) {
+            do { try await session.end() } catch { failures.append(error) }
+        }
+        return failures
     }
 }
 

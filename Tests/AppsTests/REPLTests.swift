@@ -311,3 +311,23 @@ final class ByteLog: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+extension REPLTests {
+    @Test func aClosedTerminalEndsTheREPLAsQuittingDoes() async throws {
+        let folder = TemporaryFolder("appcore-repl-hangup")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let database = folder.path + "/app.sqlite"
+        let repl = try PTYProcess(arguments: ["--db", database], environment: ["HOME": folder.path, "XDG_DATA_HOME": folder.path, "NO_COLOR": "1"])
+        #expect(await repl.waitFor("appcore> "))
+        repl.type("counter.increment\r")
+        #expect(await repl.waitFor("counter: 1"))
+        repl.type("notes.add x\r")
+        #expect(await repl.waitFor("Sign in first"))
+        kill(repl.process.processIdentifier, SIGHUP)
+        for _ in 0..<500 where repl.process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(repl.process.terminationReason == .exit && repl.process.terminationStatus == 128 + SIGHUP)
+        let history = try String(contentsOfFile: folder.path + "/appcore/history", encoding: .utf8)
+        #expect(history == "counter.increment\nnotes.add x\n", "the history was saved")
+        #expect(!FileManager.default.fileExists(atPath: database + "-wal"), "the database was closed")
+    }
+}

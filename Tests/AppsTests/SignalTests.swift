@@ -69,6 +69,50 @@ struct SignalTests {
         _ = try await again.end(with: SIGTERM)
     }
 
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aPipedREPLKeepsEveryAnsweredLine(signal: Int32) async throws {
+        let folder = TemporaryFolder("appcore-signal-repl")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let path = folder.path + "/app.sqlite"
+        let answered = Int.random(in: 1...30)
+        let repl = try Driven("appcore-repl", ["--db", path], folder: folder.path)
+        // Each answer arrives as soon as its line ran, while the pipe stays open.
+        repl.send(Array(repeating: "counter.increment", count: answered))
+        _ = try await repl.read { $0.contains("counter: \(answered)\n") }
+        let (status, errors) = try await repl.end(with: signal)
+        #expect(status == 128 + signal, "standard error: \(errors)")
+        #expect(Self.leftovers(path).isEmpty)
+
+        let again = try Driven("appcore-repl", ["--db", path], folder: folder.path)
+        again.send(["counter.increment", "quit"])
+        let said = try await again.read { $0.contains("counter: ") }
+        #expect(said.contains("counter: \(answered + 1)"), "\(said)")
+        try await onOwnThread { [again] in again.process.waitUntilExit() }
+        #expect(again.process.terminationStatus == 0)
+    }
+
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func theBatchRunnerClosesItsDatabaseAndKeepsEverySavedNote(signal: Int32) async throws {
+        let folder = TemporaryFolder("appcore-signal-batch")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let path = folder.path + "/app.sqlite"
+        let signIn = ["login.username alice.liddell", "login.password wonderland", "login.submit"]
+        let notes = Int.random(in: 1...20)
+        let batch = try Driven("appcore-batch", ["--json", "--env", "live", "--db", path, "-"], folder: folder.path)
+        batch.send(["signup alice.liddell wonderland"] + signIn + (1...notes).map { "notes.add \"note \($0)\"" })
+        _ = try await batch.read { $0.split(separator: "\n").count >= 4 + notes }
+        let (status, errors) = try await batch.end(with: signal)
+        #expect(status == 128 + signal, "standard error: \(errors)")
+        #expect(Self.leftovers(path).isEmpty)
+
+        let check = try Driven("appcore-batch", ["--env", "live", "--db", path, "-"], folder: folder.path)
+        check.send(signIn + ["expect notes.count == \(notes)"])
+        try check.input.fileHandleForWriting.close()
+        let said = try await check.read { _ in false }
+        try await onOwnThread { [check] in check.process.waitUntilExit() }
+        #expect(check.process.terminationStatus == 0, "\(said)")
+    }
+
     @Test func serveEndsLikeQuittingWhenItsReaderGoesAway() async throws {
         let folder = TemporaryFolder("appcore-pipe")
         try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
