@@ -45,7 +45,13 @@ final class Shell: @unchecked Sendable {
             session = try await ConsoleSession.scripted(loginStyle: loginStyle, history: history)
         } else {
             let host = try await AppHost(storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
-                                         loginStyle: loginStyle, options: { var options = AppHost.Options(history: history); options.readOnly = readOnly; return options }())
+                                         loginStyle: loginStyle, options: {
+                                             var options = AppHost.Options(history: history)
+                                             options.readOnly = readOnly
+                                             // At a terminal, trouble with kept data shows above the line being edited.
+                                             if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: \($0)", "33")) } }
+                                             return options
+                                         }())
             session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive)
             // Piped into a database, a line waits for real work (a password hash, a busy disk
             // shared with other processes) rather than give up on it after the scripts' 5 s.

@@ -58,6 +58,10 @@ public final class AppHost: Sendable {
         /// may not be changed. The journal is restored, not recorded; anything that would write
         /// fails with a clear error, and the app goes on.
         public var readOnly: Bool = false
+        /// Where the host reports trouble with kept data as it happens, one line each: the
+        /// journal failing to be written (once per episode) and writing again, damaged journal
+        /// records or notes skipped on reading. By default standard error, prefixed `appcore: `.
+        public var warnings: @Sendable (String) -> Void = { StandardStream.error.write("appcore: \($0)\n") }
         /// The state to start from instead of a fresh app's (a database host's journal, when
         /// it holds anything, wins).
         public var initialState: AppFeature.State?
@@ -166,19 +170,21 @@ public final class AppHost: Sendable {
                     ? try Database(readingOnly: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
                     : try Database(path: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
                 if let preparingDatabase = options.preparingDatabase { try database.read(preparingDatabase) }
-                environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock).injectingFailures(failures)
+                environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock, warnings: options.warnings)
+                    .injectingFailures(failures)
                 if options.journal != .off {
                     // Each process journals into a stream of its own, so two processes on one
                     // database never overwrite each other; a start restores the stream written
                     // most recently, by whichever process.
                     let latest = try AppJournal.latestStream(in: database)
-                    let restoring = try AppJournal(database: database, stream: latest ?? "app")
+                    let report = Self.reportingJournal(to: options.warnings)
+                    let restoring = try AppJournal(database: database, stream: latest ?? "app", report: report)
                     let restored = try restoring.restore(from: initialState, using: AppFeature(environment: environment))
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
                     if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
                     replayed = restored.replayed
                     if options.journal == .restoreAndRecord, !options.readOnly {
-                        let own = try AppJournal(database: database, stream: AppJournal.newStream())
+                        let own = try AppJournal(database: database, stream: AppJournal.newStream(), report: report)
                         try own.snapshot(initialState)
                         try AppJournal.removeClosedStreams(except: [own.stream], in: database)
                         journal = own
@@ -488,10 +494,26 @@ public final class AppHost: Sendable {
         do {
             try journal?.close()
         } catch {
+            let unwritten = journal?.unwrittenCount ?? 0
             database?.close()
-            throw AppHostError(error)
+            guard unwritten > 0 else { throw AppHostError(error) }
+            throw AppHostError("the last \(unwritten) action\(unwritten == 1 ? "" : "s") could not be written to the journal, so a restart will not resume after \(unwritten == 1 ? "it" : "them"): \(error)")
         }
         database?.close()
+    }
+
+    /// The journal's events as lines for `warnings`.
+    private static func reportingJournal(to warnings: @escaping @Sendable (String) -> Void) -> @Sendable (AppJournal.Event) -> Void {
+        { event in
+            switch event {
+            case .writeFailed(let error, let unwritten):
+                warnings("the journal cannot be written (\(error)); \(unwritten) action\(unwritten == 1 ? " waits" : "s wait") in memory and writing is retried, but quitting now would lose what it holds")
+            case .writeRecovered:
+                warnings("the journal is written again; nothing waiting was lost")
+            case .damaged(let what):
+                warnings("the journal is damaged: \(what)")
+            }
+        }
     }
 }
 

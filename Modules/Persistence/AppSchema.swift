@@ -97,5 +97,9 @@ public enum AppSchema {
                 """)
             if try db.tableExists("notes_search") { try db.execute("DELETE FROM notes_search") }
         },
+        Migration(version: 5, name: "journal streams know their process", sql: """
+            ALTER TABLE journal_streams ADD COLUMN owner_pid INTEGER;
+            ALTER TABLE journal_streams ADD COLUMN owner_started INTEGER;
+            """),
     ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Persistence
 import Testing
 
 /// Signals end the shells the way quitting does: every answered line is kept, the database is
@@ -139,5 +140,57 @@ struct SignalTests {
             #expect(serve.process.terminationStatus == 2)
             #expect(said.hasPrefix("appcore-serve: ") && said.split(separator: "\n").count == 1, "\(said)")
         }
+    }
+}
+
+/// What a killed process and damaged bytes leave behind, seen through the built executables.
+@Suite("Killed processes and damaged journals")
+struct KilledAndDamagedTests {
+    @Test func tenKilledProcessesLeaveOneStreamAndLoseNothingAnswered() async throws {
+        let folder = TemporaryFolder("appcore-kill")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let path = folder.path + "/app.sqlite"
+        for round in 1...10 {
+            let serve = try SignalTests.Driven("appcore-serve", [path], folder: folder.path)
+            serve.send([#"{"increment":{}}"#])
+            let reply = try await serve.read { $0.contains("\n") }
+            #expect(reply.contains(#""count":\#(round)"#), "round \(round): \(reply)")
+            // The answer is given once the journal holds the action or soon after: let the group
+            // commit pass, as a user would before pulling the plug.
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await serve.end(with: SIGKILL)
+        }
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let streams = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM journal_streams") { $0.int(0) } }
+        #expect(streams == [1], "each start removes the streams of processes that are gone")
+        database.close()
+    }
+
+    @Test func aDamagedJournalBatchIsSkippedWithAWarningAndTheDatabaseOpens() async throws {
+        let folder = TemporaryFolder("appcore-damage")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let path = folder.path + "/app.sqlite"
+        let serve = try SignalTests.Driven("appcore-serve", [path], folder: folder.path)
+        for _ in 1...5 {
+            serve.send([#"{"increment":{}}"#])
+            try await Task.sleep(for: .milliseconds(60))   // one journal batch each
+        }
+        try serve.input.fileHandleForWriting.close()
+        try await onOwnThread { [serve] in serve.process.waitUntilExit() }
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        try database.write { db throws(DatabaseError) in
+            try db.execute("UPDATE journal SET actions = X'0102030405' WHERE first_sequence = (SELECT max(first_sequence) FROM journal)")
+        }
+        database.close()
+
+        let again = try SignalTests.Driven("appcore-serve", [path], folder: folder.path)
+        again.send([#"{"increment":{}}"#])
+        let reply = try await again.read { $0.contains("\n") }
+        try again.input.fileHandleForWriting.close()
+        try await onOwnThread { [again] in again.process.waitUntilExit() }
+        let said = String(decoding: again.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(again.process.terminationStatus == 0)
+        #expect(reply.contains(#""count":5"#), "one increment lost with its batch, the others kept: \(reply)")
+        #expect(said.hasPrefix("appcore: the journal is damaged: actions ") && said.contains("were skipped"), "\(said)")
     }
 }

@@ -2,6 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 import Persistence
+import StateStore
 import StateStoreTesting
 import Testing
 
@@ -189,20 +190,23 @@ struct LiveClientTests {
         #expect(stored.last?.utf8.count == 12, "\"before\\0after\" whole: nothing cut at the NUL")
     }
 
-    @Test func aRowThatDoesNotDecodeIsAnErrorNamingItsColumnNeverAMadeUpID() async throws {
+    @Test func aNoteThatDoesNotDecodeIsNamedAndTheOthersAreListed() async throws {
         let database = try Database(path: folder.file("corrupt.sqlite"), migrations: AppSchema.migrations)
-        let live = try environment(database)
+        let warnings = Locked<[String]>([])
+        let live = AppEnvironment.live(database: database, configuration: .testing, clock: clock, uuid: .incrementing(), now: .live,
+                                       warnings: { line in warnings.withLock { $0.append(line) } })
         _ = try await live.auth.signUp(credentials)
         let alice = try await live.auth.authenticate(credentials)
-        let note = Note(id: Note.ID(UUID(sequence: 77)), text: "fine", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
-        _ = try await live.notes.create(alice.token, note)
-        try database.write { db throws(DatabaseError) in try db.execute("UPDATE notes SET id = 'not-an-id'") }
-        do {
-            _ = try await live.notes.list(alice.token)
-            Issue.record("a note with a broken id was listed")
-        } catch {
-            #expect(error == .storage(reason: "read notes.id failed: “not-an-id” is not an id (the database is damaged; restore it from a backup, or move it aside to start afresh)"))
+        for sequence in 1...200 {
+            let note = Note(id: Note.ID(UUID(sequence: UInt64(sequence))), text: "note \(sequence)", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+            _ = try await live.notes.create(alice.token, note)
         }
+        let broken = Note.ID(UUID(sequence: 77)).description
+        try database.write { db throws(DatabaseError) in try db.execute("UPDATE notes SET id = 'not-an-id' WHERE id = ?", [.text(broken)]) }
+        let listed = try await live.notes.list(alice.token)
+        #expect(listed.count == 199, "the other notes are listed")
+        #expect(!listed.contains { $0.text == "note 77" }, "never under a made-up id")
+        #expect(warnings.withLock { $0 } == ["1 stored note could not be read and is not listed (damaged id “not-an-id”)"])
     }
 
     @Test func fullTextAndLikeSearchesFindTheSameNotes() async throws {

@@ -33,12 +33,33 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// How often buffered actions are written.
     public let flushInterval: Duration
 
+    /// What the journal tells its owner about trouble, as it happens.
+    public enum Event: Sendable, Equatable {
+        /// Writing failed (a full disk, a lock held too long, a read-only file): `unwritten`
+        /// actions wait in memory and are retried until writing works again. Reported once per
+        /// episode, not per action.
+        case writeFailed(DatabaseError, unwritten: Int)
+        /// Writing works again after ``writeFailed(_:unwritten:)``: every waiting action is stored.
+        case writeRecovered
+        /// Reading met a damaged batch of actions or snapshot and skipped it; the message says
+        /// what was lost.
+        case damaged(String)
+    }
+
     private struct Buffer {
         var pending: [Action] = []
         var nextSequence = 1
         var isClosed = false
         var flusher: Task<Void, Never>?
+        /// Whether the last write failed (an episode reported, and not over yet).
+        var isFailing = false
     }
+
+    /// Where ``Event``s go.
+    private let report: @Sendable (Event) -> Void
+    /// The longest pause between retries of a failing write: a second, so space that returns is
+    /// used soon, at no measurable cost while it does not.
+    private static var longestRetryPause: Duration { .seconds(1) }
 
     private let buffer: Locked<Buffer>
     /// Serialises flushes, so batches land in sequence order. A plain lock: the Thread Sanitizer cannot follow a `Locked<()>`,
@@ -46,10 +67,18 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     private let flushing = NSLock()
 
     /// Opens the journal `stream` in `database`, continuing after its last stored action.
-    public init(database: Database, stream: String = "app", flushInterval: Duration = .milliseconds(20)) throws(DatabaseError) {
+    ///
+    /// `report` hears of failed writes, their recovery and damaged records skipped on reading.
+    public init(
+        database: Database,
+        stream: String = "app",
+        flushInterval: Duration = .milliseconds(20),
+        report: @escaping @Sendable (Event) -> Void = { _ in }
+    ) throws(DatabaseError) {
         self.database = database
         self.stream = stream
         self.flushInterval = flushInterval
+        self.report = report
         let last = try database.read { db throws(DatabaseError) in
             try db.query("SELECT coalesce(max(first_sequence + count - 1), 0) FROM journal WHERE stream = ?", [.text(stream)]) { $0.int(0) }.first ?? 0
         }
@@ -75,7 +104,15 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         if startFlusher { scheduleFlush() }
     }
 
+    /// How many appended actions are not written yet (waiting for the next flush, or for
+    /// writing to work again).
+    public var unwrittenCount: Int {
+        buffer.withLock { $0.pending.count }
+    }
+
     /// Writes every buffered action now, in one transaction; returns the last durable sequence.
+    /// A failure keeps the actions buffered for the next flush and is reported (once per
+    /// episode) as ``Event/writeFailed(_:unwritten:)``.
     @discardableResult
     public func flush() throws(DatabaseError) -> Int {
         flushing.lock()
@@ -84,20 +121,40 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         let (batch, first) = buffer.withLock { ($0.pending, $0.nextSequence) }
         guard !batch.isEmpty else { return first - 1 }
         let chunks = try Self.encode(batch)
-        try database.write { db throws(DatabaseError) in
+        try writing(unwritten: batch.count) { db throws(DatabaseError) in
             var sequence = first
             for (count, data) in chunks {
                 try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
                                [.text(stream), .int(sequence), .int(count), .blob(data)])
                 sequence += count
             }
-            try Self.markActive(stream, in: db)
+            try markActive(in: db)
         }
         buffer.withLock { buffer in
             buffer.pending.removeFirst(batch.count)
             buffer.nextSequence += batch.count
         }
         return first + batch.count - 1
+    }
+
+    /// Runs `body` in a write transaction, reporting the start and the end of an episode of
+    /// failures.
+    private func writing(unwritten: Int, _ body: (Connection) throws(DatabaseError) -> Void) throws(DatabaseError) {
+        do {
+            try database.write(body)
+        } catch {
+            let isNew = buffer.withLock { buffer in
+                defer { buffer.isFailing = true }
+                return !buffer.isFailing
+            }
+            if isNew { report(.writeFailed(error, unwritten: max(unwritten, unwrittenCount))) }
+            throw error
+        }
+        let recovered = buffer.withLock { buffer in
+            defer { buffer.isFailing = false }
+            return buffer.isFailing
+        }
+        if recovered { report(.writeRecovered) }
     }
 
     /// Flushes what is buffered and stops accepting actions; the stream is then marked closed,
@@ -128,13 +185,18 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
-    /// Deletes every stream whose process closed it, except `kept`: once a process has
-    /// restored the latest state and written it as the base of its own stream, the closed ones
-    /// say nothing more. Streams still open (their process runs, or crashed) are left alone.
+    /// Deletes every stream whose process is done with it, except `kept`: streams their process
+    /// closed, and streams whose process is gone without closing them (it crashed or was
+    /// killed). Once a process has restored the latest state and written it as the base of its
+    /// own stream, those say nothing more, so the journal stays bounded however many processes
+    /// die. Streams of processes still running are left alone.
     public static func removeClosedStreams(except kept: Set<String>, in database: Database) throws(DatabaseError) {
         try database.write { db throws(DatabaseError) in
-            let closed = try db.query("SELECT stream FROM journal_streams WHERE closed = 1") { $0.text(0) }
-            for stream in closed where !kept.contains(stream) {
+            let streams = try db.query("SELECT stream, closed, owner_pid, owner_started FROM journal_streams") { row in
+                (stream: row.text(0), closed: row.int(1) != 0, owner: row.isNull(2) ? nil : StreamOwner(pid: Int32(truncatingIfNeeded: row.int(2)), started: row.int(3)))
+            }
+            let finished = streams.filter { $0.closed || !($0.owner?.isRunning ?? false) }.map(\.stream)
+            for stream in finished where !kept.contains(stream) {
                 try db.execute("DELETE FROM journal WHERE stream = ?", [.text(stream)])
                 try db.execute("DELETE FROM snapshots WHERE stream = ?", [.text(stream)])
                 try db.execute("DELETE FROM journal_streams WHERE stream = ?", [.text(stream)])
@@ -142,12 +204,14 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
-    /// Records that `stream` was just written: it becomes the latest.
-    private static func markActive(_ stream: String, in db: Connection) throws(DatabaseError) {
+    /// Records that this stream was just written, by this process: it becomes the latest.
+    private func markActive(in db: Connection) throws(DatabaseError) {
+        let owner = StreamOwner.current
         try db.execute("""
-            INSERT INTO journal_streams (stream, last_active) VALUES (?, (SELECT coalesce(max(last_active), 0) + 1 FROM journal_streams))
+            INSERT INTO journal_streams (stream, last_active, owner_pid, owner_started)
+                VALUES (?, (SELECT coalesce(max(last_active), 0) + 1 FROM journal_streams), ?, ?)
             ON CONFLICT (stream) DO UPDATE SET last_active = excluded.last_active
-            """, [.text(stream)])
+            """, [.text(stream), .int(Int(owner.pid)), .int(owner.started)])
     }
 
     /// Stores `state` as the state after every action appended so far (flushing them first), so a
@@ -160,10 +224,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         } catch {
             throw DatabaseError(.other, operation: "encode a snapshot", message: "\(error)")
         }
-        try database.write { db throws(DatabaseError) in
+        try writing(unwritten: 0) { db throws(DatabaseError) in
             try db.execute("INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
                            [.text(stream), .int(sequence), .blob(data)])
-            try Self.markActive(stream, in: db)
+            try markActive(in: db)
         }
     }
 
@@ -200,23 +264,30 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// The state after the last durable action: the latest snapshot, then the actions after it
     /// replayed through `reducer` with their effects discarded (nothing is re-sent or re-saved).
     ///
+    /// Damage is contained: a snapshot that does not decode gives way to the one before it (or
+    /// to `initial`), a batch of actions that does not decode is skipped, and each is reported
+    /// as ``Event/damaged(_:)`` saying what was lost.
+    ///
     /// - Returns: The state and how many actions were replayed.
     public func restore<R: Reducer>(from initial: State, using reducer: R) throws(DatabaseError) -> (state: State, replayed: Int)
     where R.State == State, R.Action == Action {
-        let snapshot = try database.read { db throws(DatabaseError) in
-            try db.query("SELECT sequence, state FROM snapshots WHERE stream = ? ORDER BY sequence DESC LIMIT 1", [.text(stream)]) {
-                ($0.int(0), $0.blob(1))
-            }.first
+        let sequences = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT sequence FROM snapshots WHERE stream = ? ORDER BY sequence DESC", [.text(stream)]) { $0.int(0) }
         }
         var state = initial
         var after = 0
-        if let (sequence, bytes) = snapshot {
-            do {
-                state = try Self.decodeDocument(State.self, from: bytes)
-            } catch {
-                throw DatabaseError(.other, operation: "decode the snapshot at \(sequence)", message: "\(error)")
+        for sequence in sequences {
+            let bytes = try database.read { db throws(DatabaseError) in
+                try db.query("SELECT state FROM snapshots WHERE stream = ? AND sequence = ?", [.text(stream), .int(sequence)]) { $0.blob(0) }.first
             }
-            after = sequence
+            do {
+                state = try Self.decodeDocument(State.self, from: bytes ?? [])
+                after = sequence
+                break
+            } catch {
+                let fallback = sequences.last == sequence ? "a fresh app" : "the snapshot before it"
+                report(.damaged("the saved state after action \(sequence) could not be read (\(Self.brief(error))); starting from \(fallback), so what only it held is lost"))
+            }
         }
         var replayed = 0
         for entry in try entries(after: after) {
@@ -226,18 +297,31 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return (state, replayed)
     }
 
-    /// The durable actions after `sequence` (up to `last`, if given), in order.
+    /// The durable actions after `sequence` (up to `last`, if given), in order. A batch that
+    /// does not decode is skipped and reported as ``Event/damaged(_:)``.
     public func entries(after sequence: Int = 0, through last: Int? = nil) throws(DatabaseError) -> [Entry] {
         let batches = try database.read { db throws(DatabaseError) in
             try db.query("""
-                SELECT first_sequence, actions FROM journal
+                SELECT first_sequence, actions, count FROM journal
                 WHERE stream = ? AND first_sequence + count - 1 > ? AND first_sequence <= ?
                 ORDER BY first_sequence
-                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]) { (first: $0.int(0), bytes: $0.blob(1)) }
+                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]) { (first: $0.int(0), bytes: $0.blob(1), count: $0.int(2)) }
         }
         var entries: [Entry] = []
-        let decoded = try Self.decode(batches)
-        for ((first, _), actions) in zip(batches, decoded) {
+        let decoded = Self.decode(batches.map { ($0.first, $0.bytes) })
+        for (batch, result) in zip(batches, decoded) {
+            let actions: [Action]
+            switch result {
+            case .success(let read) where read.count == batch.count:
+                actions = read
+            case .success(let read):
+                report(.damaged("actions \(batch.first)–\(batch.first + batch.count - 1) could not be read (the batch holds \(read.count) instead of \(batch.count)); they were skipped"))
+                continue
+            case .failure(let error):
+                report(.damaged("actions \(batch.first)–\(batch.first + batch.count - 1) could not be read (\(Self.brief(error))); they were skipped"))
+                continue
+            }
+            let first = batch.first
             for (offset, action) in actions.enumerated() {
                 let position = first + offset
                 if position > sequence, position <= (last ?? Int.max) { entries.append(Entry(sequence: position, action: action)) }
@@ -304,22 +388,20 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return try JSONDecoder().decode(type, from: Data(bytes))
     }
 
-    /// The actions of each stored batch, decoded in parallel.
-    private static func decode(_ batches: [(first: Int, bytes: [UInt8])]) throws(DatabaseError) -> [[Action]] {
+    /// The actions of each stored batch, decoded in parallel, or why a batch does not decode.
+    private static func decode(_ batches: [(first: Int, bytes: [UInt8])]) -> [Result<[Action], any Error>] {
         let results = Locked([Result<[Action], any Error>?](repeating: nil, count: batches.count))
         DispatchQueue.concurrentPerform(iterations: batches.count) { index in
             let result = Result { try Self.decodeDocument([Action].self, from: batches[index].bytes) }
             results.withLock { $0[index] = result }
         }
-        var decoded: [[Action]] = []
-        for (batch, result) in zip(batches, results.withLock { $0 }) {
-            switch result {
-            case .success(let actions)?: decoded.append(actions)
-            case .failure(let error)?: throw DatabaseError(.other, operation: "decode the journal batch at \(batch.first)", message: "\(error)")
-            case nil: throw DatabaseError(.other, operation: "decode the journal batch at \(batch.first)", message: "it was not decoded")
-            }
-        }
-        return decoded
+        return results.withLock { $0 }.map { $0 ?? .failure(DatabaseError(.other, operation: "decode a journal batch", message: "it was not decoded")) }
+    }
+
+    /// The first line of `error`'s description, at most 160 characters: enough to say what broke.
+    private static func brief(_ error: any Error) -> String {
+        let text = String(describing: error).split(separator: "\n").first.map(String.init) ?? ""
+        return text.count > 160 ? text.prefix(159) + "…" : text
     }
 
     // MARK: - Background flushing
@@ -327,8 +409,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     private func scheduleFlush() {
         let interval = flushInterval
         let task = Task.detached { [weak self] in
+            var pause = interval
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await Task.sleep(for: pause)
                 guard let self else { return }
                 let idle = self.buffer.withLock { buffer -> Bool in
                     if buffer.pending.isEmpty {
@@ -338,12 +421,49 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                     return false
                 }
                 if idle { return }
-                // A failed flush keeps the actions buffered; the next one retries them.
-                _ = try? self.flush()
+                // A failed flush keeps the actions buffered; the next one retries them, after
+                // pauses that grow to a second while writing keeps failing.
+                do {
+                    try self.flush()
+                    pause = interval
+                } catch {
+                    pause = min(pause * 2, Self.longestRetryPause)
+                }
             }
         }
         buffer.withLock { buffer in
             if buffer.flusher == nil, !buffer.isClosed { buffer.flusher = task } else { task.cancel() }
         }
+    }
+}
+
+/// The process that writes a journal stream: its id and when it started, so that a stream whose
+/// process is gone (crashed or killed, never closed) can be told from one still written, even
+/// after the id is used again by another process.
+struct StreamOwner: Equatable {
+    /// The process id.
+    let pid: Int32
+    /// When it started, in the system's own units (clock ticks since boot on Linux), or 0 where
+    /// that cannot be read.
+    let started: Int
+
+    /// This process.
+    static let current = StreamOwner(pid: getpid(), started: startTime(of: getpid()) ?? 0)
+
+    /// Whether the process still runs: its id is in use, by a process that started when it did.
+    var isRunning: Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard started != 0, let now = Self.startTime(of: pid) else { return true }
+        return now == started
+    }
+
+    /// Field 22 of `/proc/<pid>/stat` (after the command name, which may hold spaces), where
+    /// there is such a file.
+    private static func startTime(of pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        // Fields from the state (3rd) on: the start time is the 22nd, the 20th of these.
+        return fields.count > 19 ? Int(fields[19]) : nil
     }
 }

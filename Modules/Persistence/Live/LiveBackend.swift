@@ -11,8 +11,12 @@ final class LiveBackend: Sendable {
     let clock: any Clock<Duration>
     let uuid: UUIDGenerator
     let now: DateGenerator
+    /// Where damage met while reading is reported (rows skipped, named by id).
+    let warn: @Sendable (String) -> Void
 
-    init(database: Database, configuration: LiveConfiguration, clock: any Clock<Duration>, uuid: UUIDGenerator, now: DateGenerator) {
+    init(database: Database, configuration: LiveConfiguration, clock: any Clock<Duration>, uuid: UUIDGenerator, now: DateGenerator,
+         warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.warn = warn
         self.database = database
         self.configuration = configuration
         self.clock = clock
@@ -57,15 +61,17 @@ final class LiveBackend: Sendable {
 }
 
 extension AppEnvironment {
-    /// The live clients, on `database`.
+    /// The live clients, on `database`. `warnings` hears of damaged rows the clients skip (a
+    /// note whose id does not read is left out of the list and named there), one line each.
     public static func live(
         database: Database,
         configuration: LiveConfiguration = LiveConfiguration(),
         clock: any Clock<Duration> = ContinuousClock(),
         uuid: UUIDGenerator = .live,
-        now: DateGenerator = .live
+        now: DateGenerator = .live,
+        warnings: @escaping @Sendable (String) -> Void = { _ in }
     ) -> AppEnvironment {
-        let backend = LiveBackend(database: database, configuration: configuration, clock: clock, uuid: uuid, now: now)
+        let backend = LiveBackend(database: database, configuration: configuration, clock: clock, uuid: uuid, now: now, warn: warnings)
         return AppEnvironment(
             auth: AuthClient(
                 signUp: { credentials throws(AppError) in try backend.signUp(credentials) },

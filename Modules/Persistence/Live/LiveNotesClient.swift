@@ -8,19 +8,29 @@ extension LiveBackend {
     func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
         let words = query.split(whereSeparator: \.isWhitespace).map(String.init)
         if words.contains(where: { $0.count >= 3 }) { try refreshSearchIndex() }
-        return try reading(token) { db, owner throws(AppError) in
+        var damaged: [String] = []
+        let notes = try reading(token) { db, owner throws(AppError) in
             let (conditions, bindings) = try storage { () throws(DatabaseError) in
                 try Self.searchConditions(words, fullText: db.tableExists("notes_search"))
             }
             return try storage { () throws(DatabaseError) in
                 try db.query("SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?\(conditions) ORDER BY updated_at DESC, id DESC",
-                             [.text(owner.description)] + bindings) { row throws(DatabaseError) in
-                    Note(id: try Self.id(row, 0, "notes.id"), text: row.text(1),
-                         createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-                         updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+                             [.text(owner.description)] + bindings) { row -> Note? in
+                    // A damaged row is left out and named; the other notes are still listed.
+                    guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
+                        damaged.append(String(row.text(0).prefix(40)))
+                        return nil
+                    }
+                    return Note(id: id, text: row.text(1),
+                                createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
+                                updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
                 }
             }
         }
+        if !damaged.isEmpty {
+            warn("\(damaged.count) stored note\(damaged.count == 1 ? "" : "s") could not be read and \(damaged.count == 1 ? "is" : "are") not listed (damaged id \(damaged.map { "“\($0)”" }.joined(separator: ", ")))")
+        }
+        return notes.compactMap { $0 }
     }
 
     func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
