@@ -115,7 +115,7 @@ let tests: [Target] = [
     ),
     .testTarget(
         name: "AppsTests",
-        dependencies: ["appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting", "Persistence", "Reducers", "AppHost"],
+        dependencies: ["appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting", "Persistence", "Reducers", "AppEnvironment", "AppHost"],
         path: "Tests/AppsTests"
     ),
     .testTarget(

@@ -492,7 +492,8 @@ public final class AppHost: Sendable {
         }
         timeline?.stopRecording()
         do {
-            try journal?.close()
+            // Compacted to the state it ends with: a deleted note's text leaves the journal too.
+            try journal?.close(finalState: store.currentState)
         } catch {
             let unwritten = journal?.unwrittenCount ?? 0
             database?.close()

@@ -68,11 +68,46 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
         return character.isWhitespace && !character.isNewline
     }
 
-    /// Whether the note matches a search `query`: every word of it appears in the text,
-    /// ignoring case and diacritics. An empty query matches every note.
+    /// Whether the note matches a search `query` as every notes client matches it (see
+    /// ``SearchText``). An empty query matches every note.
     public func matches(_ query: String) -> Bool {
-        query.split(whereSeparator: \.isWhitespace).allSatisfy { word in
-            text.range(of: word, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        SearchText.matches(SearchText.folded(text), words: SearchText.words(of: query))
+    }
+}
+
+/// The one definition of how a search matches a note, which every notes client follows (in
+/// memory and on a database alike): each word of the query must appear in the note's text,
+/// both *folded* — case, diacritics, width and Unicode normalization forms set aside — so that
+/// "cafe" finds "Café", "ét" finds "ÉTÉ", and "Résumé" typed composed finds it stored decomposed.
+public enum SearchText {
+    /// `text` as searches compare it: compatibility-normalized, then case, diacritics and
+    /// width folded (`"ÉTÉ"` → `"ete"`, `"ﬁ"` → `"fi"`).
+    public static func folded(_ text: String) -> String {
+        // ASCII (most notes) needs only lowercasing.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.precomposedStringWithCompatibilityMapping
+            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            .precomposedStringWithCanonicalMapping
+    }
+
+    /// The words of `query`, folded; none for a blank query.
+    public static func words(of query: String) -> [String] {
+        query.split(whereSeparator: \.isWhitespace).map { folded(String($0)) }
+    }
+
+    /// Whether every one of `words` appears in `folded`, comparing the folded texts' bytes (the
+    /// way SQLite compares them too).
+    public static func matches(_ folded: String, words: [String]) -> Bool {
+        words.allSatisfy { word in contains(folded.utf8, word.utf8) }
+    }
+
+    private static func contains(_ text: String.UTF8View, _ part: String.UTF8View) -> Bool {
+        guard let first = part.first else { return true }
+        var start = text.startIndex
+        while let found = text[start...].firstIndex(of: first) {
+            if text[found...].starts(with: part) { return true }
+            start = text.index(after: found)
         }
+        return false
     }
 }

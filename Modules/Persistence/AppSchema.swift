@@ -101,5 +101,12 @@ public enum AppSchema {
             ALTER TABLE journal_streams ADD COLUMN owner_pid INTEGER;
             ALTER TABLE journal_streams ADD COLUMN owner_started INTEGER;
             """),
+        Migration(version: 6, name: "search index of folded text") { db throws(DatabaseError) in
+            // The index now holds each note's folded text (`SearchText`), so a search matches on a
+            // database as in memory; it is built again, in small batches, after the migration.
+            guard try db.tableExists("notes_search") else { return }
+            try db.execute("DELETE FROM notes_search")
+            try db.execute("UPDATE notes SET search_indexed = 0, search_rowid = NULL")
+        },
     ]
 }

@@ -175,8 +175,8 @@ struct KilledAndDamagedTests {
             serve.send([#"{"increment":{}}"#])
             try await Task.sleep(for: .milliseconds(60))   // one journal batch each
         }
-        try serve.input.fileHandleForWriting.close()
-        try await onOwnThread { [serve] in serve.process.waitUntilExit() }
+        // Killed, so its journal keeps its batches (a clean close compacts them to a snapshot).
+        _ = try await serve.end(with: SIGKILL)
         let database = try Database(path: path, migrations: AppSchema.migrations)
         try database.write { db throws(DatabaseError) in
             try db.execute("UPDATE journal SET actions = X'0102030405' WHERE first_sequence = (SELECT max(first_sequence) FROM journal)")

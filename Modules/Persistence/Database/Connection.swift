@@ -88,6 +88,15 @@ public final class Connection {
             _ = try query("PRAGMA wal_autocheckpoint = 4000") { $0.int(0) }
         }
         try execute("PRAGMA foreign_keys = ON")
+        // Freed space is overwritten with zeros: deleted text does not linger in the file.
+        _ = try query("PRAGMA secure_delete = ON") { $0.int(0) }
+    }
+
+    /// Copies the write-ahead log into the file and empties it, when no other connection reads
+    /// from it (then the log keeps old pages until it is reused): best effort, on closing.
+    func checkpointAndTruncateLog() {
+        guard !isClosed else { return }
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 
     /// Puts the file in write-ahead-log mode (a no-op when it already is), waiting up to

@@ -30,6 +30,8 @@ public final class Database: Sendable {
     /// The file's path, or `":memory:"`.
     public let path: String
     private let connection: Locked<Connection>
+    /// What runs on the connection when ``close()`` is called, before it closes.
+    private let closingSteps = Locked<[@Sendable (Connection) -> Void]>([])
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
     ///
@@ -98,11 +100,27 @@ public final class Database: Sendable {
         connection.withLock { $0.close() }
     }
 
-    /// Closes the database: SQLite folds its write-ahead log back into the file and removes the
-    /// `-wal` and `-shm` files. Later reads and writes fail with a "closed" error; closing twice
-    /// does nothing.
+    /// Closes the database: the steps given to ``beforeClosing(_:)`` run, the write-ahead log is
+    /// folded back into the file and emptied (so what was deleted is not left in it), and, when
+    /// no other connection has the file open, the `-wal` and `-shm` files are removed. Later
+    /// reads and writes fail with a "closed" error; closing twice does nothing.
     public func close() {
-        connection.withLock { $0.close() }
+        let steps = closingSteps.withLock { steps in
+            defer { steps.removeAll() }
+            return steps
+        }
+        connection.withLock { connection in
+            guard !connection.isClosed else { return }
+            for step in steps { step(connection) }
+            connection.checkpointAndTruncateLog()
+            connection.close()
+        }
+    }
+
+    /// Adds a step that runs on the connection when ``close()`` is called, before it closes:
+    /// what must be in the file, or gone from it, by the time the program quits.
+    public func beforeClosing(_ step: @escaping @Sendable (Connection) -> Void) {
+        closingSteps.withLock { $0.append(step) }
     }
 
     /// Whether ``close()`` was called.

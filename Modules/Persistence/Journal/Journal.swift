@@ -159,13 +159,21 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Flushes what is buffered and stops accepting actions; the stream is then marked closed,
     /// so a later process that has restored past it may remove it (``removeClosedStreams(except:in:)``).
-    public func close() throws(DatabaseError) {
+    ///
+    /// With `finalState` (the state after every action appended), the stream is compacted to it:
+    /// one snapshot and no actions, so what the actions held and the state no longer does (the
+    /// text of a deleted note) leaves the journal, and the next start restores without replaying.
+    public func close(finalState: State? = nil) throws(DatabaseError) {
         buffer.withLock { buffer in
             buffer.isClosed = true
             buffer.flusher?.cancel()
             buffer.flusher = nil
         }
         try flush()
+        if let finalState {
+            try snapshot(finalState)
+            try compact()
+        }
         try database.write { db throws(DatabaseError) in
             try db.execute("UPDATE journal_streams SET closed = 1 WHERE stream = ?", [.text(stream)])
         }

@@ -13,11 +13,14 @@ final class LiveBackend: Sendable {
     let now: DateGenerator
     /// Where damage met while reading is reported (rows skipped, named by id).
     let warn: @Sendable (String) -> Void
+    /// The notes' full-text index, kept up to date off the writers' path.
+    let searchIndex: SearchIndex
 
     init(database: Database, configuration: LiveConfiguration, clock: any Clock<Duration>, uuid: UUIDGenerator, now: DateGenerator,
          warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.warn = warn
         self.database = database
+        searchIndex = SearchIndex(database: database)
         self.configuration = configuration
         self.clock = clock
         self.uuid = uuid

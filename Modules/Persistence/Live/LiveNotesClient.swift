@@ -5,17 +5,16 @@ import Models
 /// The notes client's rules: the signed-in user's notes, searched with FTS5 (or LIKE).
 extension LiveBackend {
 
+    /// The user's notes, most recently changed first; with a `query`, those that match it as
+    /// ``SearchText`` defines: notes already in the full-text index are found through it, the
+    /// few written since are read and matched here, so a search never waits for the index (nor
+    /// holds the write lock to bring it up to date).
     func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
-        let words = query.split(whereSeparator: \.isWhitespace).map(String.init)
-        if words.contains(where: { $0.count >= 3 }) { try refreshSearchIndex() }
+        let words = SearchText.words(of: query)
         var damaged: [String] = []
         let notes = try reading(token) { db, owner throws(AppError) in
-            let (conditions, bindings) = try storage { () throws(DatabaseError) in
-                try Self.searchConditions(words, fullText: db.tableExists("notes_search"))
-            }
-            return try storage { () throws(DatabaseError) in
-                try db.query("SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?\(conditions) ORDER BY updated_at DESC, id DESC",
-                             [.text(owner.description)] + bindings) { row -> Note? in
+            try storage { () throws(DatabaseError) -> [Note] in
+                let read = { (row: Row) -> Note? in
                     // A damaged row is left out and named; the other notes are still listed.
                     guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
                         damaged.append(String(row.text(0).prefix(40)))
@@ -25,12 +24,47 @@ extension LiveBackend {
                                 createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
                                 updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
                 }
+                let columns = "SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?"
+                let owner: [SQLValue] = [.text(owner.description)]
+                guard !words.isEmpty else {
+                    return try db.query(columns + " ORDER BY updated_at DESC, id DESC", owner, read).compactMap { $0 }
+                }
+                guard try db.tableExists("notes_search") else {
+                    return try db.query(columns + " ORDER BY updated_at DESC, id DESC", owner, read).compactMap { $0 }
+                        .filter { SearchText.matches(SearchText.folded($0.text), words: words) }
+                }
+                let (condition, bindings) = Self.indexCondition(words)
+                let indexed = try db.query(columns + " AND search_indexed = 1 AND search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))",
+                                           owner + bindings, read)
+                let recent = try db.query(columns + " AND search_indexed = 0", owner, read)
+                    .filter { $0.map { SearchText.matches(SearchText.folded($0.text), words: words) } ?? true }
+                return (indexed + recent).compactMap { $0 }.sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
             }
         }
         if !damaged.isEmpty {
             warn("\(damaged.count) stored note\(damaged.count == 1 ? "" : "s") could not be read and \(damaged.count == 1 ? "is" : "are") not listed (damaged id \(damaged.map { "“\($0)”" }.joined(separator: ", ")))")
         }
-        return notes.compactMap { $0 }
+        if !words.isEmpty { searchIndex.catchUp() }
+        return notes
+    }
+
+    /// The condition on `notes_search` (its `?` values beside it) that keeps the index's rows
+    /// holding every folded word: words of three characters or more through the trigram index,
+    /// shorter ones by looking in each row's folded text.
+    static func indexCondition(_ words: [String]) -> (String, [SQLValue]) {
+        let long = words.filter { $0.unicodeScalars.count >= 3 }
+        var conditions: [String] = []
+        var bindings: [SQLValue] = []
+        if !long.isEmpty {
+            conditions.append("notes_search MATCH ?")
+            // Each word as a quoted phrase (quotes doubled), so FTS5 syntax in it means nothing.
+            bindings.append(.text(long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")))
+        }
+        for word in words where word.unicodeScalars.count < 3 {
+            conditions.append("instr(text, ?) > 0")
+            bindings.append(.text(word))
+        }
+        return (conditions.joined(separator: " AND "), bindings)
     }
 
     func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
@@ -42,6 +76,7 @@ extension LiveBackend {
                     """, [.text(owner.description), .text(note.id.description), .text(note.text),
                           .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
             }
+            searchIndex.scheduleCatchUp()
             return note
         }
     }
@@ -53,6 +88,7 @@ extension LiveBackend {
                              [.text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate), .text(owner.description), .text(note.id.description)]) { $0.double(0) }.first
             }
             guard let created else { throw .notFound(.note, id: note.id.description) }
+            searchIndex.scheduleCatchUp()
             var stored = note
             stored.createdAt = Date(timeIntervalSinceReferenceDate: created)
             return stored
@@ -61,61 +97,16 @@ extension LiveBackend {
 
     func delete(_ token: AccessToken, _ id: Note.ID) throws(AppError) {
         try writing(token) { db, owner throws(AppError) in
-            try storage { () throws(DatabaseError) in
-                try db.execute("DELETE FROM notes WHERE owner_id = ? AND id = ?", [.text(owner.description), .text(id.description)])
+            // The note's row in the search index goes with it, in the same transaction: deleted
+            // text leaves the index at once.
+            let deleted = try storage { () throws(DatabaseError) in
+                try db.query("DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid",
+                             [.text(owner.description), .text(id.description)]) { $0.isNull(0) ? nil : $0.int(0) }
             }
-            guard db.changes == 1 else { throw .notFound(.note, id: id.description) }
-        }
-    }
-
-    /// Brings the full-text index up to date with the notes written since the last search, in one
-    /// transaction (one index segment, however many notes changed). A note keeps its index row
-    /// number (`search_rowid`) for life; a new note gets the next free one.
-    func refreshSearchIndex() throws(AppError) {
-        try storage { () throws(DatabaseError) in
-            try database.write { db throws(DatabaseError) in
-                guard try db.tableExists("notes_search") else { return }
-                try db.execute("DELETE FROM notes_search WHERE rowid IN (SELECT search_rowid FROM notes WHERE search_indexed = 0)")
-                try db.execute("""
-                    UPDATE notes SET search_rowid = numbered.search_rowid FROM (
-                        SELECT owner_id, id, (SELECT coalesce(max(rowid), 0) FROM notes_search) + row_number() OVER () AS search_rowid
-                        FROM notes WHERE search_indexed = 0 AND search_rowid IS NULL
-                    ) AS numbered
-                    WHERE notes.owner_id = numbered.owner_id AND notes.id = numbered.id
-                    """)
-                try db.execute("INSERT INTO notes_search (rowid, text) SELECT search_rowid, text FROM notes WHERE search_indexed = 0")
-                try db.execute("UPDATE notes SET search_indexed = 1 WHERE search_indexed = 0")
+            guard let searchRow = deleted.first else { throw .notFound(.note, id: id.description) }
+            if let searchRow {
+                try storage { () throws(DatabaseError) in try SearchIndex.remove(row: searchRow, in: db) }
             }
         }
-    }
-
-    /// The SQL (with `?` only) and values that keep the notes containing every word: words of three
-    /// characters or more through the trigram full-text index when there is one, the others (or
-    /// all, without the index) through an escaped LIKE.
-    static func searchConditions(_ words: [String], fullText: Bool) -> (String, [SQLValue]) {
-        let indexed = fullText ? words.filter { $0.count >= 3 } : []
-        let scanned = fullText ? words.filter { $0.count < 3 } : words
-        var sql = ""
-        var bindings: [SQLValue] = []
-        if !indexed.isEmpty {
-            sql += " AND search_rowid IN (SELECT rowid FROM notes_search WHERE notes_search MATCH ?)"
-            // Each word as a quoted phrase (quotes doubled), so FTS5 syntax in it means nothing.
-            bindings.append(.text(indexed.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")))
-        }
-        for word in scanned {
-            sql += " AND text LIKE ? ESCAPE '\\'"
-            bindings.append(.text(likePattern(word)))
-        }
-        return (sql, bindings)
-    }
-
-    /// `text` as a LIKE pattern matching it anywhere, with `\`, `%` and `_` taken literally.
-    static func likePattern(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return "%" + escaped + "%"
     }
 }

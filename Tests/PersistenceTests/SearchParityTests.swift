@@ -1,0 +1,56 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import StateStoreTesting
+import Testing
+
+/// One definition of matching (`SearchText`): the same queries find the same notes in memory
+/// and on a database, before and after the full-text index caught up.
+@Suite("Search parity")
+struct SearchParityTests {
+    let folder = TemporaryFolder()
+
+    static let texts = [
+        "Café au lait", "ÉTÉ indien", "Re\u{301}sume\u{301} (decomposed)", "Résumé (composed)", "ﬁle cabinet",
+        "ＡＢＣ full width", "milk and eggs", "naïve ÇA", "straße",
+    ]
+
+    /// Each query, and the notes it must find (by their index in ``texts``).
+    static let cases: [(query: String, finds: Set<Int>)] = [
+        ("cafe", [0]), ("CAFÉ", [0]), ("ét", [1, 4]), ("ete", [1]), ("Résumé", [2, 3]),
+        ("Re\u{301}sume\u{301}", [2, 3]), ("resume", [2, 3]), ("file", [4]), ("abc", [5]), ("ＡＢＣ", [5]),
+        ("milk eggs", [6]), ("mlik", []), ("naive ca", [7]), ("ca", [0, 4, 7]), ("e", [0, 1, 2, 3, 4, 6, 7, 8]),
+        ("straße", [8]), ("STRASSE", [8]),
+    ]
+
+    func found(_ notes: NotesClient, _ token: AccessToken, _ query: String) async throws -> Set<Int> {
+        Set(try await notes.search(token, query).compactMap { note in Self.texts.firstIndex(of: note.text) })
+    }
+
+    @Test func inMemoryAndOnADatabaseAQueryFindsTheSameNotes() async throws {
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let memory = AppEnvironment.inMemory()
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = AppEnvironment.live(database: database, configuration: .testing, clock: TestClock())
+        var tokens: [AccessToken] = []
+        for environment in [memory, live] {
+            _ = try await environment.auth.signUp(credentials)
+            let token = try await environment.auth.authenticate(credentials).token
+            for (offset, text) in Self.texts.enumerated() {
+                _ = try await environment.notes.create(token, Note(id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text,
+                                                                   createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
+            }
+            tokens.append(token)
+        }
+        for (query, finds) in Self.cases {
+            let inMemory = try await found(memory.notes, tokens[0], query)
+            #expect(inMemory == finds, "in memory: \(query) found \(inMemory.sorted())")
+            #expect(try await found(live.notes, tokens[1], query) == finds, "on a database, not indexed yet: \(query)")
+        }
+        try SearchIndex.indexAll(in: database)
+        for (query, finds) in Self.cases {
+            #expect(try await found(live.notes, tokens[1], query) == finds, "on a database, indexed: \(query)")
+        }
+    }
+}
