@@ -58,6 +58,67 @@ func notesWriteSample(_ operations: Int) async throws -> Double {
     }
 }
 
+/// The longest time (ms) another connection to the same file waited to write while `count`
+/// notes of 1 KB were written through the live client, searched, and indexed to the last: how
+/// long any step of the import or of keeping the search index up to date held the write lock.
+func writeLockHoldSample(_ count: Int) async throws -> Double {
+    try await withTemporaryDatabase { database, path in
+        let live = AppEnvironment.live(database: database, configuration: .testing)
+        let credentials = Credentials(username: "bench.importer", password: "benchmark")
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        // Another process about to save: how long it waits for the write lock, again and again
+        // (taking the lock and letting it go, so that its own commits cost nothing).
+        // It asks every 0.2 ms rather than through SQLite's busy handler, whose growing sleeps
+        // would round every wait up to its schedule.
+        let other = try Database(path: path, migrations: AppSchema.migrations, busyTimeout: .zero)
+        let probing = Locked((running: true, longest: UInt64(0)))
+        let prober = Thread {
+            while probing.withLock({ $0.running }) {
+                try? other.read { db throws(DatabaseError) in
+                    let start = monotonicNanoseconds()
+                    while true {
+                        do throws(DatabaseError) {
+                            try db.execute("BEGIN IMMEDIATE")
+                            break
+                        } catch where error.kind == .busy {
+                            usleep(200)
+                        }
+                    }
+                    let waited = monotonicNanoseconds() - start
+                    try db.execute("ROLLBACK")
+                    probing.withLock { $0.longest = max($0.longest, waited) }
+                }
+                usleep(500)
+            }
+        }
+        prober.start()
+        let text = String(repeating: "a kilobyte of imported text ", count: 37)
+        let date = Date()
+        for index in 0..<count {
+            _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID(sequence: UInt64(index + 1))), text: "\(index) " + text, createdAt: date))
+        }
+        _ = try await live.notes.search(session.token, "imported")
+        // The index catches up in the background: wait until it has (at most a minute).
+        for _ in 0..<6_000 {
+            let left = try database.read { db throws(DatabaseError) in
+                try db.query("SELECT count(*) FROM notes WHERE search_indexed = 0") { $0.int(0) }.first ?? 0
+            }
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let found = try await live.notes.search(session.token, "0 a kilobyte")
+        precondition(!found.isEmpty, "the search found nothing")
+        let longest = probing.withLock { state in
+            state.running = false
+            return state.longest
+        }
+        while !prober.isFinished { usleep(1_000) }
+        other.close()
+        return Double(longest) / 1e6
+    }
+}
+
 /// Milliseconds to restore a session of `operations` user actions (and the responses their
 /// effects sent) recorded from a real store, replayed through the app's reducers from the latest
 /// snapshot: every `snapshotEvery` actions as the app records (the journal's default), or
@@ -104,6 +165,11 @@ func persistenceBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool
             let operations = plan.iterations(100_000)
             let samples = try await repeatedThrowing(plan) { try await notesWriteSample(operations) }
             results.append(CaseResult(name: "notes-write", unit: .perSecond, samples: samples, target: .atLeast(40_000)))
+        }
+        if selected("write-lock-hold") {
+            let notes = plan.iterations(40_000)
+            let samples = try await repeatedThrowing(RunPlan(warmUps: 0, runs: max(1, plan.runs / 3), scale: 1)) { try await writeLockHoldSample(notes) }
+            results.append(CaseResult(name: "write-lock-hold", unit: .milliseconds, samples: samples, target: .atMost(100)))
         }
         // Always the full session (the target is about 100,000 actions).
         let restorePlan = RunPlan(warmUps: 1, runs: max(1, plan.runs / 2), scale: 1)
