@@ -116,7 +116,6 @@ struct Batch {
         }
         progress.finish()
         let elapsed = clock.now - started
-        let failed = reports.filter { !$0.passed }.count
         output.write(summary(reports, notRun: scripts.count - reports.count, elapsed: elapsed))
         if let path = options.junit {
             do {
@@ -125,7 +124,16 @@ struct Batch {
                 throw BatchError("cannot write the JUnit report \(path): \(error.localizedDescription)")
             }
         }
-        return failed == 0 ? 0 : 1
+        return Self.exitStatus(reports)
+    }
+
+    /// 0 when every script passed, 1 when one failed, 2 (saying why on standard error) when a
+    /// database could not be opened or closed.
+    static func exitStatus(_ reports: [ScriptRunner.Report]) -> Int32 {
+        let storageFailures = Set(reports.compactMap(\.storageFailure))
+        for failure in storageFailures.sorted() { FileHandle.standardError.write(Data("appcore-batch: \(failure)\n".utf8)) }
+        if !storageFailures.isEmpty { return 2 }
+        return reports.allSatisfy(\.passed) ? 0 : 1
     }
 
     /// `1.23`: a duration in seconds, to the hundredth.
@@ -162,7 +170,7 @@ struct Batch {
             }
         }
         standardOutput.write(summary([report], notRun: 0, elapsed: report.duration))
-        return report.passed ? 0 : 1
+        return Self.exitStatus([report])
     }
 
     /// The last line: `2 passed, 0 failed in 0.31 s` (`, 3 not run` after `--fail-fast`), or

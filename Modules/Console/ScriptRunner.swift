@@ -26,6 +26,9 @@ public struct ScriptRunner: Sendable {
         public var lines: [LineReport]
         /// How long the script took, from its session's start to its end.
         public var duration: Duration = .zero
+        /// Why the script's storage could not be opened or closed (what it wrote may not all be
+        /// kept), in one line; `nil` when it opened and closed. Shells exit 2 on it.
+        public var storageFailure: String?
 
         /// Whether every line succeeded.
         public var passed: Bool { lines.allSatisfy(\.ok) }
@@ -131,7 +134,7 @@ public struct ScriptRunner: Sendable {
         } catch {
             let report = LineReport(line: 0, command: "(start)", ok: false, output: "the session could not start: \(error)", changes: [])
             onLine(report)
-            return Report(name: name, lines: [report])
+            return Report(name: name, lines: [report], storageFailure: "\(error)")
         }
         running.withLock { $0[ObjectIdentifier(session)] = session }
         defer { _ = running.withLock { $0.removeValue(forKey: ObjectIdentifier(session)) } }
@@ -176,6 +179,7 @@ public struct ScriptRunner: Sendable {
             reports.append(report)
             if result.quits || (stopsAtFirstFailure && !report.ok) { break }
         }
+        var storageFailure: String?
         do {
             try await session.host.close(timeout: .zero)
         } catch {
@@ -183,8 +187,9 @@ public struct ScriptRunner: Sendable {
             let report = LineReport(line: number, command: "(end)", ok: false, output: "closing the session failed: \(error)", changes: [])
             onLine(report)
             reports.append(report)
+            storageFailure = "\(error)"
         }
-        return Report(name: name, lines: reports)
+        return Report(name: name, lines: reports, storageFailure: storageFailure)
     }
 
     /// Ends every script running now the way quitting does (a signal's handler calls it): no

@@ -89,6 +89,25 @@ struct BatchTests {
         #expect(run.output.contains("oat milk"))
     }
 
+    @Test func aDatabaseThatCannotBeOpenedIsOneLineAndExitTwo() throws {
+        let run = try Self.batch(["--env", "live", "--db", "/nonexistent-\(UUID().uuidString)/app.sqlite", "scripts/notes.script"])
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("appcore-batch: open ") && run.errors.split(separator: "\n").count == 1, "\(run.errors)")
+    }
+
+    @Test func typosNeverShowThePasswordInTheTranscriptOrJSON() throws {
+        let path = NSTemporaryDirectory() + "appcore-typos-\(UUID().uuidString).script"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try ["login.pasword hunter22secret", "sigup alice hunter22secret", "login.password=hunter22secret", "signup \"alice hunter22secret"]
+            .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        for arguments in [[path], ["--json", path]] {
+            let run = try Self.batch(arguments)
+            #expect(run.status == 1)
+            #expect(!run.output.contains("hunter22") && !run.errors.contains("hunter22"), "\(run.output)")
+            #expect(run.output.contains("login.pasword"), "the command's name still shows: \(run.output)")
+        }
+    }
+
     @Test func theThreeLoginStylesGiveIdenticalTranscripts() throws {
         let transcripts = try ["fsm", "adhoc", "middleware"].map { try Self.batch(["--login-style", $0, "scripts/login-styles.script"]) }
         #expect(transcripts.allSatisfy { $0.status == 0 })

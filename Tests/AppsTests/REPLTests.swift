@@ -313,7 +313,8 @@ final class ByteLog: @unchecked Sendable {
 }
 
 extension REPLTests {
-    @Test func aClosedTerminalEndsTheREPLAsQuittingDoes() async throws {
+    @Test(arguments: [SIGHUP, SIGTERM])
+    func aClosedTerminalOrASignalEndsTheREPLAsQuittingDoes(signal: Int32) async throws {
         let folder = TemporaryFolder("appcore-repl-hangup")
         try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
         let database = folder.path + "/app.sqlite"
@@ -323,9 +324,9 @@ extension REPLTests {
         #expect(await repl.waitFor("counter: 1"))
         repl.type("notes.add x\r")
         #expect(await repl.waitFor("Sign in first"))
-        kill(repl.process.processIdentifier, SIGHUP)
+        kill(repl.process.processIdentifier, signal)
         for _ in 0..<500 where repl.process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
-        #expect(repl.process.terminationReason == .exit && repl.process.terminationStatus == 128 + SIGHUP)
+        #expect(repl.process.terminationReason == .exit && repl.process.terminationStatus == 128 + signal)
         let history = try String(contentsOfFile: folder.path + "/appcore/history", encoding: .utf8)
         #expect(history == "counter.increment\nnotes.add x\n", "the history was saved")
         #expect(!FileManager.default.fileExists(atPath: database + "-wal"), "the database was closed")
