@@ -162,7 +162,7 @@ struct Batch {
     /// process can drive the app line by line.
     private func runStandardInput(_ runner: ScriptRunner) async -> Int32 {
         let options = options
-        let report = await runner.run(name: "stdin", nextBytes: readRawLine) { line in
+        let report = await runner.run(name: "stdin", lines: InputLines()) { line in
             if options.json {
                 standardOutput.write(line.jsonLine(script: "stdin") + "\n")
             } else if !options.quiet || !line.ok {
@@ -202,30 +202,6 @@ struct Batch {
         try await host.close()
         return 0
     }
-}
-
-/// Standard input as a C stream of its own, for reading lines as bytes.
-final class StandardInput: @unchecked Sendable {
-    let stream: UnsafeMutablePointer<FILE>?
-
-    init() {
-        stream = fdopen(0, "r")
-    }
-}
-
-let standardInput = StandardInput()
-
-/// The next line of standard input as it was written (no line feed), or `nil` at its end.
-func readRawLine() -> [UInt8]? {
-    var buffer: UnsafeMutablePointer<CChar>?
-    var capacity = 0
-    defer { free(buffer) }
-    // A fresh stream on descriptor 0, once: the C library's `stdin` is shared mutable state.
-    let count = getline(&buffer, &capacity, standardInput.stream)
-    guard count >= 0, let buffer else { return nil }
-    var bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count))
-    if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-    return bytes
 }
 
 /// Standard output, written a whole piece at a time from any task. When its reader has gone

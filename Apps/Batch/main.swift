@@ -114,14 +114,14 @@ if exploreDepth != nil { fail("--depth goes with --explore") }
 let batch = Batch(options: options)
 /// Ends the run as quitting does: the running lines finish, every session's database is
 /// closed; then exits with `status`, or 2 saying what could not be closed.
-@Sendable func end(status: Int32) async -> Never {
-    let failures = await batch.runner.end()
+@Sendable func end(_ runner: ScriptRunner, status: Int32) async -> Never {
+    let failures = await runner.end()
     for failure in failures { FileHandle.standardError.write(Data("appcore-batch: \(failure)\n".utf8)) }
     exit(failures.isEmpty ? status : 2)
 }
 // SIGTERM, SIGINT and SIGHUP end the run with 128 + the signal; a reader that went away with 141.
-TerminationSignals.catching { signal in Task { await end(status: 128 + signal) } }
-standardOutput.onBrokenPipe = { Task { await end(status: 128 + SIGPIPE) } }
+TerminationSignals.catching { signal in Task { await end(batch.runner, status: 128 + signal) } }
+standardOutput.onBrokenPipe = { Task { await end(batch.runner, status: 128 + SIGPIPE) } }
 do {
     exit(try await batch.run())
 } catch {

@@ -100,7 +100,9 @@ final class Shell: @unchecked Sendable {
     /// Piped input: no prompt, no colour, each command waits for its effects, and each answer
     /// is written as soon as it is known (a driver reads it line by line).
     private func runPiped() async {
-        while let line = readLine(strippingNewline: true) {
+        // Read on a thread of their own: a blocking read must not hold a thread tasks share.
+        for await bytes in InputLines() {
+            let line = String(decoding: bytes, as: UTF8.self)
             let result = await session.execute(line)
             let text = describe(result) + "\n"
             // A reader that went away (`| head -1`) ends the shell as SIGPIPE would, cleanly.
@@ -152,11 +154,11 @@ final class Shell: @unchecked Sendable {
         loop: while true {
             let user = session.signedInUsername
             let prompt = user.map { terminal.colour($0, "32") } ?? terminal.colour("appcore", "2")
-            switch editor.readLine(prompt: prompt + "> ") {
+            switch await read(editor, prompt: prompt + "> ") {
             case .line(var line):
                 if line.trimmingCharacters(in: .whitespaces) == "login.password" {
                     // Asked for on its own line, the password is never echoed.
-                    guard case .line(let password) = editor.readLine(prompt: "password: ", secret: true) else { continue }
+                    guard case .line(let password) = await read(editor, prompt: "password: ", secret: true) else { continue }
                     line = ParsedLine.line("login.password", arguments: [password])
                 }
                 self.history.withLock { $0.lines = editor.history }
@@ -170,6 +172,16 @@ final class Shell: @unchecked Sendable {
             case .endOfInput:
                 break loop
             }
+        }
+    }
+
+    /// The editor's next line, read on a thread of its own: waiting at the prompt must not hold
+    /// one of the threads tasks share (effects, and the handling of a signal, run on them).
+    private func read(_ editor: LineEditor, prompt: String, secret: Bool = false) async -> EditorEvent {
+        // The editor is used by one line at a time: this task waits for the thread's answer.
+        nonisolated(unsafe) let editor = editor
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: editor.readLine(prompt: prompt, secret: secret)) }.start()
         }
     }
 

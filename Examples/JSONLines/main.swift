@@ -21,11 +21,11 @@ do { host = try await AppHost(storage: storage) } catch { fail("\(error)") }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-while let line = readLine() {
+for await line in InputLines() {                   // read on a thread of its own, never blocking a task
     if line.isEmpty { continue }
     let reply: Data
     do {
-        let intent = try Intent(jsonLine: line.utf8)   // never echoes the line: it may hold a password
+        let intent = try Intent(jsonLine: line)    // never echoes the line: it may hold a password
         let outcome = await host.perform(intent)       // returns once everything the intent started has finished
         reply = try encoder.encode(outcome)
     } catch {

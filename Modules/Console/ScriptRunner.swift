@@ -100,11 +100,12 @@ public struct ScriptRunner: Sendable {
         return await run(name: name, expectedLines: split.count, nextLine: { lines.next().map(ReadLine.init) }, onLine: onLine)
     }
 
-    /// Runs the lines `nextBytes` gives, as bytes, one at a time as it gives them (`nil` ends
-    /// the script), calling `onLine` with each line's report as soon as the line has run: how a
-    /// script read from a pipe is answered line by line.
-    public func run(name: String, nextBytes: () -> [UInt8]?, onLine: (LineReport) -> Void = { _ in }) async -> Report {
-        await run(name: name, expectedLines: 0, nextLine: { nextBytes().map(ReadLine.init) }, onLine: onLine)
+    /// Runs the lines of `lines`, as bytes, one at a time as they come (the end of the
+    /// sequence ends the script), calling `onLine` with each line's report as soon as the line
+    /// has run: how a script read from a pipe (``InputLines``) is answered line by line.
+    public func run(name: String, lines: some AsyncSequence<[UInt8], Never>, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        var iterator = lines.makeAsyncIterator()
+        return await run(name: name, expectedLines: 0, nextLine: { await iterator.next(isolation: nil).map(ReadLine.init) }, onLine: onLine)
     }
 
     /// A line of a script as read.
@@ -119,7 +120,7 @@ public struct ScriptRunner: Sendable {
     }
 
     /// Runs the lines `nextLine` gives (about `expectedLines` of them, when known).
-    private func run(name: String, expectedLines: Int, nextLine: () -> ReadLine?, onLine: (LineReport) -> Void) async -> Report {
+    private func run(name: String, expectedLines: Int, nextLine: () async -> ReadLine?, onLine: (LineReport) -> Void) async -> Report {
         let clock = ContinuousClock()
         let started = clock.now
         var report = await runLines(name: name, expectedLines: expectedLines, nextLine: nextLine, deadline: timeout.map { started + $0 }, onLine: onLine)
@@ -127,7 +128,7 @@ public struct ScriptRunner: Sendable {
         return report
     }
 
-    private func runLines(name: String, expectedLines: Int, nextLine: () -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
+    private func runLines(name: String, expectedLines: Int, nextLine: () async -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
         let session: ConsoleSession
         do {
             session = try await makeSession()
@@ -141,7 +142,7 @@ public struct ScriptRunner: Sendable {
         var reports: [LineReport] = []
         reports.reserveCapacity(expectedLines)
         var number = 0
-        while let read = nextLine() {
+        while let read = await nextLine() {
             number += 1
             let line: String
             switch read {

@@ -42,13 +42,18 @@ func journalAppendSample(_ operations: Int) async throws -> Double {
     }
 }
 
+/// The live clients on `database`, and the session of an account made on them.
+func signedIn(on database: Database) async throws -> (AppEnvironment, AuthSession) {
+    let live = AppEnvironment.live(database: database, configuration: .testing)
+    let credentials = Credentials(username: "bench.writer", password: "benchmark")
+    _ = try await live.auth.signUp(credentials)
+    return (live, try await live.auth.authenticate(credentials))
+}
+
 /// Note creates per second through the live notes client.
 func notesWriteSample(_ operations: Int) async throws -> Double {
     try await withTemporaryDatabase { database, _ in
-        let live = AppEnvironment.live(database: database, configuration: .testing)
-        let credentials = Credentials(username: "bench.writer", password: "benchmark")
-        _ = try await live.auth.signUp(credentials)
-        let session = try await live.auth.authenticate(credentials)
+        let (live, session) = try await signedIn(on: database)
         let date = Date()
         let notes = (0..<operations).map { Note(id: Note.ID(UUID(sequence: UInt64($0 + 1))), text: "note \($0): remember the milk", createdAt: date) }
         let start = monotonicNanoseconds()
@@ -63,10 +68,7 @@ func notesWriteSample(_ operations: Int) async throws -> Double {
 /// long any step of the import or of keeping the search index up to date held the write lock.
 func writeLockHoldSample(_ count: Int) async throws -> Double {
     try await withTemporaryDatabase { database, path in
-        let live = AppEnvironment.live(database: database, configuration: .testing)
-        let credentials = Credentials(username: "bench.importer", password: "benchmark")
-        _ = try await live.auth.signUp(credentials)
-        let session = try await live.auth.authenticate(credentials)
+        let (live, session) = try await signedIn(on: database)
         // Another process about to save: how long it waits for the write lock, again and again
         // (taking the lock and letting it go, so that its own commits cost nothing).
         // It asks every 0.2 ms rather than through SQLite's busy handler, whose growing sleeps
