@@ -2,6 +2,7 @@ import AppHost
 import Foundation
 import Models
 import Persistence
+import StateStore
 import Testing
 import ViewModels
 
@@ -211,5 +212,32 @@ struct FullDiskTests {
                 "every note reported done is there after a restart")
         #expect(stored.count == kept.count, "and no note reported failed is")
         try await reopened.close()
+    }
+
+    @Test func aJournalThatCannotBeWrittenIsSaidOnceAndClosingFailsSayingWhatIsLost() async throws {
+        let path = NSTemporaryDirectory() + "appcore-full-journal-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let warnings = Locked<[String]>([])
+        var options = AppHost.Options(live: .testing)
+        options.warnings = { line in warnings.withLock { $0.append(line) } }
+        options.preparingDatabase = { db throws(DatabaseError) in
+            // The journal's first snapshot fits; little more does.
+            let pages = try db.query("PRAGMA page_count") { $0.int(0) }.first ?? 0
+            _ = try db.query("PRAGMA max_page_count = \(pages + 2)") { $0.int(0) }
+        }
+        let host = try await AppHost(storage: .database(path: path), options: options)
+        for _ in 0..<3_000 { await host.perform(.increment) }
+        // The journal writes in the background every 20 ms: give it a few tries.
+        for _ in 0..<200 where warnings.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let said = warnings.withLock { $0 }
+        #expect(said.count == 1, "one line for the episode, however many retries: \(said)")
+        #expect(said.first?.hasPrefix("the journal cannot be written (") == true)
+        do {
+            try await host.close()
+            Issue.record("closing with unwritten actions succeeded")
+        } catch {
+            #expect(error.description.contains("could not be written to the journal, so a restart will not resume after them"), "\(error)")
+        }
     }
 }
