@@ -44,17 +44,12 @@ let systemLibraries: [Target] = [
 
 // MARK: - Apps
 
-/// The shells: executables that own the terminal or the files, and nothing else.
+/// The shells: executables that own the terminal, the files or the pipe, and nothing else.
+/// `appcore-serve` is also the README's one-file front end, checked against it by the tests.
 let apps: [Target] = [
     .executableTarget(name: "appcore-repl", dependencies: ["Console", "AppHost"], path: "Apps/REPL"),
     .executableTarget(name: "appcore-batch", dependencies: ["Console", "AppHost"], path: "Apps/Batch"),
-]
-
-// MARK: - Examples
-
-/// Front ends shown in the README, built and run by the tests so they cannot go stale.
-let examples: [Target] = [
-    .executableTarget(name: "appcore-serve", dependencies: ["AppHost"], path: "Examples/JSONLines"),
+    .executableTarget(name: "appcore-serve", dependencies: ["AppHost"], path: "Apps/Serve"),
 ]
 
 // MARK: - Tools
@@ -133,7 +128,7 @@ let sharedSettings: [SwiftSetting] = [
     .treatAllWarnings(as: .error),
 ]
 
-let targets = modules + systemLibraries + apps + examples + tools + tests
+let targets = modules + systemLibraries + apps + tools + tests
 for target in targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

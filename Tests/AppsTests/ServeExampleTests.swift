@@ -9,8 +9,8 @@ struct ServeExampleTests {
 
     @Test func theReadmeShowsTheExampleThatIsBuilt() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Examples/JSONLines/main.swift"), encoding: .utf8)
-        #expect(readme.contains("```swift\n" + source + "```\n"), "README.md's example differs from Examples/JSONLines/main.swift")
+        let source = try String(contentsOf: Self.root.appendingPathComponent("Apps/Serve/main.swift"), encoding: .utf8)
+        #expect(readme.contains("```swift\n" + source + "```\n"), "README.md's example differs from Apps/Serve/main.swift")
     }
 
     @Test func itAnswersEachIntentWithItsSettledOutcome() throws {

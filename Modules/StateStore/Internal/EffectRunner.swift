@@ -558,16 +558,3 @@ protocol EffectCancelling: AnyObject, Sendable {
 }
 
 extension EffectRunner: EffectCancelling {}
-
-extension Task where Success == Never, Failure == Never {
-    /// Cancels, at once, the effects with `id` of the store whose effect calls this — as The
-    /// Composable Architecture's `Task.cancel(id:)` does. From inside an effect's body this is
-    /// how it stops a sibling (or itself) without sending an action first; the cancelled effects
-    /// stop counting as running before this returns. Outside an effect it does nothing.
-    public static func cancel<ID: Hashable & Sendable>(id: ID) {
-        // An effect's task prefers its store's executor, which knows the store's effects; the
-        // effect's own task is among those cancelled when it has `id`.
-        guard let executor = EffectExecutor.current else { return }
-        executor.owner?.cancel(id: EffectID(id))
-    }
-}
