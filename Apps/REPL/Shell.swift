@@ -27,6 +27,8 @@ final class Shell: @unchecked Sendable {
     /// Where the line history is kept, and the lines to keep there: read by a signal's handler
     /// too, so kept apart from the line editor.
     private let history = Mutex<(path: String?, lines: [String])>((nil, []))
+    /// Guards the line editor, which a thread of its own uses while it waits for a line.
+    private let editorLock = NSLock()
     /// Standard output as a stream of the shell's own, flushed after each answer.
     private let output = fdopen(1, "w")
 
@@ -161,7 +163,8 @@ final class Shell: @unchecked Sendable {
                     guard case .line(let password) = await read(editor, prompt: "password: ", secret: true) else { continue }
                     line = ParsedLine.line("login.password", arguments: [password])
                 }
-                self.history.withLock { $0.lines = editor.history }
+                let lines = editorLock.withLock { editor.history }
+                self.history.withLock { $0.lines = lines }
                 let result = await session.execute(line)
                 let text = describe(result)
                 if !text.isEmpty { terminal.printAbove(text) }
@@ -178,10 +181,14 @@ final class Shell: @unchecked Sendable {
     /// The editor's next line, read on a thread of its own: waiting at the prompt must not hold
     /// one of the threads tasks share (effects, and the handling of a signal, run on them).
     private func read(_ editor: LineEditor, prompt: String, secret: Bool = false) async -> EditorEvent {
-        // The editor is used by one line at a time: this task waits for the thread's answer.
+        // The editor is used by one thread at a time: each line's thread, then this task, take
+        // its lock in turn (which also orders their use for the Thread Sanitizer).
         nonisolated(unsafe) let editor = editor
         return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: editor.readLine(prompt: prompt, secret: secret)) }.start()
+            Thread { [editorLock] in
+                let event = editorLock.withLock { editor.readLine(prompt: prompt, secret: secret) }
+                continuation.resume(returning: event)
+            }.start()
         }
     }
 
