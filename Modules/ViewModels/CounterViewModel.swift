@@ -18,7 +18,8 @@ public final class CounterViewModel: ViewModel {
         }
     }
 
-    private let store: Store<Snapshot, Counter.Action>
+    /// The store the view model reads, scoped to its snapshot.
+    public let store: Store<Snapshot, Counter.Action>
 
     /// The view model of a store running the counter.
     public init(store: Store<Counter.State, Counter.Action>) {
@@ -29,19 +30,6 @@ public final class CounterViewModel: ViewModel {
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         self.init(store: appStore.scope(state: \.counter, action: AppFeature.Action.counter))
     }
-
-    /// What the screen shows now.
-    public var snapshot: Snapshot { store.state }
-
-    /// What the screen shows now, read without registering for Observation: for a front end
-    /// that reads after each intent rather than observing, so that changes owe it nothing.
-    public var currentSnapshot: Snapshot { store.currentState }
-
-    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
-    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
-
-    /// The revision of the snapshot now, without reading it.
-    package var revision: UInt64 { store.revision }
 
     /// The count.
     public var count: Int { snapshot.count }

@@ -50,7 +50,8 @@ public final class LoginViewModel: ViewModel {
         }
     }
 
-    private let store: Store<Snapshot, LoginAction>
+    /// The store the view model reads, scoped to its snapshot.
+    public let store: Store<Snapshot, LoginAction>
 
     /// The view model of a store running the login feature.
     public init(store: Store<Login.State, LoginAction>) {
@@ -61,19 +62,6 @@ public final class LoginViewModel: ViewModel {
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         self.init(store: appStore.scope(state: \.login, action: AppFeature.Action.login))
     }
-
-    /// What the screen shows now.
-    public var snapshot: Snapshot { store.state }
-
-    /// What the screen shows now, read without registering for Observation: for a front end
-    /// that reads after each intent rather than observing, so that changes owe it nothing.
-    public var currentSnapshot: Snapshot { store.currentState }
-
-    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
-    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
-
-    /// The revision of the snapshot now, without reading it.
-    package var revision: UInt64 { store.revision }
 
     /// The username typed.
     public var username: String { snapshot.username }

@@ -232,7 +232,8 @@ public final class NotesViewModel: ViewModel {
         }
     }
 
-    private let store: Store<Snapshot, Notes.Action>
+    /// The store the view model reads, scoped to its snapshot.
+    public let store: Store<Snapshot, Notes.Action>
 
     /// The view model of a store running the notes feature.
     public init(store: Store<Notes.State, Notes.Action>) {
@@ -243,19 +244,6 @@ public final class NotesViewModel: ViewModel {
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         self.init(store: appStore.scope(state: \.notes, action: AppFeature.Action.notes))
     }
-
-    /// What the screen shows now.
-    public var snapshot: Snapshot { store.state }
-
-    /// What the screen shows now, read without registering for Observation: for a front end
-    /// that reads after each intent rather than observing, so that changes owe it nothing.
-    public var currentSnapshot: Snapshot { store.currentState }
-
-    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
-    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
-
-    /// The revision of the snapshot now, without reading it.
-    package var revision: UInt64 { store.revision }
 
     /// The rows to list.
     public var rows: Rows { snapshot.rows }

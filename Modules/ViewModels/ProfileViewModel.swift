@@ -76,26 +76,14 @@ public final class ProfileViewModel: ViewModel {
     }
 
     private let screen: Store<ProfileScreen, AppFeature.Action>
-    private let store: Store<Snapshot, AppFeature.Action>
+    /// The store the view model reads, scoped to its snapshot.
+    public let store: Store<Snapshot, AppFeature.Action>
 
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         screen = appStore.scope(deriving: { $0.profileScreen }, reading: \.profile, \.posts, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
-
-    /// What the screen shows now.
-    public var snapshot: Snapshot { store.state }
-
-    /// What the screen shows now, read without registering for Observation: for a front end
-    /// that reads after each intent rather than observing, so that changes owe it nothing.
-    public var currentSnapshot: Snapshot { store.currentState }
-
-    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
-    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
-
-    /// The revision of the snapshot now, without reading it.
-    package var revision: UInt64 { store.revision }
 
     /// Where the screen stands.
     public var status: Status { snapshot.status }

@@ -31,7 +31,8 @@ public final class SessionViewModel: ViewModel {
         }
     }
 
-    private let store: Store<Snapshot, Session.Action>
+    /// The store the view model reads, scoped to its snapshot.
+    public let store: Store<Snapshot, Session.Action>
 
     /// The view model of a store running the session feature.
     public init(store: Store<Session.State, Session.Action>) {
@@ -42,19 +43,6 @@ public final class SessionViewModel: ViewModel {
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         self.init(store: appStore.scope(state: \.session, action: AppFeature.Action.session))
     }
-
-    /// What the session area shows now.
-    public var snapshot: Snapshot { store.state }
-
-    /// What the screen shows now, read without registering for Observation: for a front end
-    /// that reads after each intent rather than observing, so that changes owe it nothing.
-    public var currentSnapshot: Snapshot { store.currentState }
-
-    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
-    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
-
-    /// The revision of the snapshot now, without reading it.
-    package var revision: UInt64 { store.revision }
 
     /// Whether someone is signed in.
     public var isSignedIn: Bool { snapshot.isSignedIn }

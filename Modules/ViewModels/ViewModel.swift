@@ -12,16 +12,38 @@ import StateStore
 public protocol ViewModel: AnyObject, Observable, Sendable {
     /// Everything the screen shows, as a plain value for text rendering, golden transcripts and JSON.
     associatedtype Snapshot: Equatable & Sendable & Codable
+    /// What the screen's intents send.
+    associatedtype Action: Sendable
+
+    /// The store the view model reads: the feature's store scoped to the ``Snapshot``, so it
+    /// publishes (and Observation fires) only when what the screen shows changes.
+    var store: Store<Snapshot, Action> { get }
 
     /// What the screen shows now; reading it registers for Observation.
     var snapshot: Snapshot { get }
 
-    /// What the screen shows now, without registering for Observation.
+    /// What the screen shows now, without registering for Observation: for a front end that
+    /// reads after each intent rather than observing, so that changes owe it nothing.
     var currentSnapshot: Snapshot { get }
 }
 
+extension ViewModel {
+    /// What the screen shows now; reading it registers for Observation.
+    public var snapshot: Snapshot { store.state }
+
+    /// What the screen shows now, without registering for Observation.
+    public var currentSnapshot: Snapshot { store.currentState }
+
+    /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
+    package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
+
+    /// The revision of the snapshot now, without reading it.
+    package var revision: UInt64 { store.revision }
+}
+
 /// A view model a host reads after each intent: its snapshot with a revision that moves
-/// whenever the snapshot may have changed, so equal revisions mean an equal snapshot.
+/// whenever the snapshot may have changed, so equal revisions mean an equal snapshot. Every
+/// ``ViewModel`` is one.
 package protocol HostedViewModel: ViewModel {
     /// ``ViewModel/currentSnapshot`` and its revision, read together.
     var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { get }
