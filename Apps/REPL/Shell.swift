@@ -54,10 +54,9 @@ final class Shell: @unchecked Sendable {
                                              if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: \($0)", "33")) } }
                                              return options
                                          }())
-            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive)
             // Piped into a database, a line waits for real work (a password hash, a busy disk
             // shared with other processes) rather than give up on it after the scripts' 5 s.
-            session.defaultTimeout = .seconds(60)
+            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: .seconds(60))
         }
         let host = session.host
         if terminal.isInteractive {

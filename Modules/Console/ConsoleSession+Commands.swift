@@ -48,8 +48,11 @@ extension ConsoleSession {
         case .diff: return try diff(line)
         case .record: return try startRecording(line)
         case .stop:
-            guard let recording else { return Result(status: .rejected("nothing is being recorded")) }
-            self.recording = nil
+            let stopped = recording.withLock { recording in
+                defer { recording = nil }
+                return recording
+            }
+            guard let recording = stopped else { return Result(status: .rejected("nothing is being recorded")) }
             return Result(status: .ok, output: "stopped recording \(recording.lineCount) lines to \(recording.path)")
         case .quit:
             var result = Result(status: .ok)
@@ -310,7 +313,7 @@ extension ConsoleSession {
     // MARK: - Recording
 
     private func startRecording(_ line: ParsedLine) throws(LineError) -> Result {
-        guard recording == nil else { return Result(status: .rejected("already recording to \(recording?.path ?? "")")) }
+        if let current = recording.withLock({ $0 }) { return Result(status: .rejected("already recording to \(current.path)")) }
         var includeSecrets = false
         var force = false
         for option in line.arguments.dropFirst() {
@@ -327,13 +330,13 @@ extension ConsoleSession {
         guard FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o600]) else {
             throw LineError("cannot write “\(path)” (does its folder exist, and may it be written?)")
         }
-        recording = Recording(path: path, includeSecrets: includeSecrets)
+        recording.withLock { $0 = Recording(path: path, includeSecrets: includeSecrets) }
         return Result(status: .ok, output: "recording to \(path)\(includeSecrets ? " (secrets included)" : " (passwords redacted)")")
     }
 }
 
 /// The commands typed while recording, written to a script file as they come.
-final class Recording {
+struct Recording: Sendable {
     let path: String
     let includeSecrets: Bool
     private(set) var lineCount = 0
@@ -343,7 +346,7 @@ final class Recording {
         self.includeSecrets = includeSecrets
     }
 
-    func record(_ line: String, _ parsed: ParsedLine) {
+    mutating func record(_ line: String, _ parsed: ParsedLine) {
         guard parsed.spec.command != .record, parsed.spec.command != .stop else { return }
         let text = !includeSecrets && parsed.carriesSecret ? parsed.redacted : line
         guard let handle = FileHandle(forWritingAtPath: path) else { return }

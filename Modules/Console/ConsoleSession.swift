@@ -15,7 +15,7 @@ import ViewModels
 /// let result = await session.execute("counter.increment")
 /// print(result.output)            // counter: 1
 /// ```
-public final class ConsoleSession: @unchecked Sendable {
+public final class ConsoleSession: Sendable {
     /// What a line did.
     public struct Result: Sendable, Equatable {
         /// How the line ended.
@@ -63,20 +63,23 @@ public final class ConsoleSession: @unchecked Sendable {
     public let host: AppHost
     /// Whether a feature command waits for the work it set in motion (scripts), or returns at
     /// once and lets a shell show later changes (an interactive REPL).
-    public var waitsForEffects: Bool
+    public let waitsForEffects: Bool
     /// How long a command, and `wait` by default, waits.
-    public var defaultTimeout: Duration = .seconds(5)
+    public let defaultTimeout: Duration
 
     let noteIDs: NoteIDs
-    var recording: Recording?
+    /// The script being recorded (`record`), if any.
+    let recording = Locked<Recording?>(nil)
     /// The screens as last shown, for ``takeScreenChanges()``, and whether a line is running
     /// (background changes are then the line's to report); one lock for both.
     let display = Locked<(shown: ConsoleScreens?, isExecuting: Bool, isEnding: Bool)>((nil, false, false))
 
-    /// A session on `host`.
-    public init(host: AppHost, waitsForEffects: Bool = true) {
+    /// A session on `host`, whose commands wait up to `defaultTimeout` for their work when
+    /// `waitsForEffects`.
+    public init(host: AppHost, waitsForEffects: Bool = true, defaultTimeout: Duration = .seconds(5)) {
         self.host = host
         self.waitsForEffects = waitsForEffects
+        self.defaultTimeout = defaultTimeout
         noteIDs = NoteIDs(store: host.store)
         display.withLock { $0.shown = ConsoleScreens(host.screens, noteIDs: noteIDs) }
     }
@@ -115,7 +118,7 @@ public final class ConsoleSession: @unchecked Sendable {
             return display.isEnding
         }
         if isEnding { return Result(status: .error("the session is ending; the line was not run")) }
-        recording?.record(line, parsed)
+        recording.withLock { $0?.record(line, parsed) }
         var result: Result
         do {
             result = try await run(parsed)
