@@ -35,8 +35,8 @@ public final class ConsoleSession: Sendable {
         public var status: Status
         /// What to print.
         public var output: String
-        /// The screens whose content changed, by name.
-        public var changed: [String]
+        /// The screens whose content changed, in ``Screen/allCases`` order.
+        public var changed: [Screen]
         /// Whether the line asks to leave.
         public var quits = false
         /// The screens as the line left them, when it read them anyway.
@@ -54,7 +54,7 @@ public final class ConsoleSession: Sendable {
         init(status: Status, output: String = "", changed: [Screen] = [], screens: ConsoleScreens? = nil) {
             self.status = status
             self.output = output
-            self.changed = changed.map(\.rawValue)
+            self.changed = changed
             self.screens = screens
         }
     }

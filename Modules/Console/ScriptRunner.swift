@@ -175,7 +175,7 @@ public struct ScriptRunner: Sendable {
             // Read lines come back ready to show; only a line that could not be read is looked
             // at again for a secret.
             let command = Self.trimmed(result.shownLine ?? ParsedLine.displayable(trimmed))
-            let report = LineReport(line: number, command: command, ok: result.succeeded, output: output, changes: result.changed)
+            let report = LineReport(line: number, command: command, ok: result.succeeded, output: output, changes: result.changed.map(\.rawValue))
             onLine(report)
             reports.append(report)
             if result.quits || (stopsAtFirstFailure && !report.ok) { break }
