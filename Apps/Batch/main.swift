@@ -36,15 +36,6 @@ let usage = """
     Exits 0 when every script passed, 1 when one failed, 2 on bad usage.
     """
 
-/// `500ms`, `30s`, `2m`: a positive duration of at most a day.
-func parseTimeout(_ text: String) -> Duration? {
-    for (unit, milliseconds) in [("ms", 1.0), ("s", 1_000.0), ("m", 60_000.0)] where text.hasSuffix(unit) {
-        guard let value = Double(text.dropLast(unit.count)), value.isFinite, value > 0, value * milliseconds <= 86_400_000 else { continue }
-        return .milliseconds(Int64(value * milliseconds))
-    }
-    return nil
-}
-
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-batch: \(message)\n".utf8))
     exit(2)
@@ -91,7 +82,9 @@ while let argument = arguments.next() {
         guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else { fail("--shard needs K/N with 1 ≤ K ≤ N, like 2/4 (got \(value))") }
         options.shard = (parts[0], parts[1])
     case "--timeout":
-        guard let value = arguments.next(), let timeout = parseTimeout(value) else { fail("--timeout needs a duration like 500ms, 30s or 2m") }
+        guard let value = arguments.next(), case .success(let timeout) = DurationText.parse(value), timeout > .zero else {
+            fail("--timeout needs a duration like 500ms, 30s or 2m, of at most a day")
+        }
         options.timeout = timeout
     case "--junit":
         guard let value = arguments.next() else { fail("--junit needs a file") }

@@ -202,22 +202,17 @@ extension ConsoleSession {
         return Result(status: .ok, output: (["time +\(line.arguments[0].text)"] + (changed.isEmpty ? [] : [output])).joined(separator: "\n"), changed: changed)
     }
 
-    /// The longest duration `advance` and `wait` take: a day.
-    static let longestDuration: Duration = .seconds(86_400)
-
-    /// `300ms`, `2s`, `1.5s`, `1m`: finite, not negative, at most ``longestDuration``.
+    /// `300ms`, `2s`, `1.5s`, `1m` (``DurationText``), or an error naming the argument.
     static func duration(_ text: String, argument: Int, in line: ParsedLine) throws(LineError) -> Duration {
         let column = line.arguments[argument - 1].column
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
-        for (unit, seconds) in units where text.hasSuffix(unit) {
-            guard let value = Double(text.dropLast(unit.count)), value.isFinite, value >= 0 else { continue }
-            let milliseconds = value * seconds * 1000
-            guard milliseconds <= Double(longestDuration.components.seconds * 1000) else {
-                throw LineError("argument \(argument) at column \(column): “\(text)” is longer than the longest duration, 1 day (86400s)")
-            }
-            return .milliseconds(Int64(milliseconds.rounded()))
+        switch DurationText.parse(text) {
+        case .success(let duration):
+            return duration
+        case .failure(.tooLong):
+            throw LineError("argument \(argument) at column \(column): “\(text)” is longer than the longest duration, 1 day (86400s)")
+        case .failure(.notADuration):
+            throw LineError("argument \(argument) at column \(column): “\(text)” is not a duration (like 300ms, 2s or 1m)")
         }
-        throw LineError("argument \(argument) at column \(column): “\(text)” is not a duration (like 300ms, 2s or 1m)")
     }
 
     /// The most failures one `fail` arms.

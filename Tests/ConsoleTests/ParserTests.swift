@@ -79,6 +79,15 @@ struct ParserTests {
     }
 }
 
+@Test func durationsReadTheSameForTheLanguageAndTheShells() {
+    #expect(DurationText.parse("300ms") == .success(.milliseconds(300)))
+    #expect(DurationText.parse("1.5s") == .success(.milliseconds(1_500)))
+    #expect(DurationText.parse("2m") == .success(.seconds(120)))
+    #expect(DurationText.parse("86400s") == .success(.seconds(86_400)))
+    #expect(DurationText.parse("86401s") == .failure(.tooLong))
+    for text in ["", "5", "-1s", "infs", "nans", "1h", "s"] { #expect(DurationText.parse(text) == .failure(.notADuration), "\(text)") }
+}
+
 private extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
