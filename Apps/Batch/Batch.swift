@@ -8,12 +8,12 @@ import Darwin
 #endif
 
 /// What the command line asked for.
-struct BatchOptions {
+struct BatchOptions: ShellSettings {
     var json = false
     var wait = true
     var quiet = false
     var live = false
-    var database: String?
+    var databasePath: String?
     var jobs = 1
     var loginStyle = ConsoleLoginStyle.finiteStates
     var replayJournal = false
@@ -31,6 +31,9 @@ struct BatchOptions {
     var junit: String?
     /// `--read-only`: open the database only to look.
     var readOnly = false
+    /// `--explore`: explore the app instead of running scripts, `--depth` intents deep.
+    var explore = false
+    var exploreDepth: Int?
 }
 
 extension BatchOptions {
@@ -63,7 +66,7 @@ struct Batch {
             FileHandle.standardError.write(Data("appcore-batch: no script given (try --help)\n".utf8))
             return 2
         }
-        if options.live, options.database == nil { throw BatchError("--env live needs --db PATH") }
+        if options.live, options.databasePath == nil { throw BatchError("--env live needs --db PATH") }
         if options.scripts.count == 1, let name = options.scripts.first, Self.standardInputNames.contains(name) {
             return await runStandardInput(runner)
         }
@@ -145,7 +148,7 @@ struct Batch {
     /// without its journal (each script starts from a fresh app).
     private static func makeRunner(_ options: BatchOptions) -> ScriptRunner {
         var runner = ScriptRunner {
-            guard options.live, let path = options.database else {
+            guard options.live, let path = options.databasePath else {
                 return try await ConsoleSession.scripted(loginStyle: options.loginStyle, history: options.history, waitsForEffects: options.wait)
             }
             var hostOptions = AppHost.Options(journal: .off, history: options.history)
@@ -193,7 +196,7 @@ struct Batch {
     }
 
     private func replay() async throws -> Int32 {
-        guard let path = options.database else { throw BatchError("--replay-journal needs --db PATH") }
+        guard let path = options.databasePath else { throw BatchError("--replay-journal needs --db PATH") }
         var hostOptions = AppHost.Options(journal: .restoreOnly, history: nil)
         hostOptions.readOnly = options.readOnly
         let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)

@@ -9,58 +9,46 @@ import Darwin
 
 // appcore-repl: the console language on a terminal; see `appcore-repl --help`.
 
-let usage = """
-    usage: appcore-repl [--db PATH | --in-memory] [--env live|memory] [--login-style fsm|adhoc|middleware]
-                        [--history-entries N] [--history-mib N]
-      --db PATH            the database (default: appcore.sqlite in the user's data directory)
-      --in-memory          no database: nothing is kept after quitting
-      --read-only          open the database only to look: nothing in it is changed
-      --env live|memory    the database's live clients (default), or in memory (as --in-memory)
-      --login-style        which login feature drives the sign-in screen (default fsm)
-      --history-entries N  most actions undo, redo and jump keep (default 10000)
-      --history-mib N      most memory they keep, estimated, in MiB (default 64)
-    Type help for the commands. Ctrl-C cancels running effects, Ctrl-D quits.
-    """
+/// What the command line asked for.
+struct REPLOptions: ShellSettings {
+    var databasePath: String?
+    var readOnly = false
+    var loginStyle = ConsoleLoginStyle.finiteStates
+    var history = HistoryLimits()
+    /// `--in-memory`: no database, no history file.
+    var inMemory = false
+    /// `--env live` (the default) or `--env memory`: the database's clients, or in-memory ones.
+    var live = true
+}
+
+let commandLine = ShellCommandLine<REPLOptions>(
+    tool: "appcore-repl",
+    synopsis: ["[--db PATH | --in-memory] [options]"],
+    options: ShellOption.shared + [
+        .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
+        .value("--env", "live|memory", "the database's live clients (default), or in memory (as --in-memory)",
+               needs: "live or memory") { options, value in
+            guard ["live", "memory"].contains(value) else { return false }
+            options.live = value == "live"
+            return true
+        },
+    ],
+    notes: ["Without --db the database is appcore.sqlite in the user's data directory.",
+            "Type help for the commands. Ctrl-C cancels running effects, Ctrl-D quits."]
+)
 
 func exitWithUsage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-repl: \(message)\n".utf8))
     exit(2)
 }
 
-var databasePath: String?
-var inMemory = false
-var readOnly = false
-var live = true
-var loginStyle = ConsoleLoginStyle.finiteStates
-var history = HistoryLimits()
-var arguments = CommandLine.arguments.dropFirst().makeIterator()
-while let argument = arguments.next() {
-    switch argument {
-    case "--db":
-        guard let path = arguments.next() else { exitWithUsage("--db needs a path") }
-        databasePath = path
-    case "--in-memory": inMemory = true
-    case "--read-only": readOnly = true
-    case "--env":
-        guard let value = arguments.next(), ["live", "memory"].contains(value) else { exitWithUsage("--env needs live or memory") }
-        live = value == "live"
-    case "--login-style":
-        guard let value = arguments.next(), let style = ConsoleLoginStyle(rawValue: value) else {
-            exitWithUsage("--login-style needs fsm, adhoc or middleware")
-        }
-        loginStyle = style
-    case "--history-entries":
-        guard let value = arguments.next(), let entries = Int(value), entries >= 2 else { exitWithUsage("--history-entries needs a number of 2 or more") }
-        history.entries = entries
-    case "--history-mib":
-        guard let value = arguments.next(), let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { exitWithUsage("--history-mib needs a positive number") }
-        history.bytes = mebibytes << 20
-    case "--help", "-h":
-        print(usage)
-        exit(0)
-    default:
-        exitWithUsage("unknown argument \(argument) (try --help)")
-    }
+let options: REPLOptions
+switch commandLine.read(CommandLine.arguments.dropFirst(), into: REPLOptions()) {
+case .run(let read): options = read
+case .help:
+    print(commandLine.usage)
+    exit(0)
+case .usageError(let message): exitWithUsage(message)
 }
 
 let terminal = Terminal()
@@ -68,10 +56,10 @@ let dataDirectory = DataDirectory.path()
 let shell: Shell
 do {
     shell = try await Shell.start(
-        databasePath: inMemory || !live ? nil : (databasePath ?? dataDirectory + "/appcore.sqlite"),
-        loginStyle: loginStyle,
-        readOnly: readOnly,
-        history: history,
+        databasePath: options.inMemory || !options.live ? nil : (options.databasePath ?? dataDirectory + "/appcore.sqlite"),
+        loginStyle: options.loginStyle,
+        readOnly: options.readOnly,
+        history: options.history,
         terminal: terminal
     )
 } catch {
@@ -80,4 +68,4 @@ do {
 // SIGTERM, SIGHUP (the terminal closed) and SIGINT from outside end the REPL as quitting does;
 // at the prompt Ctrl-C is a key that cancels running effects.
 TerminationSignals.catching { signal in Task { await shell.end(status: 128 + signal) } }
-await shell.run(historyPath: inMemory ? nil : dataDirectory + "/history")
+await shell.run(historyPath: options.inMemory ? nil : dataDirectory + "/history")

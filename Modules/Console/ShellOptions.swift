@@ -1,0 +1,146 @@
+import AppHost
+
+/// One command-line option of a shell: how it is spelt, the value it takes, what it does, and
+/// how it sets the shell's settings. Each shell parses, explains (`--help`) and refuses its
+/// options from one table of these (``ShellCommandLine``); the options every shell has are
+/// written once (``ShellOption/shared``).
+public struct ShellOption<Settings>: Sendable {
+    /// `--db`.
+    public let name: String
+    /// What the value is called in the usage text (`PATH`), or `nil` for a flag.
+    public let placeholder: String?
+    /// What the option does, for the usage text.
+    public let summary: String
+    /// Sets the option's value; returns what a value must be when it refuses one.
+    let apply: @Sendable (inout Settings, String) -> String?
+
+    /// A flag: `set` runs when it is given.
+    public static func flag(_ name: String, _ summary: String, _ set: @escaping @Sendable (inout Settings) -> Void) -> ShellOption {
+        ShellOption(name: name, placeholder: nil, summary: summary) { settings, _ in
+            set(&settings)
+            return nil
+        }
+    }
+
+    /// An option with a value: `set` takes it, or returns `false` to refuse it, and then the
+    /// shell says the option `needs` (“a positive number”).
+    public static func value(
+        _ name: String, _ placeholder: String, _ summary: String, needs: String,
+        _ set: @escaping @Sendable (inout Settings, String) -> Bool
+    ) -> ShellOption {
+        ShellOption(name: name, placeholder: placeholder, summary: summary) { settings, value in
+            set(&settings, value) ? nil : needs
+        }
+    }
+}
+
+/// The settings every shell has, which ``ShellOption/shared`` sets.
+public protocol ShellSettings: Sendable {
+    /// `--db PATH`: the database.
+    var databasePath: String? { get set }
+    /// `--read-only`: open the database only to look.
+    var readOnly: Bool { get set }
+    /// `--login-style`: which login feature drives the sign-in screen.
+    var loginStyle: ConsoleLoginStyle { get set }
+    /// `--history-entries`, `--history-mib`: what undo, redo and jump keep.
+    var history: HistoryLimits { get set }
+}
+
+extension ShellOption where Settings: ShellSettings {
+    /// The options every shell takes, spelt, explained and checked the same way in each.
+    public static var shared: [ShellOption] {
+        [
+            .value("--db", "PATH", "the database", needs: "a path") { settings, path in
+                settings.databasePath = path
+                return !path.isEmpty
+            },
+            .flag("--read-only", "open the database only to look: nothing in it is changed") { $0.readOnly = true },
+            .value("--login-style", "fsm|adhoc|middleware", "which login feature drives the sign-in screen (default fsm)",
+                   needs: "fsm, adhoc or middleware") { settings, value in
+                guard let style = ConsoleLoginStyle(rawValue: value) else { return false }
+                settings.loginStyle = style
+                return true
+            },
+            .value("--history-entries", "N", "most actions undo, redo and jump keep (default 10000)", needs: "a number of 2 or more") { settings, value in
+                guard let entries = Int(value), entries >= 2 else { return false }
+                settings.history.entries = entries
+                return true
+            },
+            .value("--history-mib", "N", "most memory they keep, estimated, in MiB (default 64)", needs: "a positive number") { settings, value in
+                guard let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { return false }
+                settings.history.bytes = mebibytes << 20
+                return true
+            },
+        ]
+    }
+}
+
+/// A shell's command line: its options' table, from which come its parsing, its usage text and
+/// its errors.
+public struct ShellCommandLine<Settings>: Sendable {
+    /// What the arguments asked for.
+    public enum Reading {
+        /// Run with these settings.
+        case run(Settings)
+        /// Print ``ShellCommandLine/usage`` and stop (`--help`, `-h`).
+        case help
+        /// The arguments are wrong; the message says how, ready to print after the tool's name.
+        case usageError(String)
+    }
+
+    /// The tool's name: `appcore-batch`.
+    public let tool: String
+    /// The forms of the command, after the tool's name: `[options] <script>...`.
+    public let synopsis: [String]
+    /// Every option.
+    public let options: [ShellOption<Settings>]
+    /// Lines after the options (exit codes, keys).
+    public let notes: [String]
+
+    /// A command line of `tool` taking `options`.
+    public init(tool: String, synopsis: [String], options: [ShellOption<Settings>], notes: [String] = []) {
+        self.tool = tool
+        self.synopsis = synopsis
+        self.options = options
+        self.notes = notes
+    }
+
+    /// The usage text `--help` prints: the forms, then each option with its value and summary.
+    public var usage: String {
+        let forms = synopsis.enumerated().map { ($0.offset == 0 ? "usage: " : "       ") + tool + " " + $0.element }
+        let spelt = options.map { option in option.name + (option.placeholder.map { " " + $0 } ?? "") }
+        let width = (spelt.map(\.count).max() ?? 0) + 2
+        let rows = zip(spelt, options).map { "  " + $0.padding(toLength: width, withPad: " ", startingAt: 0) + $1.summary }
+        return (forms + rows + notes).joined(separator: "\n")
+    }
+
+    /// Reads `arguments` (without the tool's own path) over `settings`; a word that is not an
+    /// option goes to `positional`, which returns why it is refused, if it is.
+    public func read(
+        _ arguments: some Sequence<String>,
+        into settings: Settings,
+        positional: (inout Settings, String) -> String? = { _, word in "unknown argument \(word)" }
+    ) -> Reading {
+        var settings = settings
+        var words = arguments.makeIterator()
+        while let word = words.next() {
+            if word == "--help" || word == "-h" { return .help }
+            guard let option = options.first(where: { $0.name == word }) else {
+                if word.hasPrefix("-"), word != "-" { return .usageError("unknown option \(word) (try --help)") }
+                if let problem = positional(&settings, word) { return .usageError(problem + " (try --help)") }
+                continue
+            }
+            let value: String
+            if let placeholder = option.placeholder {
+                guard let given = words.next() else { return .usageError("\(option.name) needs \(placeholder)") }
+                value = given
+            } else {
+                value = ""
+            }
+            if let needs = option.apply(&settings, value) {
+                return .usageError("\(option.name) needs \(needs)" + (value.isEmpty ? "" : " (got \(value))"))
+            }
+        }
+        return .run(settings)
+    }
+}
