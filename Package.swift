@@ -14,12 +14,18 @@ let modules: [Target] = [
     .target(name: "ViewModels", dependencies: ["Models", "StateStore", "Reducers"], path: "Modules/ViewModels"),
     .target(
         name: "AppHost",
-        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "Persistence", "StateExploration"],
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "Persistence"],
         path: "Modules/AppHost"
+    ),
+    // The app explored through intents: apart from AppHost, so front ends need not link the model checker.
+    .target(
+        name: "AppExploration",
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "AppHost", "StateExploration"],
+        path: "Modules/AppExploration"
     ),
     .target(
         name: "Console",
-        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "AppHost"],
+        dependencies: ["Models", "StateStore", "AppEnvironment", "Reducers", "ViewModels", "AppHost", "AppExploration"],
         path: "Modules/Console"
     ),
     .target(
@@ -48,7 +54,7 @@ let systemLibraries: [Target] = [
 /// `appcore-serve` is also the README's one-file front end, checked against it by the tests.
 let apps: [Target] = [
     .executableTarget(name: "appcore-repl", dependencies: ["Console", "AppHost"], path: "Apps/REPL"),
-    .executableTarget(name: "appcore-batch", dependencies: ["Console", "AppHost"], path: "Apps/Batch"),
+    .executableTarget(name: "appcore-batch", dependencies: ["Console", "AppHost", "AppExploration"], path: "Apps/Batch"),
     .executableTarget(name: "appcore-serve", dependencies: ["AppHost"], path: "Apps/Serve"),
 ]
 
@@ -58,7 +64,7 @@ let tools: [Target] = [
     .executableTarget(
         name: "appcore-bench",
         dependencies: [
-            "StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "AppHost", "Console", "StoreBenchmarks",
+            "StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "AppHost", "AppExploration", "Console", "StoreBenchmarks",
             "appcore-bench-dispatch",
         ],
         path: "Tools/Benchmarks"
@@ -107,6 +113,11 @@ let tests: [Target] = [
         name: "AppHostTests",
         dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
         path: "Tests/AppHostTests"
+    ),
+    .testTarget(
+        name: "AppExplorationTests",
+        dependencies: ["Models", "Reducers", "AppHost", "AppExploration", "Console"],
+        path: "Tests/AppExplorationTests"
     ),
     .testTarget(
         name: "AppsTests",

@@ -48,7 +48,7 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
 
     /// The actions the intent sends, in order, given the app's state now (read only by the
     /// intents that depend on it); a reason instead when the intent has nothing to do.
-    func actions(in state: () -> AppFeature.State) -> Result<[AppFeature.Action], Refusal> {
+    package func actions(in state: () -> AppFeature.State) -> Result<[AppFeature.Action], Refusal> {
         switch self {
         case .signUp(let username, let password):
             .success([.session(.signUpTapped(Credentials(username: Username(username), password: Password(password))))])
@@ -74,8 +74,8 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
     }
 
     /// Why an intent has nothing to do.
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        package let reason: String
     }
 
     private static func retries(in state: AppFeature.State) -> Result<[AppFeature.Action], Refusal> {

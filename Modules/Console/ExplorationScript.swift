@@ -1,3 +1,4 @@
+import AppExploration
 import AppHost
 
 extension AppExplorer.Outcome {

@@ -1,4 +1,5 @@
 import StoreBenchmarks
+import AppExploration
 import AppHost
 import Console
 

@@ -1,3 +1,4 @@
+import AppExploration
 import AppHost
 import Console
 import Models

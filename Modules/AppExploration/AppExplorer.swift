@@ -1,4 +1,5 @@
 import AppEnvironment
+import AppHost
 import Foundation
 import Models
 import Reducers
