@@ -1,0 +1,95 @@
+import AppEnvironment
+import Foundation
+import Models
+import Persistence
+import Reducers
+import StateStore
+import Testing
+
+/// A journal written by an earlier AppCore is kept in `Tests/Fixtures/journals/`, actions and
+/// snapshots both: a change to a state or an action that no longer decodes what was written
+/// (a new field without a default, a renamed case) fails here, not on a user's machine.
+/// Write a new fixture next to the old ones (never over them) with
+/// `APPCORE_RECORD_JOURNAL_FIXTURE=1 swift test --filter JournalFixtureTests`.
+@Suite("Journals written by earlier versions")
+struct JournalFixtureTests {
+    typealias AppJournal = Journal<AppFeature.State, AppFeature.Action>
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/journals")
+    /// The fixture this version writes when asked to.
+    static let current = "schema-6.sqlite"
+
+    /// A session of every kind of action, journaled with snapshots every 7 actions and no
+    /// compaction, so the file holds both.
+    static func record(into path: String) async throws {
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let environment = AppEnvironment.inMemory()
+        _ = try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "wonderland"))
+        let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment), diagnostics: .ignore)
+        let journal = try AppJournal(database: database, stream: "app/fixture")
+        let recording = journal.record(store, snapshotEvery: 7, compacts: false) { $0.carriesSecret }
+        let actions: [AppFeature.Action] = [
+            .counter(.incrementTapped), .counter(.incrementTapped), .counter(.decrementTapped),
+            .login(.usernameChanged("alice.liddell")), .login(.passwordChanged("wonderland")), .login(.signInTapped),
+        ]
+        for action in actions { await store.send(action).finish() }
+        await store.waitForEffects()
+        for text in ["milk", "Café au lait", "it's 100% \"fine\"\nsecond line"] { await store.send(.notes(.addTapped(text))).finish() }
+        await store.waitForEffects()
+        if let first = store.currentState.notes.items.first?.id {
+            await store.send(.notes(.edited(first, "milk and honey"))).finish()
+            await store.waitForEffects()
+        }
+        if let last = store.currentState.notes.items.last?.id {
+            await store.send(.notes(.deleteTapped(last))).finish()
+            await store.waitForEffects()
+        }
+        await store.send(.posts(.add("Hello"))).finish()
+        await store.send(.notes(.searchQueryChanged("honey"))).finish()
+        await store.waitForEffects()
+        recording.cancel()
+        try journal.close()
+        database.close()
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["APPCORE_RECORD_JOURNAL_FIXTURE"] == "1"))
+    func recordTheFixtureOfThisVersion() async throws {
+        let path = Self.fixtures.appendingPathComponent(Self.current).path
+        #expect(!FileManager.default.fileExists(atPath: path), "a fixture is never written over; name a new one")
+        try FileManager.default.createDirectory(at: Self.fixtures, withIntermediateDirectories: true)
+        try await Self.record(into: path)
+    }
+
+    @Test func everyFixtureRestoresWithNothingDamaged() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path).filter { $0.hasSuffix(".sqlite") }
+        #expect(!names.isEmpty)
+        for name in names {
+            // A copy: opening migrates it.
+            let folder = TemporaryFolder()
+            let path = folder.file(name)
+            try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(name).path, toPath: path)
+            let database = try Database(path: path, migrations: AppSchema.migrations)
+            let damage = Locked<[String]>([])
+            let journal = try AppJournal(database: database, stream: "app/fixture") { event in
+                if case .damaged(let what) = event { damage.withLock { $0.append(what) } }
+            }
+            let entries = try journal.entries()
+            #expect(!entries.isEmpty, "\(name) holds actions")
+            let snapshots = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM snapshots") { $0.int(0) } }
+            #expect((snapshots.first ?? 0) > 1, "\(name) holds snapshots")
+            let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
+            #expect(damage.withLock { $0 }.isEmpty, "\(name): \(damage.withLock { $0 })")
+            #expect(state.counter.count == 1)
+            #expect(state.session.current?.user.username == "alice.liddell")
+            #expect(Set(state.notes.items.map(\.note.text)) == ["milk and honey", "Café au lait"], "\(name)")
+            guard case .loaded(let posts) = state.posts.phase else {
+                Issue.record("\(name): the posts are \(state.posts.phase)")
+                continue
+            }
+            #expect(posts.map(\.text) == ["Hello"])
+            #expect(state.notes.searchQuery == "honey")
+            database.close()
+        }
+    }
+}
