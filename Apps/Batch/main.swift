@@ -20,12 +20,7 @@ let commandLine = ShellCommandLine<BatchOptions>(
     options: [
         .flag("--json", "JSON Lines: one object per command, then {\"summary\":{\"failed\":F,\"passed\":P}}") { $0.json = true },
         .flag("--no-wait", "do not wait for each command's effects") { $0.wait = false },
-        .value("--env", "memory|live", "clients in memory on a test clock (default) or on the database --db names",
-               needs: "memory or live") { options, value in
-            guard ["memory", "live"].contains(value) else { return false }
-            options.live = value == "live"
-            return true
-        },
+        .environment("the database --db names, or clients in memory on a test clock (the default)"),
     ] + ShellOption.shared + [
         .flag("--replay-journal", "print the state the journal of --db restores to") { $0.replayJournal = true },
         .value("--jobs", "N", "run up to N scripts at once (default 1)", needs: "a positive number") { options, value in
@@ -70,16 +65,9 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-let options: BatchOptions
-switch commandLine.read(CommandLine.arguments.dropFirst(), into: BatchOptions(), positional: { options, script in
+let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: BatchOptions()) { options, script in
     options.scripts.append(script)
     return nil
-}) {
-case .run(let read): options = read
-case .help:
-    print(commandLine.usage)
-    exit(0)
-case .usageError(let message): fail(message)
 }
 
 if options.explore {

@@ -26,12 +26,7 @@ let commandLine = ShellCommandLine<REPLOptions>(
     synopsis: ["[--db PATH | --in-memory] [options]"],
     options: ShellOption.shared + [
         .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
-        .value("--env", "live|memory", "the database's live clients (default), or in memory (as --in-memory)",
-               needs: "live or memory") { options, value in
-            guard ["live", "memory"].contains(value) else { return false }
-            options.live = value == "live"
-            return true
-        },
+        .environment("the database's live clients (the default), or in memory (as --in-memory)"),
     ],
     notes: ["Without --db the database is appcore.sqlite in the user's data directory.",
             "Type help for the commands. Ctrl-C cancels running effects, Ctrl-D quits."]
@@ -42,14 +37,7 @@ func exitWithUsage(_ message: String) -> Never {
     exit(2)
 }
 
-let options: REPLOptions
-switch commandLine.read(CommandLine.arguments.dropFirst(), into: REPLOptions()) {
-case .run(let read): options = read
-case .help:
-    print(commandLine.usage)
-    exit(0)
-case .usageError(let message): exitWithUsage(message)
-}
+let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: REPLOptions())
 
 let terminal = Terminal()
 let dataDirectory = DataDirectory.path()

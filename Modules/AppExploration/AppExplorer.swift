@@ -200,7 +200,7 @@ public struct AppExplorer: Sendable {
             }
             let task = store.send(.intent(move))
             await task.settle(timeout: .seconds(5))
-            move.isRefused = task.diagnostics.contains { [.invalidTransition, .missingChild, .failure].contains($0.kind) }
+            move.isRefused = IntentOutcome.Status(deciding: task.diagnostics) != nil
             state = store.currentState
             store.shutDown()
             marked.append(move)

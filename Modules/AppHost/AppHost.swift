@@ -268,15 +268,8 @@ public final class AppHost: Sendable {
         }
         let after = screens
         let status: IntentOutcome.Status
-        let verdict = tasks.lazy.flatMap(\.diagnostics).first {
-            [.invalidTransition, .missingChild, .failure, .sendAfterShutdown].contains($0.kind)
-        }
-        if let verdict, verdict.kind == .failure {
-            status = .failed(reason: verdict.reason ?? verdict.message)
-        } else if let verdict, verdict.kind == .sendAfterShutdown {
-            status = .failed(reason: "The app was closing, so nothing was done.")
-        } else if let rejection = verdict {
-            status = .rejected(reason: rejection.reason ?? rejection.message)
+        if let decided = IntentOutcome.Status(deciding: tasks.lazy.flatMap(\.diagnostics)) {
+            status = decided
         } else if !settled {
             let running = tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) }
             // No effect yet: the intent's actions still wait behind others to be reduced.

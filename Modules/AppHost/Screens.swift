@@ -1,4 +1,5 @@
 import Reducers
+import StateStore
 import ViewModels
 
 /// The app's screens, by name, in the order front ends list them.
@@ -187,5 +188,27 @@ public struct IntentOutcome: Codable, Equatable, Sendable {
         self.status = status
         self.changed = changed
         self.screens = screens
+    }
+}
+
+extension IntentOutcome.Status {
+    /// The outcome the diagnostics an intent's work raised decide, by the first that decides
+    /// one: a failure (or a send to a closed app) fails it, a rejection rejects it; `nil` when
+    /// none does.
+    package init?(deciding diagnostics: some Sequence<Diagnostic>) {
+        for diagnostic in diagnostics {
+            switch diagnostic.kind {
+            case .failure:
+                self = .failed(reason: diagnostic.reason ?? diagnostic.message)
+            case .sendAfterShutdown:
+                self = .failed(reason: "The app was closing, so nothing was done.")
+            case .invalidTransition, .missingChild:
+                self = .rejected(reason: diagnostic.reason ?? diagnostic.message)
+            case .unhandledEffectError, .reentrantSend, .sendAfterEffectFinished:
+                continue
+            }
+            return
+        }
+        return nil
     }
 }

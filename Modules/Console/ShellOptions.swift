@@ -1,4 +1,5 @@
 import AppHost
+import Foundation
 
 /// One command-line option of a shell: how it is spelt, the value it takes, what it does, and
 /// how it sets the shell's settings. Each shell parses, explains (`--help`) and refuses its
@@ -44,6 +45,8 @@ public protocol ShellSettings: Sendable {
     var loginStyle: ConsoleLoginStyle { get set }
     /// `--history-entries`, `--history-mib`: what undo, redo and jump keep.
     var history: HistoryLimits { get set }
+    /// `--env live|memory`: the database's live clients, or in-memory ones.
+    var live: Bool { get set }
 }
 
 extension ShellOption where Settings: ShellSettings {
@@ -72,6 +75,15 @@ extension ShellOption where Settings: ShellSettings {
                 return true
             },
         ]
+    }
+
+    /// `--env live|memory`, explained by `summary` (each shell has its own default).
+    public static func environment(_ summary: String) -> ShellOption {
+        .value("--env", "live|memory", summary, needs: "live or memory") { settings, value in
+            guard ["live", "memory"].contains(value) else { return false }
+            settings.live = value == "live"
+            return true
+        }
     }
 }
 
@@ -112,6 +124,26 @@ public struct ShellCommandLine<Settings>: Sendable {
         let width = (spelt.map(\.count).max() ?? 0) + 2
         let rows = zip(spelt, options).map { "  " + $0.padding(toLength: width, withPad: " ", startingAt: 0) + $1.summary }
         return (forms + rows + notes).joined(separator: "\n")
+    }
+
+    /// The settings `arguments` ask for, for a shell about to run: on `--help` the usage is
+    /// printed and the process exits 0; on a wrong argument the reason is printed to standard
+    /// error after the tool's name and the process exits 2.
+    public func settings(
+        from arguments: some Sequence<String>,
+        into settings: Settings,
+        positional: (inout Settings, String) -> String? = { _, word in "unknown argument \(word)" }
+    ) -> Settings {
+        switch read(arguments, into: settings, positional: positional) {
+        case .run(let settings):
+            return settings
+        case .help:
+            print(usage)
+            exit(0)
+        case .usageError(let message):
+            FileHandle.standardError.write(Data("\(tool): \(message)\n".utf8))
+            exit(2)
+        }
     }
 
     /// Reads `arguments` (without the tool's own path) over `settings`; a word that is not an

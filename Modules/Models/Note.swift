@@ -98,16 +98,6 @@ public enum SearchText {
     /// Whether every one of `words` appears in `folded`, comparing the folded texts' bytes (the
     /// way SQLite compares them too).
     public static func matches(_ folded: String, words: [String]) -> Bool {
-        words.allSatisfy { word in contains(folded.utf8, word.utf8) }
-    }
-
-    private static func contains(_ text: String.UTF8View, _ part: String.UTF8View) -> Bool {
-        guard let first = part.first else { return true }
-        var start = text.startIndex
-        while let found = text[start...].firstIndex(of: first) {
-            if text[found...].starts(with: part) { return true }
-            start = text.index(after: found)
-        }
-        return false
+        words.allSatisfy { word in folded.utf8.contains(word.utf8) }
     }
 }

@@ -10,6 +10,7 @@ struct ShellOptionsTests {
         var readOnly = false
         var loginStyle = ConsoleLoginStyle.finiteStates
         var history = HistoryLimits()
+        var live = false
         var verbose = false
         var files: [String] = []
     }

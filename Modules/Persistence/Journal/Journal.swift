@@ -121,7 +121,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         let (batch, first) = buffer.withLock { ($0.pending, $0.nextSequence) }
         guard !batch.isEmpty else { return first - 1 }
         let chunks = try Self.encode(batch)
-        try writing(unwritten: batch.count) { db throws(DatabaseError) in
+        try writing { db throws(DatabaseError) in
             var sequence = first
             for (count, data) in chunks {
                 try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
@@ -139,7 +139,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Runs `body` in a write transaction, reporting the start and the end of an episode of
     /// failures.
-    private func writing(unwritten: Int, _ body: (Connection) throws(DatabaseError) -> Void) throws(DatabaseError) {
+    private func writing(_ body: (Connection) throws(DatabaseError) -> Void) throws(DatabaseError) {
         do {
             try database.write(body)
         } catch {
@@ -147,7 +147,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 defer { buffer.isFailing = true }
                 return !buffer.isFailing
             }
-            if isNew { report(.writeFailed(error, unwritten: max(unwritten, unwrittenCount))) }
+            if isNew { report(.writeFailed(error, unwritten: unwrittenCount)) }
             throw error
         }
         let recovered = buffer.withLock { buffer in
@@ -232,7 +232,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         } catch {
             throw DatabaseError(.other, operation: "encode a snapshot", message: "\(error)")
         }
-        try writing(unwritten: 0) { db throws(DatabaseError) in
+        try writing { db throws(DatabaseError) in
             try db.execute("INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
                            [.text(stream), .int(sequence), .blob(data)])
             try markActive(in: db)

@@ -2,7 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 
-/// The notes client's rules: the signed-in user's notes, searched with FTS5 (or LIKE).
+/// The notes client's rules: the signed-in user's notes, searched through the full-text index (`SearchIndex`).
 extension LiveBackend {
 
     /// The user's notes, most recently changed first; with a `query`, those that match it as
@@ -26,12 +26,10 @@ extension LiveBackend {
                 }
                 let columns = "SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?"
                 let owner: [SQLValue] = [.text(owner.description)]
-                guard !words.isEmpty else {
+                // Every note, or without a full-text index every note that matches.
+                guard !words.isEmpty, try db.tableExists("notes_search") else {
                     return try db.query(columns + " ORDER BY updated_at DESC, id DESC", owner, read).compactMap { $0 }
-                }
-                guard try db.tableExists("notes_search") else {
-                    return try db.query(columns + " ORDER BY updated_at DESC, id DESC", owner, read).compactMap { $0 }
-                        .filter { SearchText.matches(SearchText.folded($0.text), words: words) }
+                        .filter { words.isEmpty || SearchText.matches(SearchText.folded($0.text), words: words) }
                 }
                 let (condition, bindings) = Self.indexCondition(words)
                 let indexed = try db.query(columns + " AND search_indexed = 1 AND search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))",
@@ -76,7 +74,7 @@ extension LiveBackend {
                     """, [.text(owner.description), .text(note.id.description), .text(note.text),
                           .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
             }
-            searchIndex.scheduleCatchUp()
+            searchIndex.catchUp(afterWrite: true)
             return note
         }
     }
@@ -88,7 +86,7 @@ extension LiveBackend {
                              [.text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate), .text(owner.description), .text(note.id.description)]) { $0.double(0) }.first
             }
             guard let created else { throw .notFound(.note, id: note.id.description) }
-            searchIndex.scheduleCatchUp()
+            searchIndex.catchUp(afterWrite: true)
             var stored = note
             stored.createdAt = Date(timeIntervalSinceReferenceDate: created)
             return stored

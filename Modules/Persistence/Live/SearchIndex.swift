@@ -47,19 +47,11 @@ package final class SearchIndex: Sendable {
         while try index.indexNextBatch() > 0 {}
     }
 
-    /// Notes were written: index them once writes have been quiet for ``quietPeriod``.
-    func scheduleCatchUp() {
+    /// Indexes what is not indexed yet — notes just written (`afterWrite`), or those a search
+    /// read unindexed — once writes have been quiet for ``quietPeriod``.
+    func catchUp(afterWrite: Bool = false) {
         let start = state.withLock { state -> Bool in
-            state.lastWrite = .now
-            defer { state.isRunning = true }
-            return !state.isRunning
-        }
-        if start { startTask() }
-    }
-
-    /// Starts indexing what is left (after a search, which read it unindexed).
-    func catchUp() {
-        let start = state.withLock { state -> Bool in
+            if afterWrite { state.lastWrite = .now }
             defer { state.isRunning = true }
             return !state.isRunning
         }
@@ -144,9 +136,9 @@ package final class SearchIndex: Sendable {
         }
     }
 
-    /// Removes index row `row` (FTS5 deletes its terms and its copy of the folded text).
+    /// Removes index row `row` (FTS5 deletes its terms and its copy of the folded text); a note
+    /// has an index row only where there is an index.
     static func remove(row: Int, in db: Connection) throws(DatabaseError) {
-        guard try db.tableExists("notes_search") else { return }
         try db.execute("DELETE FROM notes_search WHERE rowid = ?", [.int(row)])
     }
 
