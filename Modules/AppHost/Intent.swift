@@ -88,30 +88,184 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
 
     /// The intent on one line, passwords redacted: `signUp(username: "bob.builder", password: <redacted>)`.
     public var description: String {
-        func text(_ value: String) -> String { ValueRenderer.oneLine(value) }
-        let redacted = "<redacted>"
-        return switch self {
-        case .signUp(let username, _): "signUp(username: \(text(username)), password: \(redacted))"
-        case .typeUsername(let username): "typeUsername(username: \(text(username)))"
-        case .typePassword: "typePassword(password: \(redacted))"
-        case .signIn: "signIn"
-        case .dismissError: "dismissError"
-        case .signOut: "signOut"
-        case .loadProfile: "loadProfile"
-        case .retryProfile: "retryProfile"
-        case .addPost(let post): "addPost(text: \(text(post)))"
-        case .addNote(let note): "addNote(text: \(text(note)))"
-        case .editNote(let id, let note): "editNote(id: \(id), text: \(text(note)))"
-        case .deleteNote(let id): "deleteNote(id: \(id))"
-        case .selectNote(let id): "selectNote(id: \(id.map(\.description) ?? "nil"))"
-        case .searchNotes(let query): "searchNotes(query: \(text(query)))"
-        case .retryNote(let id): "retryNote(id: \(id))"
-        case .increment: "increment"
-        case .decrement: "decrement"
-        case .reset: "reset"
+        let parameters = kind.parameters
+        guard !parameters.isEmpty else { return kind.rawValue }
+        let fields = zip(parameters, arguments).map { parameter, argument in
+            "\(parameter.label): " + (parameter.value == .secret ? "<redacted>" : argument.description)
         }
+        return "\(kind.rawValue)(\(fields.joined(separator: ", ")))"
     }
 
     /// The same as ``description``: a password never shows.
     public var debugDescription: String { description }
+}
+
+// MARK: - The catalog: what each intent is, takes and means
+
+extension Intent {
+    /// An intent without its arguments: one case per case of ``Intent``, named alike.
+    ///
+    /// Front ends derive from it what they offer (a command per kind, its arguments, its help
+    /// line), so a new intent is declared here once and every front end's exhaustive switch
+    /// over `Kind` points to what it must add.
+    public enum Kind: String, CaseIterable, Hashable, Sendable {
+        case signUp, typeUsername, typePassword, signIn, dismissError, signOut
+        case loadProfile, retryProfile, addPost
+        case addNote, editNote, deleteNote, selectNote, searchNotes, retryNote
+        case increment, decrement, reset
+
+        /// The arguments the intent takes, in order.
+        public var parameters: [Parameter] {
+            switch self {
+            case .signUp: [Parameter("username", .text), Parameter("password", .secret)]
+            case .typeUsername: [Parameter("username", .text)]
+            case .typePassword: [Parameter("password", .secret)]
+            case .addPost, .addNote: [Parameter("text", .text)]
+            case .editNote: [Parameter("id", .note), Parameter("text", .text)]
+            case .deleteNote, .retryNote: [Parameter("id", .note)]
+            case .selectNote: [Parameter("id", .optionalNote)]
+            case .searchNotes: [Parameter("query", .text)]
+            case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .increment, .decrement, .reset: []
+            }
+        }
+
+        /// One line saying what the intent does, for help texts.
+        public var summary: String {
+            switch self {
+            case .signUp: "create an account (8+ characters each)"
+            case .typeUsername: "type the username"
+            case .typePassword: "type the password"
+            case .signIn: "sign in with what was typed"
+            case .dismissError: "dismiss the sign-in error"
+            case .signOut: "sign out"
+            case .loadProfile: "load the profile and the posts"
+            case .retryProfile: "load again what failed"
+            case .addPost: "publish a post"
+            case .addNote: "add a note (it opens)"
+            case .editNote: "change a note's text"
+            case .deleteNote: "delete a note"
+            case .selectNote: "open a note, or close the open one"
+            case .searchNotes: "search the notes (an empty query lists all again)"
+            case .retryNote: "save again a note whose save failed"
+            case .increment: "add one to the counter"
+            case .decrement: "take one from the counter (never below zero)"
+            case .reset: "set the counter back to zero"
+            }
+        }
+    }
+
+    /// One argument an intent takes: its label (as in the case and in JSON) and what it holds.
+    public struct Parameter: Hashable, Sendable {
+        /// What an argument holds.
+        public enum Value: Hashable, Sendable {
+            /// Text shown as typed.
+            case text
+            /// A password: never shown, logged or recorded in clear.
+            case secret
+            /// A note's id.
+            case note
+            /// A note's id, or none.
+            case optionalNote
+        }
+
+        /// The label: `text`, `id`, `password`.
+        public let label: String
+        /// What it holds.
+        public let value: Value
+
+        /// A parameter labelled `label` holding `value`.
+        public init(_ label: String, _ value: Value) {
+            self.label = label
+            self.value = value
+        }
+    }
+
+    /// The value of one argument.
+    public enum Argument: Hashable, Sendable, CustomStringConvertible {
+        /// Text, or a secret.
+        case text(String)
+        /// A note's id, or none.
+        case note(Note.ID?)
+
+        /// Text quoted on one line, an id as it is, `nil` for no note.
+        public var description: String {
+            switch self {
+            case .text(let text): ValueRenderer.oneLine(text)
+            case .note(let id): id.map(\.description) ?? "nil"
+            }
+        }
+    }
+
+    /// Which intent this is.
+    public var kind: Kind {
+        switch self {
+        case .signUp: .signUp
+        case .typeUsername: .typeUsername
+        case .typePassword: .typePassword
+        case .signIn: .signIn
+        case .dismissError: .dismissError
+        case .signOut: .signOut
+        case .loadProfile: .loadProfile
+        case .retryProfile: .retryProfile
+        case .addPost: .addPost
+        case .addNote: .addNote
+        case .editNote: .editNote
+        case .deleteNote: .deleteNote
+        case .selectNote: .selectNote
+        case .searchNotes: .searchNotes
+        case .retryNote: .retryNote
+        case .increment: .increment
+        case .decrement: .decrement
+        case .reset: .reset
+        }
+    }
+
+    /// Its arguments, in the order of ``Kind/parameters``.
+    public var arguments: [Argument] {
+        switch self {
+        case .signUp(let username, let password): [.text(username), .text(password)]
+        case .typeUsername(let text), .typePassword(let text), .addPost(let text), .addNote(let text), .searchNotes(let text):
+            [.text(text)]
+        case .editNote(let id, let text): [.note(id), .text(text)]
+        case .deleteNote(let id), .retryNote(let id): [.note(id)]
+        case .selectNote(let id): [.note(id)]
+        case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .increment, .decrement, .reset: []
+        }
+    }
+
+    /// The intent of `kind` with `arguments` (in the order of ``Kind/parameters``); `nil` when
+    /// they are not what the kind takes.
+    public init?(_ kind: Kind, _ arguments: [Argument]) {
+        func text(_ index: Int) -> String? {
+            guard index < arguments.count, case .text(let text) = arguments[index] else { return nil }
+            return text
+        }
+        func note(_ index: Int) -> Note.ID?? {
+            guard index < arguments.count, case .note(let id) = arguments[index] else { return nil }
+            return .some(id)
+        }
+        guard arguments.count == kind.parameters.count else { return nil }
+        let intent: Intent? = switch kind {
+        case .signUp: text(0).flatMap { username in text(1).map { .signUp(username: username, password: $0) } }
+        case .typeUsername: text(0).map { .typeUsername(username: $0) }
+        case .typePassword: text(0).map { .typePassword(password: $0) }
+        case .signIn: .signIn
+        case .dismissError: .dismissError
+        case .signOut: .signOut
+        case .loadProfile: .loadProfile
+        case .retryProfile: .retryProfile
+        case .addPost: text(0).map { .addPost(text: $0) }
+        case .addNote: text(0).map { .addNote(text: $0) }
+        case .editNote: note(0).flatMap { $0 }.flatMap { id in text(1).map { .editNote(id: id, text: $0) } }
+        case .deleteNote: note(0).flatMap { $0 }.map { .deleteNote(id: $0) }
+        case .selectNote: note(0).map { .selectNote(id: $0) }
+        case .searchNotes: text(0).map { .searchNotes(query: $0) }
+        case .retryNote: note(0).flatMap { $0 }.map { .retryNote(id: $0) }
+        case .increment: .increment
+        case .decrement: .decrement
+        case .reset: .reset
+        }
+        guard let intent else { return nil }
+        self = intent
+    }
 }

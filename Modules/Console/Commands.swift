@@ -1,64 +1,117 @@
-/// The commands of the line language. Adding one is a case here, its row in ``spec``, and its
-/// case in the session's switch, all three checked by the compiler.
-public enum Command: String, CaseIterable, Sendable {
-    case signup
-    case loginUsername = "login.username"
-    case loginPassword = "login.password"
-    case loginSubmit = "login.submit"
-    case loginAck = "login.ack"
-    case logout
-    case profileLoad = "profile.load"
-    case profileRetry = "profile.retry"
-    case postsAdd = "posts.add"
-    case notesAdd = "notes.add"
-    case notesEdit = "notes.edit"
-    case notesDelete = "notes.delete"
-    case notesSelect = "notes.select"
-    case notesSearch = "notes.search"
-    case notesRetry = "notes.retry"
-    case counterIncrement = "counter.increment"
-    case counterDecrement = "counter.decrement"
-    case counterReset = "counter.reset"
-    case help, state, view, expect, wait, advance, fail, history, undo, redo, jump, diff, record, stop, quit
+import AppHost
+
+/// A command of the line language: one per ``Intent`` kind, then the console's own.
+public enum Command: Hashable, Sendable, CaseIterable {
+    /// Asks the app for an intent of this kind.
+    case intent(Intent.Kind)
+    /// One of the console's own commands (help, inspection, time, faults, recording).
+    case console(ConsoleCommand)
+
+    /// Every command: the intents in their declared order, then the console's own.
+    public static let allCases: [Command] = Intent.Kind.allCases.map(Command.intent) + ConsoleCommand.allCases.map(Command.console)
 
     /// The command's name, arguments, meaning and group.
     public var spec: CommandSpec {
         switch self {
-        case .signup: CommandSpec(self, ["<username>", "<password>"], "create an account (8+ characters each)", .account, secret: 1)
-        case .loginUsername: CommandSpec(self, ["<text>"], "type the username", .login)
-        case .loginPassword: CommandSpec(self, ["<text>"], "type the password (never recorded); at a terminal, alone, it asks without echo", .login, secret: 0)
-        case .loginSubmit: CommandSpec(self, [], "sign in with what was typed", .login)
-        case .loginAck: CommandSpec(self, [], "dismiss the sign-in error", .login)
-        case .logout: CommandSpec(self, [], "sign out", .account)
-        case .profileLoad: CommandSpec(self, [], "load the profile and the posts", .profile)
-        case .profileRetry: CommandSpec(self, [], "load again what failed", .profile)
-        case .postsAdd: CommandSpec(self, ["<text>"], "publish a post", .profile)
-        case .notesAdd: CommandSpec(self, ["<text>"], "add a note (it opens)", .notes)
-        case .notesEdit: CommandSpec(self, ["<id>", "<text>"], "change a note's text (an <id> is digits of the id, or @N for the N-th note listed)", .notes)
-        case .notesDelete: CommandSpec(self, ["<id>"], "delete a note", .notes)
-        case .notesSelect: CommandSpec(self, ["<id>"], "open a note", .notes)
-        case .notesSearch: CommandSpec(self, ["<query>"], "search the notes (\"\" lists all again)", .notes)
-        case .notesRetry: CommandSpec(self, ["<id>"], "save again a note whose save failed", .notes)
-        case .counterIncrement: CommandSpec(self, [], "add one", .counter)
-        case .counterDecrement: CommandSpec(self, [], "take one away (never below zero)", .counter)
-        case .counterReset: CommandSpec(self, [], "back to zero", .counter)
-        case .help: CommandSpec(self, [], optional: ["[command]"], "list the commands, or explain one", .session)
-        case .state: CommandSpec(self, [], optional: ["[path]"], "show the app state or a part of it (state notes)", .inspect)
-        case .view: CommandSpec(self, ["<screen>"], optional: ["[--all]"], "show a screen: login, session, profile, notes, counter or all (--all: every note)", .inspect)
-        case .expect: CommandSpec(self, ["<path>", "<op>", "<value>"], "check a screen property: expect counter.count == 2", .inspect)
-        case .wait: CommandSpec(self, [], optional: ["[timeout]"], "wait until every running effect finished (default 5s)", .time)
-        case .advance: CommandSpec(self, ["<duration>"], "move the test clock: advance 300ms", .time)
-        case .fail: CommandSpec(self, ["<client.endpoint>"], optional: ["[count]"], "make the next call(s) of an endpoint fail (help fail lists them)", .faults)
-        case .history: CommandSpec(self, [], optional: ["[--full]"], "list the actions reduced so far, one line each (--full: each whole)", .time)
-        case .undo: CommandSpec(self, [], "go back one action (effects are not re-run)", .time)
-        case .redo: CommandSpec(self, [], "go forward one action", .time)
-        case .jump: CommandSpec(self, ["<n>"], "go to the state after action n of history", .time)
-        case .diff: CommandSpec(self, [], optional: ["[n]"], "what action n (default: the last) changed", .time)
-        case .record: CommandSpec(self, ["<file>"], optional: ["[--include-secrets]", "[--force]"], "write the commands typed from now on as a script (--force replaces an existing file)", .recording)
-        case .stop: CommandSpec(self, [], "stop recording", .recording)
-        case .quit: CommandSpec(self, [], "leave (end of input does too)", .session)
+        case .intent(let kind): kind.commandSpec
+        case .console(let command): command.spec
         }
     }
+}
+
+extension Intent.Kind {
+    /// The intent as a command of the line language: its name, group and arguments (from its
+    /// parameters) and its summary (from the intent's own, with what the console adds).
+    var commandSpec: CommandSpec {
+        let (name, group): (String, CommandSpec.Group) = switch self {
+        case .signUp: ("signup", .account)
+        case .typeUsername: ("login.username", .login)
+        case .typePassword: ("login.password", .login)
+        case .signIn: ("login.submit", .login)
+        case .dismissError: ("login.ack", .login)
+        case .signOut: ("logout", .account)
+        case .loadProfile: ("profile.load", .profile)
+        case .retryProfile: ("profile.retry", .profile)
+        case .addPost: ("posts.add", .profile)
+        case .addNote: ("notes.add", .notes)
+        case .editNote: ("notes.edit", .notes)
+        case .deleteNote: ("notes.delete", .notes)
+        case .selectNote: ("notes.select", .notes)
+        case .searchNotes: ("notes.search", .notes)
+        case .retryNote: ("notes.retry", .notes)
+        case .increment: ("counter.increment", .counter)
+        case .decrement: ("counter.decrement", .counter)
+        case .reset: ("counter.reset", .counter)
+        }
+        var required: [CommandSpec.Parameter] = [], optional: [CommandSpec.Parameter] = []
+        for parameter in parameters {
+            switch parameter.value {
+            case .text: required.append(.text(parameter.label))
+            case .secret: required.append(.secret(parameter.label))
+            case .note: required.append(.note)
+            case .optionalNote: optional.append(.note)
+            }
+        }
+        var summary = self.summary
+        if parameters.contains(where: { $0.value == .secret }) { summary += "; the password is never recorded" }
+        if self == .typePassword { summary += "; at a terminal, alone, it asks without echo" }
+        return CommandSpec(.intent(self), name: name, required, optional: optional, summary, group)
+    }
+}
+
+/// The console's own commands: help, inspecting the screens and the state, time, faults and
+/// recording.
+public enum ConsoleCommand: String, CaseIterable, Hashable, Sendable {
+    case help, state, view, expect, wait, advance, fail, history, undo, redo, jump, diff, record, stop, quit
+
+    /// The command's name, arguments, meaning and group.
+    public var spec: CommandSpec {
+        let command = Command.console(self)
+        let name = rawValue
+        return switch self {
+        case .help: CommandSpec(command, name: name, [], optional: [.command], "list the commands, or explain one", .session)
+        case .state: CommandSpec(command, name: name, [], optional: [.statePath], "show the app state or a part of it (state notes)", .inspect)
+        case .view: CommandSpec(command, name: name, [.screen], optional: [.flag(.all)], "show a screen: login, session, profile, notes, counter or all (--all: every note)", .inspect)
+        case .expect: CommandSpec(command, name: name, [.property, .comparison, .expected], "check a screen property: expect counter.count == 2", .inspect)
+        case .wait: CommandSpec(command, name: name, [], optional: [.duration("timeout")], "wait until every running effect finished (default 5s)", .time)
+        case .advance: CommandSpec(command, name: name, [.duration("duration")], "move the test clock: advance 300ms", .time)
+        case .fail: CommandSpec(command, name: name, [.endpoint], optional: [.count], "make the next call(s) of an endpoint fail (help fail lists them)", .faults)
+        case .history: CommandSpec(command, name: name, [], optional: [.flag(.full)], "list the actions reduced so far, one line each (--full: each whole)", .time)
+        case .undo: CommandSpec(command, name: name, [], "go back one action (effects are not re-run)", .time)
+        case .redo: CommandSpec(command, name: name, [], "go forward one action", .time)
+        case .jump: CommandSpec(command, name: name, [.historyIndex], "go to the state after action n of history", .time)
+        case .diff: CommandSpec(command, name: name, [], optional: [.historyIndex], "what action n (default: the last) changed", .time)
+        case .record: CommandSpec(command, name: name, [.file], optional: [.flag(.includeSecrets), .flag(.force)], "write the commands typed from now on as a script (--force replaces an existing file)", .recording)
+        case .stop: CommandSpec(command, name: name, [], "stop recording", .recording)
+        case .quit: CommandSpec(command, name: name, [], "leave (end of input does too)", .session)
+        }
+    }
+}
+
+/// The comparisons `expect` makes.
+public enum Comparison: String, CaseIterable, Sendable {
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", contains
+
+    /// Whether `actual` compares so with `expected`; `nil` when the comparison is of numbers and
+    /// one of them is not a number.
+    func holds(_ actual: String, _ expected: String) -> Bool? {
+        switch self {
+        case .equal: return actual == expected
+        case .notEqual: return actual != expected
+        case .contains: return actual.contains(expected)
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard let left = Double(actual), let right = Double(expected) else { return nil }
+            return switch self {
+            case .less: left < right
+            case .lessOrEqual: left <= right
+            case .greater: left > right
+            default: left >= right
+            }
+        }
+    }
+
+    /// Every comparison, as typed: `==, !=, <, <=, >, >=, contains`.
+    static let list = allCases.map(\.rawValue).joined(separator: ", ")
 }
 
 /// A command of the line language: its name, its arguments and one line of meaning.
@@ -68,34 +121,122 @@ public struct CommandSpec: Hashable, Sendable {
         case account, login, profile, notes, counter, inspect, time, faults, recording, session
     }
 
+    /// What one argument of a command is, which says how it reads, completes and shows.
+    public enum Parameter: Hashable, Sendable {
+        /// Text, shown as typed; named for help (`text`, `query`, `username`).
+        case text(String)
+        /// A password: never recorded or shown in clear.
+        case secret(String)
+        /// A note: digits of its id, or `@N` for the N-th listed.
+        case note
+        /// A screen's name, or `all`.
+        case screen
+        /// An option that is there or not.
+        case flag(Flag)
+        /// A command's name.
+        case command
+        /// A path into the app's state: `notes.items`.
+        case statePath
+        /// A screen property: `counter.count`.
+        case property
+        /// A comparison (``Comparison``).
+        case comparison
+        /// The value a property is compared with.
+        case expected
+        /// A duration (`300ms`, `2s`), named for help.
+        case duration(String)
+        /// A client endpoint: `notes.create`.
+        case endpoint
+        /// How many times.
+        case count
+        /// A position in history.
+        case historyIndex
+        /// A file's path.
+        case file
+
+        /// The word help shows for it: `id`, `screen`, `--all`.
+        public var name: String {
+            switch self {
+            case .text(let name), .secret(let name), .duration(let name): name
+            case .note: "id"
+            case .screen: "screen"
+            case .flag(let flag): flag.rawValue
+            case .command: "command"
+            case .statePath: "path"
+            case .property: "path"
+            case .comparison: "op"
+            case .expected: "value"
+            case .endpoint: "client.endpoint"
+            case .count: "count"
+            case .historyIndex: "n"
+            case .file: "file"
+            }
+        }
+    }
+
+    /// The options commands take.
+    public enum Flag: String, Hashable, Sendable, CaseIterable {
+        case all = "--all", full = "--full", force = "--force", includeSecrets = "--include-secrets"
+
+        /// What the option does, for an error naming the options a command takes.
+        var meaning: String {
+            switch self {
+            case .all: "lists every note"
+            case .full: "shows each action whole"
+            case .force: "replaces an existing file"
+            case .includeSecrets: "records passwords as typed"
+            }
+        }
+    }
+
     /// The command.
     public let command: Command
-    /// The required arguments, as shown in help: `["<id>", "<text>"]`.
-    public let required: [String]
-    /// The optional arguments, after the required ones: `["[count]"]`.
-    public let optional: [String]
+    /// The name typed first: `notes.add`.
+    public let name: String
+    /// The required arguments, in order.
+    public let required: [Parameter]
+    /// The optional arguments, after the required ones.
+    public let optional: [Parameter]
     /// One line of meaning.
     public let summary: String
     /// Its group.
     public let group: Group
-    /// The index of the argument that is a secret (a password), which must never be written
-    /// down in clear; `nil` when the command takes none.
-    public let secretArgument: Int?
 
-    init(_ command: Command, _ required: [String], optional: [String] = [], _ summary: String, _ group: Group, secret: Int? = nil) {
+    init(_ command: Command, name: String, _ required: [Parameter], optional: [Parameter] = [], _ summary: String, _ group: Group) {
         self.command = command
+        self.name = name
         self.required = required
         self.optional = optional
         self.summary = summary
         self.group = group
-        secretArgument = secret
     }
 
-    /// The name typed first: `notes.add`.
-    public var name: String { command.rawValue }
+    /// The index of the argument that is a secret (a password), which must never be written
+    /// down in clear; `nil` when the command takes none.
+    public var secretArgument: Int? {
+        required.firstIndex { if case .secret = $0 { true } else { false } }
+    }
 
-    /// `notes.edit <id> <text>`.
-    public var usage: String { ([name] + required + optional).joined(separator: " ") }
+    /// The options the command takes.
+    var flags: [Flag] {
+        optional.compactMap { if case .flag(let flag) = $0 { flag } else { nil } }
+    }
+
+    /// `notes.edit <id> <text>`, `view <screen> [--all]`.
+    public var usage: String {
+        ([name] + required.map { "<\($0.name)>" } + optional.map { "[\($0.name)]" }).joined(separator: " ")
+    }
+
+    /// How help shows the argument at `index`: `<id>`, `[count]`.
+    func placeholder(_ index: Int) -> String {
+        index < required.count ? "<\(required[index].name)>" : "[\(optional[index - required.count].name)]"
+    }
+
+    /// What an `<id>` argument accepts, said once in help.
+    static let noteIDHelp = "An <id> is digits of a note's id (its start or end), or @N for the N-th note listed."
+
+    /// Whether the command names a note.
+    var takesNote: Bool { (required + optional).contains(.note) }
 
     /// Every command, in the order `help` lists them.
     public static let all: [CommandSpec] = Command.allCases.map(\.spec)
@@ -103,9 +244,27 @@ public struct CommandSpec: Hashable, Sendable {
     /// The command named `name`.
     public static func named(_ name: String) -> CommandSpec? { byName[name] }
 
-    /// Every command by name: a hashed lookup, where `Command(rawValue:)` compares the name
-    /// with each command's in turn, on every line.
+    /// The command that asks for intents of `kind`.
+    public static func of(_ kind: Intent.Kind) -> CommandSpec { byKind[kind] ?? kind.commandSpec }
+
+    /// The line that asks for `intent`: `notes.edit @1 "oat milk"`, naming its note by position
+    /// when `notePosition` is given (so that a script works whatever ids a run draws), by id
+    /// otherwise. Passwords are written as they are: redact the line before showing it.
+    public static func line(for intent: Intent, notePosition: Int? = nil) -> String {
+        let words = intent.arguments.compactMap { argument -> String? in
+            switch argument {
+            case .text(let text): text
+            case .note(nil): nil
+            case .note(let id?): notePosition.map { "@\($0)" } ?? id.description
+            }
+        }
+        return ParsedLine.line(of(intent.kind).name, arguments: words)
+    }
+
+    /// Every command by name: a hashed lookup, where comparing the name with each command's in
+    /// turn would run on every line.
     private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    private static let byKind = Dictionary(uniqueKeysWithValues: Intent.Kind.allCases.map { ($0, $0.commandSpec) })
 
     /// The command names closest to `name`, for "did you mean" (at most two edits away, or
     /// starting the same way).
@@ -147,6 +306,21 @@ public struct ParsedLine: Hashable, Sendable {
     /// The argument at `index`, if given.
     public func argument(_ index: Int) -> String? {
         index < arguments.count ? arguments[index].text : nil
+    }
+
+    /// The options given, after the command's other arguments; an error naming the first word
+    /// there that is not one of the command's options.
+    func flags() throws(LineError) -> Set<CommandSpec.Flag> {
+        let positional = spec.required.count + spec.optional.count - spec.flags.count
+        var flags: Set<CommandSpec.Flag> = []
+        for (index, token) in arguments.enumerated().dropFirst(positional) {
+            guard let flag = CommandSpec.Flag(rawValue: token.text), spec.flags.contains(flag) else {
+                let known = spec.flags.map { "\($0.rawValue), which \($0.meaning)" }.joined(separator: "; ")
+                throw LineError("argument \(index + 1) at column \(token.column): unknown option “\(token.text)” (\(spec.flags.count == 1 ? "only " : "")\(known))")
+            }
+            flags.insert(flag)
+        }
+        return flags
     }
 
     /// Whether the line holds a secret.
@@ -239,7 +413,7 @@ public struct ParsedLine: Hashable, Sendable {
             if arguments.count > range.upperBound, let extra = arguments.dropFirst(range.upperBound).first {
                 // Never quote what may be a password.
                 message += spec.secretArgument == nil ? "; the first extra one is “\(extra.text)” at column \(extra.column)" : "; the first extra one is at column \(extra.column)"
-                if spec.required.last == "<text>" || spec.required.last == "<query>" { message += " — put text with spaces in double quotes" }
+                if case .text = spec.required.last { message += " — put text with spaces in double quotes" }
             }
             throw LineError(message)
         }

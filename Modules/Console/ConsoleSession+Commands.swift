@@ -9,26 +9,31 @@ import ViewModels
 extension ConsoleSession {
     /// Runs a parsed line: a feature command as an intent, any other as the console's own.
     nonisolated(nonsending) func run(_ line: ParsedLine) async throws(LineError) -> Result {
-        let text = line.argument(0) ?? ""
         switch line.spec.command {
-        case .signup: return await perform(.signUp(username: text, password: line.argument(1) ?? ""))
-        case .loginUsername: return await perform(.typeUsername(username: text))
-        case .loginPassword: return await perform(.typePassword(password: text))
-        case .loginSubmit: return await perform(.signIn)
-        case .loginAck: return await perform(.dismissError)
-        case .logout: return await perform(.signOut)
-        case .profileLoad: return await perform(.loadProfile)
-        case .profileRetry: return await perform(.retryProfile)
-        case .postsAdd: return await perform(.addPost(text: text))
-        case .notesAdd: return await perform(.addNote(text: text))
-        case .notesEdit: return await perform(.editNote(id: try noteID(line, 0), text: line.argument(1) ?? ""))
-        case .notesDelete: return await perform(.deleteNote(id: try noteID(line, 0)))
-        case .notesSelect: return await perform(.selectNote(id: try noteID(line, 0)))
-        case .notesSearch: return await perform(.searchNotes(query: text))
-        case .notesRetry: return await perform(.retryNote(id: try noteID(line, 0)))
-        case .counterIncrement: return await perform(.increment)
-        case .counterDecrement: return await perform(.decrement)
-        case .counterReset: return await perform(.reset)
+        case .intent(let kind): return await perform(try intent(kind, line))
+        case .console(let command): return try await run(command, line)
+        }
+    }
+
+    /// The intent of `kind` a line asks for: each argument read as its parameter says (a note's
+    /// id resolved from digits or `@N`).
+    func intent(_ kind: Intent.Kind, _ line: ParsedLine) throws(LineError) -> Intent {
+        var arguments: [Intent.Argument] = []
+        for (index, parameter) in kind.parameters.enumerated() {
+            switch parameter.value {
+            case .text, .secret: arguments.append(.text(line.argument(index) ?? ""))
+            case .note: arguments.append(.note(try noteID(line, index)))
+            case .optionalNote: arguments.append(.note(index < line.arguments.count ? try noteID(line, index) : nil))
+            }
+        }
+        guard let intent = Intent(kind, arguments) else {
+            throw LineError("\(line.spec.name) could not be read as \(kind.rawValue) (usage: \(line.spec.usage))")
+        }
+        return intent
+    }
+
+    private nonisolated(nonsending) func run(_ command: ConsoleCommand, _ line: ParsedLine) async throws(LineError) -> Result {
+        switch command {
         case .help: return help(line.argument(0))
         case .state: return try state(line.argument(0))
         case .view: return try view(line)
@@ -65,7 +70,7 @@ extension ConsoleSession {
     /// has (hyphens optional), or `@N`, the N-th note the notes screen lists.
     func noteID(_ line: ParsedLine, _ index: Int) throws(LineError) -> Note.ID {
         let token = line.arguments[index]
-        let name = line.spec.required[index]
+        let name = line.spec.placeholder(index)
         if token.text.hasPrefix("@") {
             let listed = host.store.currentState.notes.visibleItems
             guard let position = Int(token.text.dropFirst()), position >= 1 else {
@@ -96,16 +101,17 @@ extension ConsoleSession {
         guard let name else {
             let width = CommandSpec.all.map(\.usage.count).max() ?? 0
             let lines = CommandSpec.all.map { $0.usage.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
-            return Result(status: .ok, output: (lines + ["", "A line starting with “! ” expects its command to be rejected; # starts a comment."]).joined(separator: "\n"))
+            return Result(status: .ok, output: (lines + ["", CommandSpec.noteIDHelp, "A line starting with “! ” expects its command to be rejected; # starts a comment."]).joined(separator: "\n"))
         }
         guard let spec = CommandSpec.named(name) else {
             let suggestions = CommandSpec.suggestions(for: name)
             return Result(status: .error("unknown command “\(name)”" + (suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "“\($0)”" }.joined(separator: " or "))?")))
         }
         var output = "\(spec.usage)\n  \(spec.summary)"
-        if spec.command == .fail { output += "\n  endpoints: " + Endpoint.allCases.map(\.rawValue).joined(separator: ", ") }
-        if spec.command == .view { output += "\n  screens: " + Self.screenNames.joined(separator: ", ") + "; a long list shows its first \(ConsoleScreens.pageSize) notes, --all every one" }
-        if spec.command == .expect { output += "\n  ops: ==, !=, <, <=, >, >=, contains; nil stands for no value" }
+        if spec.takesNote { output += "\n  " + CommandSpec.noteIDHelp }
+        if spec.command == .console(.fail) { output += "\n  endpoints: " + Endpoint.allCases.map(\.rawValue).joined(separator: ", ") }
+        if spec.command == .console(.view) { output += "\n  screens: " + Self.screenNames.joined(separator: ", ") + "; a long list shows its first \(ConsoleScreens.pageSize) notes, --all every one" }
+        if spec.command == .console(.expect) { output += "\n  ops: \(Comparison.list); nil stands for no value" }
         return Result(status: .ok, output: output)
     }
 
@@ -137,13 +143,7 @@ extension ConsoleSession {
         guard screen.text == "all" || Screen(rawValue: screen.text) != nil else {
             throw LineError("argument 1 <screen> at column \(screen.column): no screen “\(screen.text)” (screens: \(Self.screenNames.joined(separator: ", ")))")
         }
-        var extent = ConsoleScreens.Extent.page
-        if let option = line.arguments.dropFirst().first {
-            guard option.text == "--all" else {
-                throw LineError("argument 2 at column \(option.column): unknown option “\(option.text)” (only --all, which lists every note)")
-            }
-            extent = .all
-        }
+        let extent: ConsoleScreens.Extent = try line.flags().contains(.all) ? .all : .page
         let screens = ConsoleScreens(self)
         return Result(status: .ok, output: Screen(rawValue: screen.text).map { screens.render($0, extent) } ?? screens.renderAll(extent))
     }
@@ -153,23 +153,11 @@ extension ConsoleSession {
         guard let property = ConsoleScreens.propertiesByPath[path.text] else { throw Self.unknownProperty(path) }
         let screens = ConsoleScreens(self)
         let actualText = property.value(screens)
-        let holds: Bool
-        switch op.text {
-        case "==": holds = actualText == expected.text
-        case "!=": holds = actualText != expected.text
-        case "contains": holds = actualText.contains(expected.text)
-        case "<", "<=", ">", ">=":
-            guard let left = Double(actualText), let right = Double(expected.text) else {
-                throw LineError("argument 2 <op> at column \(op.column): \(op.text) compares numbers, but \(path.text) is \(actualText) and the value is \(expected.text)")
-            }
-            holds = switch op.text {
-            case "<": left < right
-            case "<=": left <= right
-            case ">": left > right
-            default: left >= right
-            }
-        default:
-            throw LineError("argument 2 <op> at column \(op.column): unknown operator “\(op.text)” (==, !=, <, <=, >, >=, contains)")
+        guard let comparison = Comparison(rawValue: op.text) else {
+            throw LineError("argument 2 <op> at column \(op.column): unknown operator “\(op.text)” (\(Comparison.list))")
+        }
+        guard let holds = comparison.holds(actualText, expected.text) else {
+            throw LineError("argument 2 <op> at column \(op.column): \(op.text) compares numbers, but \(path.text) is \(actualText) and the value is \(expected.text)")
         }
         guard holds else {
             return Result(status: .rejected("expected \(path.text) \(op.text) \(expected.text), but it is \(actualText)"), screens: screens)
@@ -240,13 +228,7 @@ extension ConsoleSession {
     // MARK: - Time travel
 
     private func history(_ line: ParsedLine) throws(LineError) -> Result {
-        var full = false
-        if let option = line.arguments.first {
-            guard option.text == "--full" else {
-                throw LineError("argument 1 at column \(option.column): unknown option “\(option.text)” (only --full, which shows each action whole)")
-            }
-            full = true
-        }
+        let full = try line.flags().contains(.full)
         let timeline = try timeline()
         let entries = timeline.entries
         let current = timeline.current.index
@@ -309,15 +291,8 @@ extension ConsoleSession {
 
     private func startRecording(_ line: ParsedLine) throws(LineError) -> Result {
         if let current = recording.withLock({ $0 }) { return Result(status: .rejected("already recording to \(current.path)")) }
-        var includeSecrets = false
-        var force = false
-        for option in line.arguments.dropFirst() {
-            switch option.text {
-            case "--include-secrets": includeSecrets = true
-            case "--force": force = true
-            default: throw LineError("argument at column \(option.column): unknown option “\(option.text)” (--include-secrets, --force)")
-            }
-        }
+        let flags = try line.flags()
+        let includeSecrets = flags.contains(.includeSecrets), force = flags.contains(.force)
         let path = line.arguments[0].text
         if !force, FileManager.default.fileExists(atPath: path) {
             throw LineError("“\(path)” exists; record --force \(path) replaces it")
@@ -342,7 +317,7 @@ struct Recording: Sendable {
     }
 
     mutating func record(_ line: String, _ parsed: ParsedLine) {
-        guard parsed.spec.command != .record, parsed.spec.command != .stop else { return }
+        guard parsed.spec.command != .console(.record), parsed.spec.command != .console(.stop) else { return }
         let text = !includeSecrets && parsed.carriesSecret ? parsed.redacted : line
         guard let handle = FileHandle(forWritingAtPath: path) else { return }
         defer { try? handle.close() }

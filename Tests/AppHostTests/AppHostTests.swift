@@ -74,12 +74,21 @@ struct AppHostTests {
 
     @Test func intentsScreensAndOutcomesRoundTripThroughJSON() async throws {
         let id = try #require(Note.ID("0A1B2C3D-0000-4000-8000-00000000000F"))
-        let intents: [Intent] = [
-            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "a"), .typePassword(password: "secret12"),
-            .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .addPost(text: "hi"), .addNote(text: "milk"),
-            .editNote(id: id, text: "oat milk"), .deleteNote(id: id), .selectNote(id: id), .selectNote(id: nil),
-            .searchNotes(query: "mi"), .retryNote(id: id), .increment, .decrement, .reset,
-        ]
+        // One intent of each kind, from the catalog: a new intent is tested without being listed.
+        let intents = Intent.Kind.allCases.flatMap { kind in
+            let choices: [[Intent.Argument]] = kind.parameters.reduce([[]]) { partial, parameter in
+                let values: [Intent.Argument] = switch parameter.value {
+                case .text: [.text("alice.liddell")]
+                case .secret: [.text("wonderland")]
+                case .note: [.note(id)]
+                case .optionalNote: [.note(id), .note(nil)]
+                }
+                return partial.flatMap { prefix in values.map { prefix + [$0] } }
+            }
+            return choices.compactMap { Intent(kind, $0) }
+        }
+        #expect(Set(intents.map(\.kind)) == Set(Intent.Kind.allCases), "every kind is made from its parameters")
+        #expect(intents.allSatisfy { Intent($0.kind, $0.arguments) == $0 }, "an intent is its kind and its arguments")
         for intent in intents {
             let data = try JSONEncoder().encode(intent)
             #expect(try JSONDecoder().decode(Intent.self, from: data) == intent)

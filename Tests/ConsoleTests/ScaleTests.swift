@@ -81,15 +81,15 @@ struct ConsoleScaleTests {
         #expect(page.output.split(separator: "\n").dropFirst().map { String($0.dropFirst(4).prefix { $0 != " " }) }
             == ["210003", "010003", "00003", "0004"])
         #expect(await console.execute("notes.select 0003").status
-            == .error("argument 1 <id> at column 14: “0003” matches 3 notes; type more of the id"))
+            == .error("argument 1 [id] at column 14: “0003” matches 3 notes; type more of the id"))
         #expect(await console.execute("notes.select 00003").succeeded)
         #expect(await console.execute("expect notes.selectedText contains \"note 3\"").succeeded)
         #expect(await console.execute("notes.select 00000000-0000-0000-0000-000000010003").succeeded, "a full id, hyphens and all")
         #expect(await console.execute("expect notes.selectedText contains \"note 65539\"").succeeded)
         #expect(await console.execute("notes.select 000000000000").status
-            == .error("argument 1 <id> at column 14: “000000000000” matches 4 notes; type more of the id"), "a start every id has")
+            == .error("argument 1 [id] at column 14: “000000000000” matches 4 notes; type more of the id"), "a start every id has")
         #expect(await console.execute("notes.select 12g4").status
-            == .error("argument 1 <id> at column 14: there is no note with id “12g4” (view notes lists them)"))
+            == .error("argument 1 [id] at column 14: there is no note with id “12g4” (view notes lists them)"))
     }
 
     @Test func historyKeepsWithinItsLimitsAndSaysWhatWasDropped() async throws {
