@@ -22,6 +22,13 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
         self.updatedAt = updatedAt ?? createdAt
     }
 
+    /// Whether `self` is listed before `other`: the one order every notes list follows (the
+    /// app's, the in-memory clients' and the database's `ORDER BY updated_at DESC, id DESC`),
+    /// most recently changed first, then by id from the highest.
+    public func isListed(before other: Note) -> Bool {
+        (updatedAt, id) > (other.updatedAt, other.id)
+    }
+
     /// The first line that has text, trimmed; empty for a blank note.
     public var title: String {
         if let ascii = Self.asciiTitle(of: text) { return ascii }

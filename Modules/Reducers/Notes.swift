@@ -355,7 +355,7 @@ public struct Notes: Reducer {
             return Item(note: note)
         }
         merged += state.items.filter { !storedIDs.contains($0.id) && ($0.save != .saved || $0.isDeleting) }
-        merged.sort { ($0.note.updatedAt, $0.id) > ($1.note.updatedAt, $1.id) }
+        merged.sort { $0.note.isListed(before: $1.note) }
         state.items = IdentifiedArray(uniqueElements: merged)
         if let selected = state.selectedID, state.items[id: selected] == nil { state.selectedID = nil }
         if let results = state.searchResults { state.searchResults = results.filter { state.items.contains(id: $0) } }

@@ -312,10 +312,9 @@ extension NotesViewModel.Row {
     }
 
     /// Whether two items certainly give the same row (selection aside), told without building
-    /// either: everything a row shows comes from these fields.
+    /// either: equal items do, whatever fields a note gains.
     static func showsTheSame(_ old: Notes.Item, _ new: Notes.Item) -> Bool {
-        old.id == new.id && old.note.updatedAt == new.note.updatedAt && old.isPending == new.isPending
-            && old.save == new.save && old.note.text == new.note.text
+        old == new
     }
 
     /// Whether two items certainly give different rows, told without building either.

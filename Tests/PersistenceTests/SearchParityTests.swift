@@ -53,4 +53,39 @@ struct SearchParityTests {
             #expect(try await found(live.notes, tokens[1], query) == finds, "on a database, indexed: \(query)")
         }
     }
+
+    /// A note as unlike a default one as can be: every field set, dates with fractions of a
+    /// second, text on several lines in several scripts.
+    static func unusualNote(_ sequence: UInt64, updated: TimeInterval) -> Note {
+        Note(id: Note.ID(UUID(sequence: sequence)), text: "  first line\nsecond — ﬁn 🎉\n\ttabbed \"quoted\" '\u{301}'",
+             createdAt: Date(timeIntervalSince1970: 1_700_000_000.125), updatedAt: Date(timeIntervalSince1970: updated))
+    }
+
+    @Test func everyFieldOfANoteIsKeptAndListedInTheSameOrderByEveryClient() async throws {
+        let sample = Self.unusualNote(1, updated: 1_800_000_000.5)
+        // A field added to Note must be set above to a value no default gives, so that a client
+        // that does not store it fails the comparisons below.
+        #expect(Mirror(reflecting: sample).children.map(\.label) == ["id", "text", "createdAt", "updatedAt"],
+                "Note's fields changed: set each in unusualNote to a value other than its default")
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let database = try Database(path: folder.file("fields.sqlite"), migrations: AppSchema.migrations)
+        var listings: [[Note]] = []
+        for environment in [AppEnvironment.inMemory(), .live(database: database, configuration: .testing, clock: TestClock())] {
+            _ = try await environment.auth.signUp(credentials)
+            let token = try await environment.auth.authenticate(credentials).token
+            // Three notes changed at the same instant (ordered by id) and one later.
+            let notes = [Self.unusualNote(7, updated: 1_800_000_000.5), Self.unusualNote(0x30, updated: 1_800_000_000.5),
+                         Self.unusualNote(2, updated: 1_800_000_000.5), Self.unusualNote(5, updated: 1_800_000_100.25)]
+            for note in notes { #expect(try await environment.notes.create(token, note) == note) }
+            var edited = notes[2]
+            edited.text = "edited\nagain"
+            edited.updatedAt = Date(timeIntervalSince1970: 1_800_000_200.75)
+            #expect(try await environment.notes.update(token, edited) == edited)
+            let listed = try await environment.notes.list(token)
+            #expect(Set(listed) == Set(notes.dropLast(2) + [notes[3], edited]), "every field read back as written")
+            #expect(listed == listed.sorted { $0.isListed(before: $1) }, "listed in Note's order")
+            listings.append(listed)
+        }
+        #expect(listings[0] == listings[1], "in memory and on a database alike")
+    }
 }

@@ -105,7 +105,7 @@ public final class InMemoryBackend: Sendable {
             let id = try Self.owner(of: token, in: storage)
             return (storage.notes[id] ?? [:]).values
                 .filter { $0.matches(query) }
-                .sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+                .sorted { $0.isListed(before: $1) }
         }
     }
 

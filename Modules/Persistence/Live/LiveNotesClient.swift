@@ -28,6 +28,7 @@ extension LiveBackend {
                 let owner: [SQLValue] = [.text(owner.description)]
                 // Every note, or without a full-text index every note that matches.
                 guard !words.isEmpty, try db.tableExists("notes_search") else {
+                    // Note.isListed(before:), in SQL.
                     return try db.query(columns + " ORDER BY updated_at DESC, id DESC", owner, read).compactMap { $0 }
                         .filter { words.isEmpty || SearchText.matches(SearchText.folded($0.text), words: words) }
                 }
@@ -36,7 +37,7 @@ extension LiveBackend {
                                            owner + bindings, read)
                 let recent = try db.query(columns + " AND search_indexed = 0", owner, read)
                     .filter { $0.map { SearchText.matches(SearchText.folded($0.text), words: words) } ?? true }
-                return (indexed + recent).compactMap { $0 }.sorted { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
+                return (indexed + recent).compactMap { $0 }.sorted { $0.isListed(before: $1) }
             }
         }
         if !damaged.isEmpty {
