@@ -22,17 +22,13 @@ import StateStore
 /// ```
 public struct AppFeature: Reducer {
     /// Every feature's state.
-    public struct State: Hashable, Sendable, Codable {
+    public struct State: Hashable, Sendable {
         /// The sign-in screen.
         public var login: Login.State
         /// Who is signed in.
         public var session: Session.State
-        /// The user's profile.
-        public var profile: Profile.State
-        /// The user's posts.
-        public var posts: Posts.State
-        /// The user's notes.
-        public var notes: Notes.State
+        /// What belongs to the signed-in user; `nil` while signed out.
+        public var user: SignedIn.State?
         /// The counter.
         public var counter: Counter.State
 
@@ -40,11 +36,19 @@ public struct AppFeature: Reducer {
         public init(loginStyle: LoginStyle = .finiteStates) {
             login = Login.State(style: loginStyle)
             session = Session.State()
-            profile = .initialized
-            posts = Posts.State()
-            notes = Notes.State()
+            user = nil
             counter = Counter.State()
         }
+
+        /// The user's profile, or an unloaded one while signed out.
+        public var profile: Profile.State { user?.profile ?? .initialized }
+        /// The user's posts, or none while signed out.
+        public var posts: Posts.State { user?.posts ?? Self.signedOut.posts }
+        /// The user's notes, or none while signed out.
+        public var notes: Notes.State { user?.notes ?? Self.signedOut.notes }
+
+        /// What the user's screens show while nobody is signed in.
+        private static let signedOut = SignedIn.State(token: AccessToken(""), username: "")
     }
 
     /// Every feature's actions.
@@ -98,6 +102,24 @@ public struct AppFeature: Reducer {
             if case .notes(let action) = $0 { return action }
             return nil
         }
+        /// Where the signed-in user's actions sit among the app's actions.
+        public static let userPath = ActionPath<Action, SignedIn.Action>(
+            embed: { action in
+                switch action {
+                case .profile(let command): .profile(command)
+                case .posts(let command): .posts(command)
+                case .notes(let action): .notes(action)
+                }
+            },
+            extract: { action in
+                switch action {
+                case .profile(let command): .profile(command)
+                case .posts(let command): .posts(command)
+                case .notes(let action): .notes(action)
+                case .login, .session, .counter: nil
+                }
+            }
+        )
         /// Where counter actions sit among the app's actions.
         public static let counterPath = ActionPath<Action, Counter.Action>(embed: Action.counter) {
             if case .counter(let action) = $0 { return action }
@@ -108,19 +130,9 @@ public struct AppFeature: Reducer {
     /// The outside world the features use.
     public let environment: AppEnvironment
 
-    // Each child feature is scoped once, with its clients, when the app is made.
-    private let login: Scope<State, Action, Login>
-    private let session: Scope<State, Action, Session>
-    private let counter: Scope<State, Action, Counter>
-    private let user: UserFeatures
-
     /// The app, using `environment`.
     public init(environment: AppEnvironment) {
         self.environment = environment
-        login = Scope(state: \.login, action: Action.loginPath) { Login(auth: environment.auth) }
-        session = Scope(state: \.session, action: Action.sessionPath) { Session(auth: environment.auth) }
-        counter = Scope(state: \.counter, action: Action.counterPath) { Counter() }
-        user = UserFeatures(environment: environment)
     }
 
     /// The middleware the ``LoginStyle/middleware`` style needs. Install it whatever the style:
@@ -129,111 +141,91 @@ public struct AppFeature: Reducer {
         LoginMiddleware(auth: environment.auth, action: Action.loginPath)
     }
 
-    /// Identifies the requests made for the signed-in user, cancelled when they sign out.
-    struct UserRequestsID: Hashable, Sendable {}
-
     /// Applies one action: the child it belongs to reduces it, and the app coordinates what
     /// crosses features (signing in opens the session and loads the user's data; signing out or
     /// losing the session forgets it). An answer that reports a failed client call is also
     /// reported as a ``Diagnostic/Kind/failure`` diagnostic, so the intent that led to it is
     /// known to have failed.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-        let effect = reduceFeatures(into: &state, action: action)
+        let effect = features.reduce(into: &state, action: action)
         guard let failure = action.failure else { return effect }
         return .merge(effect, .diagnostic(.failure(action: action, reason: failure.message)))
     }
 
-    private func reduceFeatures(into state: inout State, action: Action) -> Effect<Action> {
-        switch action {
-        case .login(let loginAction):
-            let wasAuthenticated = state.login.isAuthenticated
-            let effect = login.reduce(into: &state, action: action)
-            guard !wasAuthenticated, state.login.isAuthenticated, let opened = loginAction.signedInSession else {
-                return effect
-            }
-            return .merge(effect, signIn(opened, state: &state))
-
-        case .session(.signOutTapped):
-            let wasSignedIn = state.session.isSignedIn
-            let effect = session.reduce(into: &state, action: action)
-            guard wasSignedIn else { return effect }
-            forgetUser(&state)
-            return .merge(.cancel(id: UserRequestsID()), effect)
-
-        case .session(.restored):
-            // Whatever was in flight when the journal was written died with the process that
-            // started it (a sign up, a sign in, loads and saves): nothing is left waiting for it.
-            let username = state.session.current?.user.username ?? state.login.status.username
-            let effect = session.reduce(into: &state, action: action)
-            guard !state.session.isSignedIn else { return effect }
-            forgetUser(&state)
-            // Signing in again only needs the password.
-            let typed = username.isEmpty ? .none : login.reduce(into: &state, action: .login(.usernameChanged(username)))
-            return .merge(.cancel(id: UserRequestsID()), effect, typed)
-
-        case .session:
-            return session.reduce(into: &state, action: action)
-
-        case .profile, .posts, .notes:
-            return user.reduce(into: &state, action: action)
-
-        case .counter:
-            return counter.reduce(into: &state, action: action)
+    /// The features, each on its part of the state; the user's part only while someone is
+    /// signed in (its actions are refused with "sign in first" otherwise, and its requests are
+    /// cancelled when it goes).
+    private var features: some Reducer<State, Action> {
+        CombineReducers {
+            Scope(state: \.login, action: Action.loginPath) { Login(auth: environment.auth) }
+            Scope(state: \.session, action: Action.sessionPath) { Session(auth: environment.auth) }
+            Scope(state: \.counter, action: Action.counterPath) { Counter() }
+            Reduce(coordinate)
+        }
+        .ifLet(\.user, action: Action.userPath, absentReason: AppError.notSignedIn.message) {
+            SignedIn(environment: environment)
         }
     }
 
-    /// Opens `session` and loads what belongs to the user.
-    private func signIn(_ opened: AuthSession, state: inout State) -> Effect<Action> {
-        .merge(
-            session.reduce(into: &state, action: .session(.signedIn(opened))),
-            user.reduce(into: &state, action: .profile(.load)),
-            user.reduce(into: &state, action: .posts(.load)),
-            user.reduce(into: &state, action: .notes(.listRequested))
-        )
-    }
-
-    /// Forgets what belonged to the user who was signed in: the login form (its style stays),
-    /// profile, posts and notes.
-    private func forgetUser(_ state: inout State) {
+    /// What crosses features, after they reduced `action`: a sign in reported by the login
+    /// style opens the session and the user's part, which loads the profile, the posts and the
+    /// notes; a session that ended (signed out, or restored without its token) removes the
+    /// user's part and clears the login form, keeping the username when the session was lost.
+    @Sendable private func coordinate(_ state: inout State, _ action: Action) -> Effect<Action> {
+        if state.user == nil, case .login(let login) = action, let opened = login.signedInSession, state.login.isAuthenticated {
+            let opening = Session(auth: environment.auth).reduce(into: &state.session, action: .signedIn(opened)).map(Action.session)
+            state.user = SignedIn.State(token: opened.token, username: opened.user.username)
+            return .merge(opening, .send(.profile(.load)), .send(.posts(.load)), .send(.notes(.listRequested)))
+        }
+        guard !state.session.isSignedIn else { return .none }
+        if case .session(.restored) = action {
+            // Whatever was in flight when the journal was written (a sign in, loads, saves) died
+            // with the process that started it; signing in again only needs the password.
+            let username = state.user?.username ?? state.login.status.username
+            state.user = nil
+            state.login = Login.State(style: state.login.style)
+            guard !username.rawValue.isEmpty else { return .none }
+            return Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(username)).map(Action.login)
+        }
+        guard state.user != nil else { return .none }
+        state.user = nil
         state.login = Login.State(style: state.login.style)
-        state.profile = .initialized
-        state.posts = Posts.State()
-        state.notes = Notes.State()
+        return .none
     }
-
 }
 
-/// What belongs to the signed-in user — profile, posts and notes — each scoped to its part of
-/// the state, acting with the token the session holds; while signed out their actions change
-/// nothing and are reported as "sign in first". Their requests are cancelled together when the
-/// user signs out.
-private struct UserFeatures: Reducer {
-    let environment: AppEnvironment
+extension AppFeature.State: Codable {
+    /// The state's parts in a journal: the user's part is written flat, as it was before it was
+    /// a part of its own, so journals written before and after read alike.
+    private enum CodingKeys: String, CodingKey {
+        case login, session, profile, posts, notes, counter
+    }
 
-    func reduce(into state: inout AppFeature.State, action: AppFeature.Action) -> Effect<AppFeature.Action> {
-        guard let token = state.session.current?.token else {
-            return .diagnostic(.invalidTransition(action: action, state: "signed out", reason: AppError.notSignedIn.message))
+    /// Reads a state; the user's part exists when the session has someone signed in, with the
+    /// session's token (a journal holds none).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        login = try container.decode(Login.State.self, forKey: .login)
+        session = try container.decode(Session.State.self, forKey: .session)
+        counter = try container.decode(Counter.State.self, forKey: .counter)
+        user = try session.current.map { current in
+            SignedIn.State(token: current.token, username: current.user.username,
+                           profile: try container.decode(Profile.State.self, forKey: .profile),
+                           posts: try container.decode(Posts.State.self, forKey: .posts),
+                           notes: try container.decode(Notes.State.self, forKey: .notes))
         }
-        let effect: Effect<AppFeature.Action> = switch action {
-        case .profile:
-            Scope(state: \.profile, action: AppFeature.Action.profilePath) {
-                Profile.reducer(client: environment.profile, token: token)
-            }
-            .reduce(into: &state, action: action)
-        case .posts:
-            Scope(state: \.posts, action: AppFeature.Action.postsPath) {
-                Posts.reducer(client: environment.profile, token: token)
-            }
-            .reduce(into: &state, action: action)
-        case .notes:
-            Scope(state: \.notes, action: AppFeature.Action.notesPath) {
-                Notes(environment: environment, token: token)
-            }
-            .reduce(into: &state, action: action)
-        case .login, .session, .counter:
-            .none
-        }
-        return effect.cancellable(id: AppFeature.UserRequestsID())
+    }
+
+    /// Writes the state, the user's part (or the empty one of a signed-out app) flat beside the
+    /// others; the token is not written.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(login, forKey: .login)
+        try container.encode(session, forKey: .session)
+        try container.encode(profile, forKey: .profile)
+        try container.encode(posts, forKey: .posts)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(counter, forKey: .counter)
     }
 }
 

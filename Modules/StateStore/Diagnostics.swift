@@ -73,9 +73,11 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         Diagnostic(.failure, "\(ValueRenderer.oneLine(action)) reports a failure: \(reason)", reason: reason)
     }
 
-    /// An action for a child that is not there.
-    public static func missingChild(action: some Any, child: String) -> Diagnostic {
-        Diagnostic(.missingChild, "\(ValueRenderer.oneLine(action)) was sent to \(child), which is not in the state")
+    /// An action for a child that is not there; `reason` says it in words for the user.
+    public static func missingChild(action: some Any, child: String, reason: String? = nil) -> Diagnostic {
+        var message = "\(ValueRenderer.oneLine(action)) was sent to \(child), which is not in the state"
+        if let reason { message += ": \(reason)" }
+        return Diagnostic(.missingChild, message, reason: reason)
     }
 }
 

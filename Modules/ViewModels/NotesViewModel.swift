@@ -242,7 +242,7 @@ public final class NotesViewModel: ViewModel {
 
     /// The view model of the app's notes.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.notes, action: AppFeature.Action.notes))
+        self.init(store: appStore.scope(deriving: { $0.notes }, reading: \.user, action: AppFeature.Action.notes))
     }
 
     /// The rows to list.

@@ -37,7 +37,8 @@ struct AppExplorerTests {
 
     @Test func theScriptOfAMoveNamesItsNoteByPosition() {
         var state = AppFeature.State()
-        state.notes.items = [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 7)), text: "milk", createdAt: Date(timeIntervalSince1970: 0)))]
+        state.user = SignedIn.State(token: AccessToken("t"), username: "explorer")
+        state.user?.notes.items = [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 7)), text: "milk", createdAt: Date(timeIntervalSince1970: 0)))]
         let edit = AppExplorer.moves(in: state).first { if case .editNote = $0.intent { true } else { false } }
         #expect(edit?.lines == ["notes.edit @1 \"oat milk\""])
         let failing = AppExplorer.moves(in: state).first { $0.failing == .notesCreate }

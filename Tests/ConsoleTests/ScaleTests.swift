@@ -19,7 +19,7 @@ struct ConsoleScaleTests {
         }
         var state = signIn.store.currentState
         let date = Date(timeIntervalSince1970: 1_800_000_000)
-        state.notes.items = IdentifiedArray(uniqueElements: ids.map {
+        state.user?.notes.items = IdentifiedArray(uniqueElements: ids.map {
             Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nwith a second line", createdAt: date))
         })
         var options = AppHost.Options(testClock: signIn.host.testClock, history: historyLimits, initialState: state)

@@ -48,11 +48,13 @@ struct CompactCodingTests {
     @Test func theAppsStateAndActionsComeBackEqualAndSmallerThanJSON() throws {
         var state = AppFeature.State(loginStyle: .middleware)
         state.counter.count = 42
-        state.notes.items = IdentifiedArray(uniqueElements: (1...200).map {
+        state.session.current = AuthSession(user: User(id: User.ID(UUID(sequence: 9)), username: "alice.liddell"), token: AccessToken(""))
+        state.user = SignedIn.State(token: AccessToken(""), username: "alice.liddell")
+        state.user?.notes.items = IdentifiedArray(uniqueElements: (1...200).map {
             Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0): milk, eggs", createdAt: Date(timeIntervalSince1970: Double($0))),
                        save: $0 % 3 == 0 ? .failed(.network(reason: "offline")) : .saved)
         })
-        state.notes.selectedID = Note.ID(UUID(sequence: 3))
+        state.user?.notes.selectedID = Note.ID(UUID(sequence: 3))
         let stateBytes = try CompactCoding.encode(state)
         #expect(try CompactCoding.decode(AppFeature.State.self, from: stateBytes) == state)
         #expect(stateBytes.count < (try JSONEncoder().encode(state)).count)

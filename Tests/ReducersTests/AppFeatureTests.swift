@@ -32,7 +32,7 @@ struct AppFeatureTests {
         let store = TestStore(initialState: AppFeature.State(), reducer: AppFeature(environment: failingEnvironment()))
         for action in [AppFeature.Action.profile(.load), .posts(.add("hi")), .notes(.addTapped("milk")), .notes(.listRequested)] {
             await store.send(action)
-            await store.expectDiagnostic(.invalidTransition, containing: "Sign in first")
+            await store.expectDiagnostic(.missingChild, containing: "Sign in first")
         }
         await store.send(.counter(.incrementTapped)) { $0.counter.count = 1 }
         await store.finish()
@@ -48,15 +48,16 @@ struct AppFeatureTests {
         await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
             $0.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
             $0.session.current = aliceSession
-            $0.profile = .loading
-            $0.posts.phase = .loading
-            $0.notes.list = .loading
+            $0.user = SignedIn.State(token: aliceSession.token, username: "alice.liddell")
         }
-        await store.receive(.profile(.loaded(alice))) { $0.profile = .loaded(alice) }
-        await store.receive(.posts(.loaded(Self.profilePosts))) { $0.posts.phase = .loaded(Self.profilePosts) }
+        await store.receive(.profile(.load)) { $0.user?.profile = .loading }
+        await store.receive(.posts(.load)) { $0.user?.posts.phase = .loading }
+        await store.receive(.notes(.listRequested)) { $0.user?.notes.list = .loading }
+        await store.receive(.profile(.loaded(alice))) { $0.user?.profile = .loaded(alice) }
+        await store.receive(.posts(.loaded(Self.profilePosts))) { $0.user?.posts.phase = .loaded(Self.profilePosts) }
         await store.receive(.notes(.listResponse(.success(Self.storedNotes)))) {
-            $0.notes.list = .loaded
-            $0.notes.items = [Notes.Item(note: Self.storedNotes[0])]
+            $0.user?.notes.list = .loaded
+            $0.user?.notes.items = [Notes.Item(note: Self.storedNotes[0])]
         }
         await store.finish()
     }
@@ -74,10 +75,11 @@ struct AppFeatureTests {
         await store.receive(.login(.setAccessToken(aliceSession))) {
             $0.login = .middleware(.init(username: "alice.liddell", hasAccessToken: true))
             $0.session.current = aliceSession
-            $0.profile = .loading
-            $0.posts.phase = .loading
-            $0.notes.list = .loading
+            $0.user = SignedIn.State(token: aliceSession.token, username: "alice.liddell")
         }
+        await store.receive(.profile(.load)) { $0.user?.profile = .loading }
+        await store.receive(.posts(.load)) { $0.user?.posts.phase = .loading }
+        await store.receive(.notes(.listRequested)) { $0.user?.notes.list = .loading }
         store.exhaustivity = .off
         await store.receive(.notes(.listResponse(.success(Self.storedNotes))))
         #expect(store.state.profile == .loaded(alice))
@@ -97,15 +99,15 @@ struct AppFeatureTests {
         initial.session.current = aliceSession
         initial.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
         initial.counter.count = 3
-        initial.notes.items = [Notes.Item(note: note(7, "milk"))]
+        initial.user = SignedIn.State(token: aliceSession.token, username: "alice.liddell")
+        initial.user?.notes.items = [Notes.Item(note: note(7, "milk"))]
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment))
-        await store.send(.profile(.load)) { $0.profile = .loading }
+        await store.send(.profile(.load)) { $0.user?.profile = .loading }
         await untilSleeping(clock)
         await store.send(.session(.signOutTapped)) {
             $0.session.current = nil
             $0.login = .finiteStates(.init())
-            $0.profile = .initialized
-            $0.notes = Notes.State()
+            $0.user = nil
         }
         await store.receive(.session(.signOutResponse(.success(Done()))))
         await clock.advance(by: .seconds(10))
@@ -119,8 +121,8 @@ struct AppFeatureTests {
     func aSessionRestoredWithoutItsTokenEndsAndSigningInAgainWorks(style: LoginStyle) async {
         var restored = AppFeature.State(loginStyle: style)
         restored.session.current = AuthSession(user: alice, token: AccessToken(""))
-        restored.notes.items = [Notes.Item(note: note(7, "milk"))]
-        restored.profile = .loaded(alice)
+        restored.user = SignedIn.State(token: AccessToken(""), username: alice.username, profile: .loaded(alice))
+        restored.user?.notes.items = [Notes.Item(note: note(7, "milk"))]
         restored.counter.count = 2
         let environment = Self.signedInEnvironment()
         let store = RootStore(initialState: restored, reducer: AppFeature(environment: environment)) {

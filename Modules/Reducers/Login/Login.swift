@@ -79,20 +79,31 @@ public struct Login: Reducer {
 
     /// Runs the reducer of the style in use.
     public func reduce(into state: inout State, action: LoginAction) -> Effect<LoginAction> {
-        switch state {
-        case .finiteStates(var machine):
-            let effect = LoginMachine.reducer(auth: auth).reduce(into: &machine, action: action)
-            state = .finiteStates(machine)
-            return effect
-        case .adHoc(var adHoc):
-            let effect = AdHocLogin(auth: auth).reduce(into: &adHoc, action: action)
-            state = .adHoc(adHoc)
-            return effect
-        case .middleware(var middleware):
-            let effect = MiddlewareLogin().reduce(into: &middleware, action: action)
-            state = .middleware(middleware)
-            return effect
-        }
+        styles.reduce(into: &state, action: action)
+    }
+
+    /// Each style's reducer on its case of the state; the two other cases stay silent, since
+    /// every style takes the same actions.
+    private var styles: some Reducer<State, LoginAction> {
+        EmptyReducer()
+            .ifCaseLet(State.finiteStatesCase, action: .identity, reportsOtherCases: false) { LoginMachine.reducer(auth: auth) }
+            .ifCaseLet(State.adHocCase, action: .identity, reportsOtherCases: false) { AdHocLogin(auth: auth) }
+            .ifCaseLet(State.middlewareCase, action: .identity, reportsOtherCases: false) { MiddlewareLogin() }
+    }
+}
+
+extension Login.State {
+    /// The finite-state style's case.
+    public static let finiteStatesCase = CasePath<Self, LoginMachine.State>(embed: Self.finiteStates) {
+        if case .finiteStates(let state) = $0 { state } else { nil }
+    }
+    /// The ad hoc style's case.
+    public static let adHocCase = CasePath<Self, AdHocLogin.State>(embed: Self.adHoc) {
+        if case .adHoc(let state) = $0 { state } else { nil }
+    }
+    /// The middleware style's case.
+    public static let middlewareCase = CasePath<Self, MiddlewareLogin.State>(embed: Self.middleware) {
+        if case .middleware(let state) = $0 { state } else { nil }
     }
 }
 

@@ -37,3 +37,12 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
         self.extract = extract
     }
 }
+
+/// How an enum embeds the value of one of its cases, and how to get it back out: an
+/// ``ActionPath`` to a case of any enum, a state's as well as an action's.
+public typealias CasePath<Root: Sendable, Value: Sendable> = ActionPath<Root, Value>
+
+extension ActionPath where Root == Value {
+    /// The path from a value to itself: every value is "in" it.
+    public static var identity: ActionPath { ActionPath(embed: { $0 }, extract: { $0 }) }
+}

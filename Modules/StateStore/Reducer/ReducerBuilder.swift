@@ -53,6 +53,9 @@ public enum ReducerBuilder<State: Sendable, Action: Sendable> {
 
     /// A reducer that changes nothing.
     public struct Empty: Reducer {
+        /// A reducer that changes nothing, to compose others onto.
+        public init() {}
+
         /// Returns no effect.
         public func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
     }
@@ -113,3 +116,7 @@ public enum ReducerBuilder<State: Sendable, Action: Sendable> {
         }
     }
 }
+
+/// A reducer that changes nothing and returns no effect: the start of a composition made of
+/// ``Reducer/ifLet(_:action:absentReason:then:)`` or ``Reducer/ifCaseLet(_:action:reportsOtherCases:then:)``.
+public typealias EmptyReducer<State: Sendable, Action: Sendable> = ReducerBuilder<State, Action>.Empty

@@ -36,15 +36,38 @@ extension Reducer {
     /// Runs `child` on an optional part of the state while it is present, before this reducer.
     ///
     /// A child action that arrives while the child state is `nil` changes nothing and is reported
-    /// as a ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it. When the
-    /// child state goes away (becomes `nil`), the effects its actions started are cancelled: a
-    /// dismissed screen's timer stops.
+    /// as a ``Diagnostic/Kind/missingChild`` diagnostic, with `absentReason` as its reason for
+    /// the user when given; this reducer still sees it. When the child state goes away (becomes
+    /// `nil`), the effects its actions started are cancelled: a dismissed screen's timer stops,
+    /// a signed-out user's requests end.
     public func ifLet<ChildState, ChildAction, Child: Reducer>(
         _ state: WritableKeyPath<State, ChildState?> & Sendable,
         action: ActionPath<Action, ChildAction>,
+        absentReason: String? = nil,
         @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
     ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
-        IfLetReducer(parent: self, toChildState: state, toChildAction: action, child: child())
+        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason, child: child())
+    }
+
+    /// Runs `child` on the state while it is in one case of an enum, before this reducer (what
+    /// TCA calls `ifCaseLet`): `state` extracts the case's value and embeds a changed one back.
+    ///
+    /// A child action that arrives while the state is in another case changes nothing and is
+    /// reported as a ``Diagnostic/Kind/missingChild`` diagnostic, unless `reportsOtherCases` is
+    /// `false` (for cases that share their actions, one of which is always present). When the
+    /// state leaves the case, the effects the child's actions started are cancelled.
+    ///
+    /// ```swift
+    /// EmptyReducer()
+    ///     .ifCaseLet(Login.State.finiteStatesCase, action: .identity) { LoginMachine() }
+    /// ```
+    public func ifCaseLet<CaseState, CaseAction, Child: Reducer>(
+        _ state: CasePath<State, CaseState>,
+        action: ActionPath<Action, CaseAction>,
+        reportsOtherCases: Bool = true,
+        @ReducerBuilder<CaseState, CaseAction> then child: () -> Child
+    ) -> IfCaseLetReducer<Self, Child> where CaseState == Child.State, CaseAction == Child.Action {
+        IfCaseLetReducer(parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases, child: child())
     }
 
     /// Runs `element` on the element of a collection that an action addresses by id, before this
@@ -68,6 +91,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let parent: Parent
     let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
     let toChildAction: ActionPath<Parent.Action, Child.Action>
+    let absentReason: String?
     let child: Child
 
     /// Runs the child (when its state is present and the action is its), then the parent;
@@ -83,7 +107,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
                 .map(toChildAction.embed)
                 .cancellable(id: ChildEffects(path: toChildState))
             } else {
-                childEffect = .diagnostic(.missingChild(action: action, child: "\(toChildState)"))
+                childEffect = .diagnostic(.missingChild(action: action, child: "\(toChildState)", reason: absentReason))
             }
         }
         let parentEffect = parent.reduce(into: &state, action: action)
@@ -100,6 +124,42 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         defer { optional = wrapped }
         return body(&wrapped)
     }
+}
+
+/// A parent reducer with a child that runs while the state is in one case of an enum; see
+/// ``Reducer/ifCaseLet(_:action:reportsOtherCases:then:)``.
+public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+    let parent: Parent
+    let toCaseState: CasePath<Parent.State, Child.State>
+    let toChildAction: ActionPath<Parent.Action, Child.Action>
+    let reportsOtherCases: Bool
+    let child: Child
+
+    /// Runs the child (when the state is in its case and the action is its), then the parent;
+    /// cancels the child's effects if the state left the case.
+    public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+        let caseState = toCaseState.extract(state)
+        var childEffect = Effect<Parent.Action>.none
+        if let childAction = toChildAction.extract(action) {
+            if var caseState {
+                childEffect = child.reduce(into: &caseState, action: childAction)
+                    .map(toChildAction.embed)
+                    .cancellable(id: CaseEffects(reducer: ObjectIdentifier(Self.self)))
+                state = toCaseState.embed(caseState)
+            } else if reportsOtherCases {
+                childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)"))
+            }
+        }
+        let parentEffect = parent.reduce(into: &state, action: action)
+        guard caseState != nil, toCaseState.extract(state) == nil else { return childEffect.merge(with: parentEffect) }
+        return .merge(childEffect, parentEffect, .cancel(id: CaseEffects(reducer: ObjectIdentifier(Self.self))))
+    }
+}
+
+/// Identifies the effects of the child an ``IfCaseLetReducer`` runs, by the reducer's type
+/// (its parent and child).
+private struct CaseEffects: Hashable, Sendable {
+    let reducer: ObjectIdentifier
 }
 
 /// A parent reducer with a child that runs on one element of a collection; see

@@ -1,0 +1,65 @@
+import AppEnvironment
+import Models
+import StateStore
+
+/// What exists only while someone is signed in: the token their requests carry, their profile,
+/// their posts and their notes.
+///
+/// The app keeps it as an optional child (``AppFeature/State/user``) composed with `ifLet`, so
+/// signing out, which removes it, cancels every request it started.
+public struct SignedIn: Reducer {
+    /// The signed-in user's part of the app.
+    public struct State: Hashable, Sendable {
+        /// The token the user's requests carry (empty when restored from a journal, which never
+        /// holds one).
+        public var token: AccessToken
+        /// Who is signed in.
+        public var username: Username
+        /// The profile.
+        public var profile: Profile.State
+        /// The posts.
+        public var posts: Posts.State
+        /// The notes.
+        public var notes: Notes.State
+
+        /// A user just signed in: nothing loaded yet.
+        public init(token: AccessToken, username: Username, profile: Profile.State = .initialized,
+                    posts: Posts.State = Posts.State(), notes: Notes.State = Notes.State()) {
+            self.token = token
+            self.username = username
+            self.profile = profile
+            self.posts = posts
+            self.notes = notes
+        }
+    }
+
+    /// The signed-in user's actions.
+    public enum Action: Hashable, Sendable {
+        /// A profile command.
+        case profile(Profile.Command)
+        /// A posts command.
+        case posts(Posts.Command)
+        /// A notes action.
+        case notes(Notes.Action)
+    }
+
+    /// The clients the user's features call.
+    public let environment: AppEnvironment
+
+    /// The signed-in part, using `environment`.
+    public init(environment: AppEnvironment) {
+        self.environment = environment
+    }
+
+    /// Applies one of the user's actions with the user's token.
+    public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .profile(let command):
+            Profile.reducer(client: environment.profile, token: state.token).reduce(into: &state.profile, action: command).map(Action.profile)
+        case .posts(let command):
+            Posts.reducer(client: environment.profile, token: state.token).reduce(into: &state.posts, action: command).map(Action.posts)
+        case .notes(let action):
+            Notes(environment: environment, token: state.token).reduce(into: &state.notes, action: action).map(Action.notes)
+        }
+    }
+}
