@@ -269,6 +269,74 @@ struct ConformanceTests {
         store.shutDown()
     }
 
+    /// A screen that is a timer or a form, one at a time: an enum state with a case scope.
+    struct Switching: Reducer {
+        enum State: Equatable, Sendable { case timer(Screens.Child), form(String) }
+        enum Action: Equatable, Sendable { case timer(Screens.ChildAction), showForm, showTimer }
+        static let timerCase = CasePath<State, Screens.Child>(embed: State.timer) {
+            if case .timer(let child) = $0 { child } else { nil }
+        }
+        static let timerPath = ActionPath<Action, Screens.ChildAction>(embed: Action.timer) {
+            if case .timer(let action) = $0 { action } else { nil }
+        }
+        let clock: TestClock
+        var reportsOtherCases = true
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            Reduce<State, Action> { state, action in
+                switch action {
+                case .showForm: state = .form("")
+                case .showTimer: state = .timer(Screens.Child(id: 1))
+                case .timer: break
+                }
+                return .none
+            }
+            .ifCaseLet(Self.timerCase, action: Self.timerPath, reportsOtherCases: reportsOtherCases) { Screens.Ticking(clock: clock) }
+            .reduce(into: &state, action: action)
+        }
+    }
+
+    @Test func aCaseScopeRunsItsChildOnlyInItsCaseAndCancelsItsEffectsWhenTheStateLeavesIt() async {
+        let clock = TestClock()
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Switching.State.timer(Screens.Child(id: 1)), reducer: Switching(clock: clock),
+                              diagnostics: .collecting(into: diagnostics))
+        store.send(.timer(.start))
+        await clock.advance(by: .seconds(1))
+        #expect(store.currentState == .timer(Screens.Child(id: 1, ticks: 1)), "the child ran on its case")
+        store.send(.showForm)
+        #expect(!store.hasRunningEffects, "the timer went with its case")
+        await clock.advance(by: .seconds(3))
+        #expect(store.currentState == .form(""))
+        #expect(diagnostics.entries.isEmpty, "no tick reached another case")
+        store.send(.timer(.tick))
+        #expect(store.currentState == .form(""), "a child action in another case changes nothing")
+        #expect(diagnostics.entries.map(\.kind) == [.missingChild])
+
+        let quiet = DiagnosticLog()
+        let silent = RootStore(initialState: Switching.State.form(""), reducer: Switching(clock: clock, reportsOtherCases: false),
+                               diagnostics: .collecting(into: quiet))
+        silent.send(.timer(.tick))
+        #expect(quiet.entries.isEmpty && silent.currentState == .form(""), "cases sharing their actions stay silent")
+    }
+
+    @Test func anAbsentOptionalChildIsReportedWithTheReasonGiven() async {
+        struct Parent: Reducer {
+            struct State: Equatable, Sendable { var child: Screens.Child? }
+            let clock: TestClock
+            func reduce(into state: inout State, action: Screens.ChildAction) -> Effect<Screens.ChildAction> {
+                EmptyReducer<State, Screens.ChildAction>()
+                    .ifLet(\.child, action: .identity, absentReason: "open the child first") { Screens.Ticking(clock: clock) }
+                    .reduce(into: &state, action: action)
+            }
+        }
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(initialState: Parent.State(), reducer: Parent(clock: TestClock()), diagnostics: .collecting(into: diagnostics))
+        store.send(.tick)
+        #expect(diagnostics.entries.map(\.reason) == ["open the child first"])
+        #expect(diagnostics.entries.first?.message.hasSuffix(": open the child first") == true)
+    }
+
     // MARK: - Observation
 
     @Test func observingAScopedStoreNobodyKeepsGoesOnWhileTheSubscriptionLives() {

@@ -98,14 +98,64 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     struct Core {
         @usableFromInline var state: State
         @usableFromInline var queue = RingBuffer<QueueItem>()
-        @usableFromInline var isDraining = false
-        @usableFromInline var drainer: ThreadIdentity?
-        @usableFromInline var isShutDown = false
+        @usableFromInline var mode = Mode.idle
         @usableFromInline var actionSubscribers: ContiguousArray<ActionSubscriber> = []
 
         @inlinable
         init(state: State) {
             self.state = state
+        }
+    }
+
+    /// Who may reduce now: everyone (idle), the drainer only, or nobody new (shut down).
+    @usableFromInline
+    enum Mode {
+        /// Nobody reduces: the next send reduces at once, on its own thread.
+        case idle
+        /// `drainer` reduces and drains the queue; other sends queue behind it.
+        case draining(drainer: ThreadIdentity)
+        /// Sends are dropped; `drainer`, if any, still drains what was queued before.
+        case shutDown(drainer: ThreadIdentity?)
+
+        /// Whether a send may reduce at once.
+        @inlinable
+        var isIdle: Bool {
+            if case .idle = self { return true }
+            return false
+        }
+
+        /// The thread draining the queue, if one is.
+        @inlinable
+        var drainer: ThreadIdentity? {
+            switch self {
+            case .idle: nil
+            case .draining(let drainer): drainer
+            case .shutDown(let drainer): drainer
+            }
+        }
+
+        /// Whether the store was shut down.
+        @inlinable
+        var isShutDown: Bool {
+            if case .shutDown = self { return true }
+            return false
+        }
+
+        /// This thread takes the queue (the store being idle, or shut down with nobody draining).
+        @inlinable
+        mutating func startDraining() {
+            self = isShutDown ? .shutDown(drainer: .current) : .draining(drainer: .current)
+        }
+
+        /// The drainer found the queue empty.
+        @inlinable
+        mutating func stopDraining() {
+            self = isShutDown ? .shutDown(drainer: nil) : .idle
+        }
+
+        /// No send reduces from now on; a drainer at work finishes the queue.
+        mutating func shutDown() {
+            self = .shutDown(drainer: drainer)
         }
     }
 
@@ -234,7 +284,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
         lock.lock()
-        guard !core.pointee.isDraining, !core.pointee.isShutDown, let reduce = syncReduce else {
+        guard core.pointee.mode.isIdle, let reduce = syncReduce else {
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
         }
@@ -247,8 +297,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             lock.unlock()
             return StoreTask()
         }
-        core.pointee.isDraining = true
-        core.pointee.drainer = ThreadIdentity.current
+        core.pointee.mode.startDraining()
         unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
         let task: StoreTask
         if effect.isNone {
@@ -288,23 +337,25 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
         lock.lock()
-        if core.pointee.isShutDown {
+        if core.pointee.mode.isShutDown {
             lock.unlock()
             diagnostics.report(Diagnostic(.sendAfterShutdown,
                 "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
             return StoreTask()
         }
         let lineage = lineage ?? Lineage()
-        if core.pointee.isDraining, !returnsTask, syncReduce != nil {
+        // Not idle and not shut down: another send is draining.
+        let isDraining = !core.pointee.mode.isIdle
+        if isDraining, !returnsTask, syncReduce != nil {
             lineage.enter()
             core.pointee.queue.append(.action(action, completion: nil, lineage: lineage))
             lock.unlock()
             return StoreTask()
         }
         let completion = Completion(lineage: lineage)
-        if core.pointee.isDraining {
+        if isDraining {
             core.pointee.queue.append(.action(action, completion: completion, lineage: lineage))
-            let reentrant = checkReentrancy && core.pointee.drainer == ThreadIdentity.current
+            let reentrant = checkReentrancy && core.pointee.mode.drainer == ThreadIdentity.current
             lock.unlock()
             if reentrant {
                 diagnostics.report(Diagnostic(.reentrantSend,
@@ -312,8 +363,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             }
             return StoreTask(completion, lineage: lineage)
         }
-        core.pointee.isDraining = true
-        core.pointee.drainer = ThreadIdentity.current
+        core.pointee.mode.startDraining()
         lock.unlock()
         reduce(action, completion: completion, lineage: lineage)
         drain()
@@ -337,13 +387,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline
     func schedule(_ job: @escaping @Sendable () -> Void) {
         lock.lock()
-        if core.pointee.isDraining {
+        if core.pointee.mode.drainer != nil {
             core.pointee.queue.append(.job(job))
             lock.unlock()
             return
         }
-        core.pointee.isDraining = true
-        core.pointee.drainer = ThreadIdentity.current
+        core.pointee.mode.startDraining()
         lock.unlock()
         job()
         drain()
@@ -357,12 +406,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     /// Shuts the store down: running effects are cancelled, later sends are dropped.
     func shutDown() {
-        lock.withLock { core.pointee.isShutDown = true }
+        lock.withLock { core.pointee.mode.shutDown() }
         effects.shutDown()
     }
 
     var hasShutDown: Bool {
-        lock.withLock { core.pointee.isShutDown }
+        lock.withLock { core.pointee.mode.isShutDown }
     }
 
     // MARK: - Action observers
@@ -434,8 +483,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         while true {
             lock.lock()
             guard let item = core.pointee.queue.popFirst() else {
-                core.pointee.isDraining = false
-                core.pointee.drainer = nil
+                core.pointee.mode.stopDraining()
                 lock.unlock()
                 return
             }
