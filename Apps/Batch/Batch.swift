@@ -153,6 +153,7 @@ struct Batch {
             }
             var hostOptions = AppHost.Options(journal: .off, history: options.history)
             hostOptions.readOnly = options.readOnly
+            hostOptions.injectsFailures = true
             let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
             return ConsoleSession(host: host, waitsForEffects: options.wait)
         }

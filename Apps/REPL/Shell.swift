@@ -50,6 +50,8 @@ final class Shell: @unchecked Sendable {
                                          loginStyle: loginStyle, options: {
                                              var options = AppHost.Options(history: history)
                                              options.readOnly = readOnly
+                                             // The console's `fail` works at the REPL too.
+                                             options.injectsFailures = true
                                              // At a terminal, trouble with kept data shows above the line being edited.
                                              if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: \($0)", "33")) } }
                                              return options

@@ -62,6 +62,10 @@ public final class AppHost: Sendable {
         /// journal failing to be written (once per episode) and writing again, damaged journal
         /// records or notes skipped on reading. By default standard error, prefixed `appcore: `.
         public var warnings: @Sendable (String) -> Void = { StandardStream.error.write("appcore: \($0)\n") }
+        /// Whether ``AppHost/failures`` can make client calls fail (the console's `fail`): the
+        /// clients are wrapped to ask it first. Off by default, so an app's clients are called
+        /// directly; scripts, the shells and tests turn it on.
+        public var injectsFailures = false
         /// The state to start from instead of a fresh app's (a database host's journal, when
         /// it holds anything, wins).
         public var initialState: AppFeature.State?
@@ -114,10 +118,13 @@ public final class AppHost: Sendable {
     public let notes: NotesViewModel
     /// The counter.
     public let counter: CounterViewModel
-    /// The clients the app runs on, with ``failures`` installed.
+    /// The clients the app runs on, with ``failures`` installed when ``Options/injectsFailures``.
     public let environment: AppEnvironment
-    /// Arms failures of client endpoints (`fail notes.create` in the console).
+    /// Arms failures of client endpoints (`fail notes.create` in the console); they happen
+    /// only when ``Options/injectsFailures`` was set (see ``injectsFailures``).
     public let failures: FailureInjector
+    /// Whether the failures armed in ``failures`` happen.
+    public let injectsFailures: Bool
     /// The test clock, when ``Options/testClock`` gave one.
     public let testClock: ManualClock?
     /// Undo, redo and jump; `nil` when ``Options/history`` is `nil`.
@@ -138,14 +145,8 @@ public final class AppHost: Sendable {
     private let resumedScreens = Locked<[Screen]>([])
     /// The closing ``close(timeout:)`` started, which later calls wait for.
     private let closing = Locked<Task<Result<Void, AppHostError>, Never>?>(nil)
-    /// The screens last read, to read again only what changed since.
-    private let lastScreens = Locked<Screens?>(nil)
-    /// This host among the others of the process: a snapshot box says which host read it.
-    private let id = AppHost.nextID.withLock { id in
-        defer { id += 1 }
-        return id
-    }
-    private static let nextID = Locked<UInt64>(0)
+    private let screenCache: ScreenCache
+    private let timeTravel: TimeTravel
 
     /// Opens `storage` and starts the app, signed out, with `loginStyle`'s sign-in — or, on a
     /// database, where the journal left it. Returns once resuming has settled.
@@ -155,46 +156,32 @@ public final class AppHost: Sendable {
         let clock: any Clock<Duration> = options.testClock ?? ContinuousClock()
         let failures = FailureInjector()
         self.failures = failures
+        injectsFailures = options.injectsFailures
+        let injecting = { (environment: AppEnvironment) in options.injectsFailures ? environment.injectingFailures(failures) : environment }
         var initialState = options.initialState ?? AppFeature.State(loginStyle: loginStyle)
         var replayed = 0
         switch storage {
         case .inMemory(let latency):
             let base = options.clients
                 ?? (options.testClock == nil ? AppEnvironment.inMemory(clock: clock, start: Date()) : AppEnvironment.inMemory(clock: clock))
-            environment = (latency > .zero ? base.withLatency(latency) : base).injectingFailures(failures)
+            environment = injecting(latency > .zero ? base.withLatency(latency) : base)
             database = nil
             journal = nil
         case .database(let path):
             do {
-                let database = options.readOnly
-                    ? try Database(readingOnly: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
-                    : try Database(path: path, migrations: AppSchema.migrations, applicationID: AppSchema.applicationID)
+                let database = try AppSchema.open(path, readOnly: options.readOnly)
                 if let preparingDatabase = options.preparingDatabase { try database.read(preparingDatabase) }
-                environment = AppEnvironment.live(database: database, configuration: options.live, clock: clock, warnings: options.warnings)
-                    .injectingFailures(failures)
+                environment = injecting(AppEnvironment.live(database: database, configuration: options.live, clock: clock, warnings: options.warnings))
+                let report = Self.reportingJournal(to: options.warnings)
                 if options.journal != .off {
-                    // Each process journals into a stream of its own, so two processes on one
-                    // database never overwrite each other; a start restores the stream written
-                    // most recently, by whichever process.
-                    let latest = try AppJournal.latestStream(in: database)
-                    let report = Self.reportingJournal(to: options.warnings)
-                    let restoring = try AppJournal(database: database, stream: latest ?? "app", report: report)
-                    let restored = try restoring.restore(from: initialState, using: AppFeature(environment: environment))
+                    let restored = try AppJournal.restoreLatest(in: database, from: initialState, using: AppFeature(environment: environment), report: report)
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
                     if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
                     replayed = restored.replayed
-                    if options.journal == .restoreAndRecord, !options.readOnly {
-                        let own = try AppJournal(database: database, stream: AppJournal.newStream(), report: report)
-                        try own.snapshot(initialState)
-                        try AppJournal.removeClosedStreams(except: [own.stream], in: database)
-                        journal = own
-                    } else {
-                        // Only looking: nothing is recorded, and the stream is not touched.
-                        journal = nil
-                    }
-                } else {
-                    journal = nil
                 }
+                // Only looking (or no journal): nothing is recorded, and no stream is touched.
+                journal = options.journal == .restoreAndRecord && !options.readOnly
+                    ? try AppJournal.startOwnStream(in: database, from: initialState, report: report) : nil
                 self.database = database
             } catch {
                 throw AppHostError(error)
@@ -212,6 +199,8 @@ public final class AppHost: Sendable {
         profile = ProfileViewModel(appStore: store)
         notes = NotesViewModel(appStore: store)
         counter = CounterViewModel(appStore: store)
+        screenCache = ScreenCache(login: login, session: session, profile: profile, notes: notes, counter: counter)
+        timeTravel = TimeTravel(store: store, timeline: timeline, journal: journal)
         recording = Locked(options.journal == .restoreAndRecord ? journal.map { $0.record(store) { $0.carriesSecret } } : nil)
         if journal != nil || (options.readOnly && options.journal == .restoreAndRecord) {
             // A session restored without its token (tokens are never saved) ends now.
@@ -370,70 +359,21 @@ public final class AppHost: Sendable {
     /// is nothing to undo or no history. The journal keeps the state travelled to, so a restart
     /// resumes where the user left off.
     @discardableResult
-    public func undo() -> Bool {
-        travelled(timeline?.undo() ?? false)
-    }
+    public func undo() -> Bool { timeTravel.undo() }
 
     /// Goes forward one action undone; `false` when there is nothing to redo or no history.
     @discardableResult
-    public func redo() -> Bool {
-        travelled(timeline?.redo() ?? false)
-    }
+    public func redo() -> Bool { timeTravel.redo() }
 
     /// Goes to the state after history entry `index` (see ``timeline``); the journal keeps it.
     public func jump(to index: Int) throws(Timeline<AppFeature.State, AppFeature.Action>.JumpError) {
-        guard let timeline else { throw .noSuchEntry(index, available: 0...0) }
-        try timeline.jump(to: index)
-        travelled(true)
-    }
-
-    /// Records a state time travel put in place as a journal snapshot: restoring starts from
-    /// the latest snapshot, so the travel survives a restart like any action.
-    @discardableResult
-    private func travelled(_ moved: Bool) -> Bool {
-        if moved { try? journal?.snapshot(store.currentState) }
-        return moved
+        try timeTravel.jump(to: index)
     }
 
     // MARK: - Screens
 
     /// The screens now.
-    public var screens: Screens {
-        // Only the view models whose revision moved since the last read are read again; the
-        // revisions let `changed(since:)` skip comparing the others.
-        readScreens(keeping: lastScreens.withLock { $0 })
-    }
-
-    /// The screens now, keeping those of `last` whose view model did not move since.
-    private func readScreens(keeping last: Screens?) -> Screens {
-        let screens: Screens
-        if let last {
-            let kept = last.boxes
-            let login = reread(login, kept.login), session = reread(session, kept.session), profile = reread(profile, kept.profile)
-            let notes = reread(notes, kept.notes), counter = reread(counter, kept.counter)
-            if login == nil, session == nil, profile == nil, notes == nil, counter == nil { return last }
-            screens = Screens(Screens.Boxes(kept, login: login, session: session, profile: profile, notes: notes, counter: counter))
-        } else {
-            screens = Screens(Screens.Boxes(login: reading(login), session: reading(session), profile: reading(profile),
-                                            notes: reading(notes), counter: reading(counter)))
-        }
-        lastScreens.withLock { $0 = screens }
-        return screens
-    }
-
-    /// `model`'s snapshot read now, unless `kept` is that of this host at its current revision.
-    @inline(__always)
-    private func reread<Model: HostedViewModel>(_ model: Model, _ kept: Shown<Model.Snapshot>) -> Shown<Model.Snapshot>? {
-        if let reading = kept.reading, reading.host == id, reading.revision == model.revision { return nil }
-        return reading(model)
-    }
-
-    /// `model`'s snapshot read now, with its revision.
-    @inline(__always)
-    private func reading<Model: HostedViewModel>(_ model: Model) -> Shown<Model.Snapshot> {
-        let (snapshot, revision) = model.currentSnapshotAndRevision
-        return Shown(snapshot, host: id, revision: revision)
-    }
+    public var screens: Screens { screenCache.screens }
 
     /// The screens after each change, from now on, in a new stream per call. A reader that falls
     /// behind gets the latest screens rather than every one in between (`bufferingPolicy`).

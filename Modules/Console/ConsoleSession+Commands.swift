@@ -220,6 +220,9 @@ extension ConsoleSession {
             }
             count = parsed
         }
+        guard host.injectsFailures else {
+            return Result(status: .rejected("this session's clients cannot be made to fail (its host was opened without AppHost.Options.injectsFailures)"))
+        }
         host.failures.failNext(endpoint, count: count)
         let total = host.failures.pendingFailures(of: endpoint)
         return Result(status: .ok, output: "the next \(total == 1 ? "call" : "\(total) calls") of \(endpoint) will fail with a simulated network error")

@@ -92,7 +92,11 @@ public final class ConsoleSession: Sendable {
         waitsForEffects: Bool = true
     ) async throws(AppHostError) -> ConsoleSession {
         let host = try await AppHost(storage: .inMemory(), loginStyle: loginStyle,
-                                     options: AppHost.Options(testClock: ManualClock(), history: history))
+                                     options: {
+                                         var options = AppHost.Options(testClock: ManualClock(), history: history)
+                                         options.injectsFailures = true
+                                         return options
+                                     }())
         return ConsoleSession(host: host, waitsForEffects: waitsForEffects)
     }
 

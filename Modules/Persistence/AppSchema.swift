@@ -3,6 +3,14 @@ public enum AppSchema {
     /// AppCore's mark in every database it owns (`PRAGMA application_id`): "ApCo".
     public static let applicationID: Int32 = 0x4170_436F
 
+    /// Opens AppCore's database at `path`, migrated to this version: created if missing, or,
+    /// `readOnly`, only an existing file, opened to look.
+    public static func open(_ path: String, readOnly: Bool = false) throws(DatabaseError) -> Database {
+        readOnly
+            ? try Database(readingOnly: path, migrations: migrations, applicationID: applicationID)
+            : try Database(path: path, migrations: migrations, applicationID: applicationID)
+    }
+
     /// Every step, oldest first. Append new steps; never edit one that has shipped.
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "accounts, sessions, posts, notes, journal", sql: """

@@ -129,10 +129,18 @@ public struct AppFeature: Reducer {
 
     /// The outside world the features use.
     public let environment: AppEnvironment
+    /// The features, built once: each on its part of the state, and the user's part only while
+    /// someone is signed in (its actions are refused with "sign in first" otherwise, and its
+    /// requests are cancelled when it goes).
+    private let features: IfLetReducer<Features, SignedIn>
 
     /// The app, using `environment`.
     public init(environment: AppEnvironment) {
         self.environment = environment
+        features = Features(environment: environment)
+            .ifLet(\.user, action: Action.userPath, absentReason: AppError.notSignedIn.message) {
+                SignedIn(environment: environment)
+            }
     }
 
     /// The middleware the ``LoginStyle/middleware`` style needs. Install it whatever the style:
@@ -151,27 +159,39 @@ public struct AppFeature: Reducer {
         guard let failure = action.failure else { return effect }
         return .merge(effect, .diagnostic(.failure(action: action, reason: failure.message)))
     }
+}
 
-    /// The features, each on its part of the state; the user's part only while someone is
-    /// signed in (its actions are refused with "sign in first" otherwise, and its requests are
-    /// cancelled when it goes).
-    private var features: some Reducer<State, Action> {
-        CombineReducers {
-            Scope(state: \.login, action: Action.loginPath) { Login(auth: environment.auth) }
-            Scope(state: \.session, action: Action.sessionPath) { Session(auth: environment.auth) }
-            Scope(state: \.counter, action: Action.counterPath) { Counter() }
-            Reduce(coordinate)
-        }
-        .ifLet(\.user, action: Action.userPath, absentReason: AppError.notSignedIn.message) {
-            SignedIn(environment: environment)
-        }
+/// The features that are always there, each scoped once to its part of the state, then what
+/// crosses them.
+private struct Features: Reducer {
+    typealias State = AppFeature.State
+    typealias Action = AppFeature.Action
+
+    let environment: AppEnvironment
+    let login: Scope<State, Action, Login>
+    let session: Scope<State, Action, Session>
+    let counter: Scope<State, Action, Counter>
+
+    init(environment: AppEnvironment) {
+        self.environment = environment
+        login = Scope(state: \.login, action: Action.loginPath) { Login(auth: environment.auth) }
+        session = Scope(state: \.session, action: Action.sessionPath) { Session(auth: environment.auth) }
+        counter = Scope(state: \.counter, action: Action.counterPath) { Counter() }
+    }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        // Each scope runs its child only for its own actions.
+        login.reduce(into: &state, action: action)
+            .merge(with: session.reduce(into: &state, action: action))
+            .merge(with: counter.reduce(into: &state, action: action))
+            .merge(with: coordinate(&state, action))
     }
 
     /// What crosses features, after they reduced `action`: a sign in reported by the login
     /// style opens the session and the user's part, which loads the profile, the posts and the
     /// notes; a session that ended (signed out, or restored without its token) removes the
     /// user's part and clears the login form, keeping the username when the session was lost.
-    @Sendable private func coordinate(_ state: inout State, _ action: Action) -> Effect<Action> {
+    private func coordinate(_ state: inout State, _ action: Action) -> Effect<Action> {
         if state.user == nil, case .login(let login) = action, let opened = login.signedInSession, state.login.isAuthenticated {
             let opening = Session(auth: environment.auth).reduce(into: &state.session, action: .signedIn(opened)).map(Action.session)
             state.user = SignedIn.State(token: opened.token, username: opened.user.username)

@@ -212,6 +212,28 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
+    /// The state the stream written most recently (by whichever process) leaves `initial` in,
+    /// replayed with `reducer`, and how many actions that replayed; `initial` and 0 on a
+    /// database with no journal yet.
+    public static func restoreLatest<R: Reducer>(
+        in database: Database, from initial: State, using reducer: R, report: @escaping @Sendable (Event) -> Void = { _ in }
+    ) throws(DatabaseError) -> (state: State, replayed: Int) where R.State == State, R.Action == Action {
+        guard let latest = try latestStream(in: database) else { return (initial, 0) }
+        return try Journal(database: database, stream: latest, report: report).restore(from: initial, using: reducer)
+    }
+
+    /// A new stream of this process's own, starting from `state` (written as its first
+    /// snapshot), and every stream whose process is done with it removed: each process on a
+    /// database records apart, and the journal stays bounded however many processes came and went.
+    public static func startOwnStream(
+        in database: Database, from state: State, report: @escaping @Sendable (Event) -> Void = { _ in }
+    ) throws(DatabaseError) -> Journal {
+        let own = try Journal(database: database, stream: newStream(), report: report)
+        try own.snapshot(state)
+        try removeClosedStreams(except: [own.stream], in: database)
+        return own
+    }
+
     /// Records that this stream was just written, by this process: it becomes the latest.
     private func markActive(in db: Connection) throws(DatabaseError) {
         let owner = StreamOwner.current

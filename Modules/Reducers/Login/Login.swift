@@ -72,23 +72,23 @@ public struct Login: Reducer {
     /// Signs people in.
     public let auth: AuthClient
 
+    /// Each style's reducer on its case of the state; the two other cases stay silent, since
+    /// every style takes the same actions.
+    private let styles: IfCaseLetReducer<IfCaseLetReducer<IfCaseLetReducer<EmptyReducer<State, LoginAction>,
+        TransducerReducer<LoginMachine>>, AdHocLogin>, MiddlewareLogin>
+
     /// A login feature that authenticates with `auth`.
     public init(auth: AuthClient) {
         self.auth = auth
+        styles = EmptyReducer()
+            .ifCaseLet(State.finiteStatesCase, action: .identity, reportsOtherCases: false) { LoginMachine.reducer(auth: auth) }
+            .ifCaseLet(State.adHocCase, action: .identity, reportsOtherCases: false) { AdHocLogin(auth: auth) }
+            .ifCaseLet(State.middlewareCase, action: .identity, reportsOtherCases: false) { MiddlewareLogin() }
     }
 
     /// Runs the reducer of the style in use.
     public func reduce(into state: inout State, action: LoginAction) -> Effect<LoginAction> {
         styles.reduce(into: &state, action: action)
-    }
-
-    /// Each style's reducer on its case of the state; the two other cases stay silent, since
-    /// every style takes the same actions.
-    private var styles: some Reducer<State, LoginAction> {
-        EmptyReducer()
-            .ifCaseLet(State.finiteStatesCase, action: .identity, reportsOtherCases: false) { LoginMachine.reducer(auth: auth) }
-            .ifCaseLet(State.adHocCase, action: .identity, reportsOtherCases: false) { AdHocLogin(auth: auth) }
-            .ifCaseLet(State.middlewareCase, action: .identity, reportsOtherCases: false) { MiddlewareLogin() }
     }
 }
 

@@ -88,14 +88,15 @@ extension Reducer {
 
 /// A parent reducer with a child that runs on optional state; see ``Reducer/ifLet(_:action:then:)``.
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
-    let parent: Parent
-    let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
-    let toChildAction: ActionPath<Parent.Action, Child.Action>
-    let absentReason: String?
-    let child: Child
+    @usableFromInline let parent: Parent
+    @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
+    @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
+    @usableFromInline let absentReason: String?
+    @usableFromInline let child: Child
 
     /// Runs the child (when its state is present and the action is its), then the parent;
     /// cancels the child's effects if its state went away.
+    @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
         let wasPresent = state[keyPath: toChildState] != nil
         var childEffect = Effect<Parent.Action>.none
@@ -115,7 +116,8 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         return .merge(childEffect, parentEffect, .cancel(id: ChildEffects(path: toChildState)))
     }
 
-    private func modifyWrapped(
+    @inlinable
+    func modifyWrapped(
         _ optional: inout Child.State?, _ body: (inout Child.State) -> Effect<Child.Action>
     ) -> Effect<Child.Action> {
         guard var wrapped = optional else { return .none }
@@ -129,14 +131,15 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
 /// A parent reducer with a child that runs while the state is in one case of an enum; see
 /// ``Reducer/ifCaseLet(_:action:reportsOtherCases:then:)``.
 public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
-    let parent: Parent
-    let toCaseState: CasePath<Parent.State, Child.State>
-    let toChildAction: ActionPath<Parent.Action, Child.Action>
-    let reportsOtherCases: Bool
-    let child: Child
+    @usableFromInline let parent: Parent
+    @usableFromInline let toCaseState: CasePath<Parent.State, Child.State>
+    @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
+    @usableFromInline let reportsOtherCases: Bool
+    @usableFromInline let child: Child
 
     /// Runs the child (when the state is in its case and the action is its), then the parent;
     /// cancels the child's effects if the state left the case.
+    @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
         let caseState = toCaseState.extract(state)
         var childEffect = Effect<Parent.Action>.none
@@ -158,21 +161,28 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
 
 /// Identifies the effects of the child an ``IfCaseLetReducer`` runs, by the reducer's type
 /// (its parent and child).
-private struct CaseEffects: Hashable, Sendable {
-    let reducer: ObjectIdentifier
+@usableFromInline
+struct CaseEffects: Hashable, Sendable {
+    @usableFromInline let reducer: ObjectIdentifier
+
+    @inlinable
+    init(reducer: ObjectIdentifier) {
+        self.reducer = reducer
+    }
 }
 
 /// A parent reducer with a child that runs on one element of a collection; see
 /// ``Reducer/forEach(_:action:element:)``.
 public struct ForEachReducer<Parent: Reducer, Element: Identifiable & Sendable, Child: Reducer>: Reducer
 where Child.State == Element, Element.ID: Sendable {
-    let parent: Parent
-    let toElements: WritableKeyPath<Parent.State, IdentifiedArray<Element>> & Sendable
-    let toElementAction: ActionPath<Parent.Action, (Element.ID, Child.Action)>
-    let element: Child
+    @usableFromInline let parent: Parent
+    @usableFromInline let toElements: WritableKeyPath<Parent.State, IdentifiedArray<Element>> & Sendable
+    @usableFromInline let toElementAction: ActionPath<Parent.Action, (Element.ID, Child.Action)>
+    @usableFromInline let element: Child
 
     /// Runs the element's reducer (when the element is present), then the parent; cancels the
     /// effects of the elements that went away.
+    @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
         // A copy costs O(1): the collection is persistent.
         let before = state[keyPath: toElements]
@@ -202,10 +212,12 @@ where Child.State == Element, Element.ID: Sendable {
 
 /// Identifies the effects of a child that ``IfLetReducer`` or ``ForEachReducer`` runs, so they
 /// can be cancelled when the child goes away.
-private struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>: Hashable, Sendable {
-    let path: Path
-    let id: ID
+@usableFromInline
+struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>: Hashable, Sendable {
+    @usableFromInline let path: Path
+    @usableFromInline let id: ID
 
+    @inlinable
     init(path: Path, id: ID) {
         self.path = path
         self.id = id
@@ -214,6 +226,7 @@ private struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>:
 
 extension ChildEffects where ID == Bool {
     /// The effects of the optional child at `path`.
+    @inlinable
     init(path: Path) {
         self.init(path: path, id: true)
     }
