@@ -98,31 +98,38 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     /// cancels the child's effects if its state went away.
     @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-        let wasPresent = state[keyPath: toChildState] != nil
+        let childAction = toChildAction.extract(action)
         var childEffect = Effect<Parent.Action>.none
-        if let childAction = toChildAction.extract(action) {
-            if wasPresent {
-                childEffect = modifyWrapped(&state[keyPath: toChildState]) { childState in
-                    child.reduce(into: &childState, action: childAction)
-                }
-                .map(toChildAction.embed)
-                .cancellable(id: ChildEffects(path: toChildState))
-            } else {
-                childEffect = .diagnostic(.missingChild(action: action, child: "\(toChildState)", reason: absentReason))
+        // In place: reading the optional through the key path would copy the child's state.
+        let wasPresent = Self.access(&state[keyPath: toChildState]) { optional -> Bool in
+            guard optional != nil else { return false }
+            if let childAction {
+                childEffect = modifyWrapped(&optional) { childState in child.reduce(into: &childState, action: childAction) }
+                    .map(toChildAction.embed)
+                    .cancellable(id: ChildEffects(path: ObjectIdentifier(toChildState)))
             }
+            return true
+        }
+        if childAction != nil, !wasPresent {
+            childEffect = .diagnostic(.missingChild(action: action, child: "\(toChildState)", reason: absentReason))
         }
         let parentEffect = parent.reduce(into: &state, action: action)
-        guard wasPresent, state[keyPath: toChildState] == nil else { return childEffect.merge(with: parentEffect) }
-        return .merge(childEffect, parentEffect, .cancel(id: ChildEffects(path: toChildState)))
+        guard wasPresent, Self.access(&state[keyPath: toChildState], { $0 == nil }) else { return childEffect.merge(with: parentEffect) }
+        return .merge(childEffect, parentEffect, .cancel(id: ChildEffects(path: ObjectIdentifier(toChildState))))
+    }
+
+    /// `body` on the optional child state, in place.
+    @inlinable
+    static func access<Result>(_ optional: inout Child.State?, _ body: (inout Child.State?) -> Result) -> Result {
+        body(&optional)
     }
 
     @inlinable
     func modifyWrapped(
         _ optional: inout Child.State?, _ body: (inout Child.State) -> Effect<Child.Action>
     ) -> Effect<Child.Action> {
-        guard var wrapped = optional else { return .none }
-        // Leave nil behind while the child works on the value, so it is uniquely referenced.
-        optional = nil
+        // Taken out, leaving nil behind, so the child works on a uniquely referenced value.
+        guard var wrapped = optional.take() else { return .none }
         defer { optional = wrapped }
         return body(&wrapped)
     }
@@ -193,7 +200,7 @@ where Child.State == Element, Element.ID: Sendable {
             }
             if let effect {
                 let embed = toElementAction.embed
-                elementEffect = effect.map { embed((id, $0)) }.cancellable(id: ChildEffects(path: toElements, id: id))
+                elementEffect = effect.map { embed((id, $0)) }.cancellable(id: ChildEffects(path: ObjectIdentifier(toElements), id: id))
             } else {
                 elementEffect = .diagnostic(.missingChild(action: action, child: "\(toElements)[id: \(id)]"))
             }
@@ -206,12 +213,13 @@ where Child.State == Element, Element.ID: Sendable {
         let candidates = after.changedIDs(since: before.version) ?? before.ids
         let removed = candidates.filter { after[id: $0] == nil && before[id: $0] != nil }
         guard !removed.isEmpty else { return effect }
-        return .merge([effect] + removed.map { .cancel(id: ChildEffects(path: toElements, id: $0)) })
+        return .merge([effect] + removed.map { .cancel(id: ChildEffects(path: ObjectIdentifier(toElements), id: $0)) })
     }
 }
 
 /// Identifies the effects of a child that ``IfLetReducer`` or ``ForEachReducer`` runs, so they
-/// can be cancelled when the child goes away.
+/// can be cancelled when the child goes away: by the key path's object (one per key path
+/// literal), which hashes at once where a key path's own hashing walks its components.
 @usableFromInline
 struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>: Hashable, Sendable {
     @usableFromInline let path: Path
