@@ -81,7 +81,7 @@ public final class ProfileViewModel: ViewModel {
 
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        screen = appStore.scope(deriving: { $0.profileScreen }, reading: \.user, \.counter, action: { $0 })
+        screen = appStore.scope(deriving: { $0.profileScreen }, reading: \.user, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
 
