@@ -192,13 +192,23 @@ private struct Features: Reducer {
     /// notes; a session that ended (signed out, or restored without its token) removes the
     /// user's part and clears the login form, keeping the username when the session was lost.
     private func coordinate(_ state: inout State, _ action: Action) -> Effect<Action> {
-        if state.user == nil, case .login(let login) = action, let opened = login.signedInSession, state.login.isAuthenticated {
+        // Only login and session actions open or end a session: the others pass at the cost of
+        // this switch, without reading the user's part.
+        switch action {
+        case .login(let login):
+            guard let opened = login.signedInSession, state.login.isAuthenticated, !state.session.isSignedIn else { return .none }
             let opening = Session(auth: environment.auth).reduce(into: &state.session, action: .signedIn(opened)).map(Action.session)
             state.user = SignedIn.State(token: opened.token, username: opened.user.username)
             return .merge(opening, .send(.profile(.load)), .send(.posts(.load)), .send(.notes(.listRequested)))
-        }
-        guard !state.session.isSignedIn else { return .none }
-        if case .session(.restored) = action {
+        case .session(let sessionAction):
+            guard !state.session.isSignedIn else { return .none }
+            guard case .restored = sessionAction else {
+                // Signed out: the user's part goes, and the login form starts again.
+                guard state.user != nil else { return .none }
+                state.user = nil
+                state.login = Login.State(style: state.login.style)
+                return .none
+            }
             // Whatever was in flight when the journal was written (a sign in, loads, saves) died
             // with the process that started it; signing in again only needs the password.
             let username = state.user?.username ?? state.login.status.username
@@ -206,11 +216,9 @@ private struct Features: Reducer {
             state.login = Login.State(style: state.login.style)
             guard !username.rawValue.isEmpty else { return .none }
             return Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(username)).map(Action.login)
+        case .profile, .posts, .notes, .counter:
+            return .none
         }
-        guard state.user != nil else { return .none }
-        state.user = nil
-        state.login = Login.State(style: state.login.style)
-        return .none
     }
 }
 
