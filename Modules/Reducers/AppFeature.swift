@@ -41,11 +41,20 @@ public struct AppFeature: Reducer {
         }
 
         /// The user's profile, or an unloaded one while signed out.
-        public var profile: Profile.State { user?.profile ?? .initialized }
+        public var profile: Profile.State {
+            guard let user else { return .initialized }
+            return user.profile
+        }
         /// The user's posts, or none while signed out.
-        public var posts: Posts.State { user?.posts ?? Self.signedOut.posts }
+        public var posts: Posts.State {
+            guard let user else { return Self.signedOut.posts }
+            return user.posts
+        }
         /// The user's notes, or none while signed out.
-        public var notes: Notes.State { user?.notes ?? Self.signedOut.notes }
+        public var notes: Notes.State {
+            guard let user else { return Self.signedOut.notes }
+            return user.notes
+        }
 
         /// What the user's screens show while nobody is signed in.
         private static let signedOut = SignedIn.State(token: AccessToken(""), username: "")

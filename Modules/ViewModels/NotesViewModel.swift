@@ -242,8 +242,8 @@ public final class NotesViewModel: ViewModel {
 
     /// The view model of the app's notes.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        // Through the user's part, a stored property: an action elsewhere leaves its bytes alone.
-        self.init(store: appStore.scope(state: \.user, action: { $0 }).scope(deriving: { $0?.notes ?? Notes.State() }, action: AppFeature.Action.notes))
+        // An action that leaves the user's part alone (a stored property) is skipped unread.
+        self.init(store: appStore.scope(deriving: { $0.notes }, reading: \.user, action: AppFeature.Action.notes))
     }
 
     /// The rows to list.

@@ -81,8 +81,8 @@ public final class ProfileViewModel: ViewModel {
 
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        // Through the user's part, a stored property: an action elsewhere leaves its bytes alone.
-        screen = appStore.scope(state: \.user, action: { $0 }).scope(deriving: { $0.profileScreen }, action: { $0 })
+        // An action that leaves the user's part alone (a stored property) is skipped unread.
+        screen = appStore.scope(deriving: { $0.profileScreen }, reading: \.user, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
 
@@ -132,14 +132,6 @@ public struct ProfileScreen: Hashable, Sendable {
 extension AppFeature.State {
     /// The parts of the state the profile screen shows.
     public var profileScreen: ProfileScreen { ProfileScreen(profile: profile, posts: posts) }
-}
-
-extension Optional where Wrapped == SignedIn.State {
-    /// What the profile screen shows of the signed-in user's part, or of none.
-    public var profileScreen: ProfileScreen {
-        guard let user = self else { return ProfileScreen(profile: .initialized, posts: Posts.State()) }
-        return ProfileScreen(profile: user.profile, posts: user.posts)
-    }
 }
 
 extension ProfileViewModel: HostedViewModel {}
