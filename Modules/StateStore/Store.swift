@@ -233,6 +233,23 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         return scope(deriving: toChildState, reads: isEveryInputStored ? reads : [], isStored: false, action: embed)
     }
 
+    /// A store for a value derived from the stored property `input` of this store's state
+    /// alone: an action that leaves its bytes as they were is skipped, and one that changes them
+    /// copies out that property only (not the whole state) to derive the value.
+    @inlinable
+    package final func scope<Input, ChildState: Sendable & Equatable, ChildAction: Sendable>(
+        from input: KeyPath<State, Input> & Sendable,
+        deriving toChildState: @escaping @Sendable (Input) -> ChildState,
+        action embed: @escaping @Sendable (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
+        guard let range = ByteRange(input) else {
+            return scope(deriving: { toChildState($0[keyPath: input]) }, reads: [], isStored: false, action: embed)
+        }
+        let offset = range.offset
+        return scope(deriving: { toChildState($0[keyPath: input]) }, reads: [range], isStored: false, action: embed,
+                     fromBytes: { toChildState($0.load(fromByteOffset: offset, as: Input.self)) })
+    }
+
     /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
     /// `isStored` when it is the stored property there.
     @inlinable
@@ -240,13 +257,14 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
         reads: [ByteRange],
         isStored: Bool,
-        action embed: @escaping @Sendable (ChildAction) -> Action
+        action embed: @escaping @Sendable (ChildAction) -> Action,
+        fromBytes: (@Sendable (UnsafeRawPointer) -> ChildState)? = nil
     ) -> Store<ChildState, ChildAction> {
         let parent = node
         let read = readWhileLocked
         let lock = lock
         lock.lock()
-        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, readParent: read, reads: reads, isStored: isStored)
+        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, projectFromBytes: fromBytes, readParent: read, reads: reads, isStored: isStored)
         parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(

@@ -82,7 +82,9 @@ public final class ProfileViewModel: ViewModel {
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's part alone (a stored property) is skipped unread.
-        screen = appStore.scope(deriving: { $0.profileScreen }, reading: \.user, action: { $0 })
+        screen = appStore.scope(from: \.user, deriving: { user in
+            user.map { ProfileScreen(profile: $0.profile, posts: $0.posts) } ?? ProfileScreen(profile: .initialized, posts: Posts.State())
+        }, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
 

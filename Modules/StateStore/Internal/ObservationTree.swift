@@ -232,6 +232,9 @@ struct Delivery {
 @usableFromInline
 final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<Child>, @unchecked Sendable {
     @usableFromInline let project: @Sendable (Parent) -> Child
+    /// Derives the child from the parent's bytes when it comes from one stored property: only
+    /// that property is copied out, where `project` takes a copy of the whole parent.
+    @usableFromInline let projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)?
     /// The parent's value now (lock held), to derive a stale child from.
     @usableFromInline let readParent: @Sendable () -> Parent
     /// The bytes of the parent the child is derived from, when known: a stored property
@@ -246,8 +249,10 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     @exclusivity(unchecked) @usableFromInline var isStale = false
 
     @inlinable
-    init(project: @escaping @Sendable (Parent) -> Child, readParent: @escaping @Sendable () -> Parent, reads: [ByteRange], isStored: Bool) {
+    init(project: @escaping @Sendable (Parent) -> Child, projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)? = nil,
+         readParent: @escaping @Sendable () -> Parent, reads: [ByteRange], isStored: Bool) {
         self.project = project
+        self.projectFromBytes = projectFromBytes
         self.readParent = readParent
         self.reads = reads
         self.isStored = isStored && reads.count == 1
@@ -283,8 +288,13 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
             // changes one feature.
             guard reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) }) else { return }
             // A copy of the stored child, where a key path would look up type metadata.
-            value = isStored ? parentAddress.load(fromByteOffset: reads[0].offset, as: Child.self)
-                : project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
+            if isStored {
+                value = parentAddress.load(fromByteOffset: reads[0].offset, as: Child.self)
+            } else if let projectFromBytes {
+                value = projectFromBytes(parentAddress)
+            } else {
+                value = project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
+            }
         } else {
             value = project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
         }
