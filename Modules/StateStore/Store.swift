@@ -235,19 +235,21 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
 
     /// A store for a value derived from the stored property `input` of this store's state
     /// alone: an action that leaves its bytes as they were is skipped, and one that changes them
-    /// copies out that property only (not the whole state) to derive the value.
+    /// derives the value from the property where it lies (`toChildState` reads what it needs
+    /// through the pointer, `$0.pointee?.notes`, without copying the rest of it).
     @inlinable
     package final func scope<Input, ChildState: Sendable & Equatable, ChildAction: Sendable>(
         from input: KeyPath<State, Input> & Sendable,
-        deriving toChildState: @escaping @Sendable (Input) -> ChildState,
+        deriving toChildState: @escaping @Sendable (UnsafePointer<Input>) -> ChildState,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
+        let slowly: @Sendable (State) -> ChildState = { state in withUnsafePointer(to: state[keyPath: input]) { toChildState($0) } }
         guard let range = ByteRange(input) else {
-            return scope(deriving: { toChildState($0[keyPath: input]) }, reads: [], isStored: false, action: embed)
+            return scope(deriving: slowly, reads: [], isStored: false, action: embed)
         }
         let offset = range.offset
-        return scope(deriving: { toChildState($0[keyPath: input]) }, reads: [range], isStored: false, action: embed,
-                     fromBytes: { toChildState($0.load(fromByteOffset: offset, as: Input.self)) })
+        return scope(deriving: slowly, reads: [range], isStored: false, action: embed,
+                     fromBytes: { toChildState(($0 + offset).assumingMemoryBound(to: Input.self)) })
     }
 
     /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);

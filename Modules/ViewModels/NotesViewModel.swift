@@ -243,7 +243,7 @@ public final class NotesViewModel: ViewModel {
     /// The view model of the app's notes.
     public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's part alone (a stored property) is skipped unread.
-        self.init(store: appStore.scope(from: \.user, deriving: { $0?.notes ?? Notes.State() }, action: AppFeature.Action.notes))
+        self.init(store: appStore.scope(from: \.user, deriving: { $0.pointee?.notes ?? Notes.State() }, action: AppFeature.Action.notes))
     }
 
     /// The rows to list.

@@ -83,7 +83,7 @@ public final class ProfileViewModel: ViewModel {
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's part alone (a stored property) is skipped unread.
         screen = appStore.scope(from: \.user, deriving: { user in
-            user.map { ProfileScreen(profile: $0.profile, posts: $0.posts) } ?? ProfileScreen(profile: .initialized, posts: Posts.State())
+            ProfileScreen(profile: user.pointee?.profile ?? .initialized, posts: user.pointee?.posts ?? Posts.State())
         }, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
