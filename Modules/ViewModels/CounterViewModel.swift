@@ -3,7 +3,12 @@ import Reducers
 import StateStore
 
 /// The counter screen.
-public final class CounterViewModel: ViewModel {
+public final class CounterViewModel: FeatureViewModel {
+    /// The counter in the app's store, and its screen.
+    public static let feature = FeatureScreen<Counter.State, Counter.Action, Snapshot>(
+        scope: { $0.scope(state: \.counter, action: AppFeature.Action.counter) },
+        snapshot: { $0.counterSnapshot })
+
     /// Everything the counter screen shows.
     public struct Snapshot: Hashable, Sendable, Codable {
         /// The count.
@@ -21,15 +26,8 @@ public final class CounterViewModel: ViewModel {
     /// The store the view model reads, scoped to its snapshot.
     public let store: Store<Snapshot, Counter.Action>
 
-    /// The view model of a store running the counter.
-    public init(store: Store<Counter.State, Counter.Action>) {
-        self.store = store.scope(deriving: { $0.counterSnapshot }, action: { $0 })
-    }
-
-    /// The view model of the app's counter.
-    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.counter, action: AppFeature.Action.counter))
-    }
+    /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
+    public init(snapshots: Store<Snapshot, Counter.Action>) { store = snapshots }
 
     /// The count.
     public var count: Int { snapshot.count }

@@ -10,7 +10,12 @@ import StateStore
 /// login.usernameChanged("alice.liddell")
 /// if login.isSignInEnabled { login.signIn() }
 /// ```
-public final class LoginViewModel: ViewModel {
+public final class LoginViewModel: FeatureViewModel {
+    /// The sign-in feature in the app's store, and its screen.
+    public static let feature = FeatureScreen<Login.State, LoginAction, Snapshot>(
+        scope: { $0.scope(state: \.login, action: AppFeature.Action.login) },
+        snapshot: { $0.loginSnapshot })
+
     /// Everything the sign-in screen shows.
     public struct Snapshot: Hashable, Sendable, Codable {
         /// The username typed.
@@ -53,15 +58,8 @@ public final class LoginViewModel: ViewModel {
     /// The store the view model reads, scoped to its snapshot.
     public let store: Store<Snapshot, LoginAction>
 
-    /// The view model of a store running the login feature.
-    public init(store: Store<Login.State, LoginAction>) {
-        self.store = store.scope(deriving: { $0.loginSnapshot }, action: { $0 })
-    }
-
-    /// The view model of the app's sign-in screen.
-    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.login, action: AppFeature.Action.login))
-    }
+    /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
+    public init(snapshots: Store<Snapshot, LoginAction>) { store = snapshots }
 
     /// The username typed.
     public var username: String { snapshot.username }

@@ -5,7 +5,15 @@ import StateStore
 
 /// The notes screen: the rows to list, the open note, the search, and what to say when there is
 /// nothing or something went wrong.
-public final class NotesViewModel: ViewModel {
+public final class NotesViewModel: FeatureViewModel {
+    /// The signed-in user's notes in the app's store (none while signed out), and their screen.
+    public static let feature = FeatureScreen<Notes.State, Notes.Action, Snapshot>(
+        scope: { appStore in
+            // An action that leaves the user's part alone (a stored property) is skipped unread.
+            appStore.scope(from: \.user, deriving: { $0.pointee?.notes ?? Notes.State() }, action: AppFeature.Action.notes)
+        },
+        snapshot: { $0.notesSnapshot })
+
     /// One note in the list.
     public struct Row: Hashable, Sendable, Codable, Identifiable {
         /// The note's id.
@@ -235,16 +243,8 @@ public final class NotesViewModel: ViewModel {
     /// The store the view model reads, scoped to its snapshot.
     public let store: Store<Snapshot, Notes.Action>
 
-    /// The view model of a store running the notes feature.
-    public init(store: Store<Notes.State, Notes.Action>) {
-        self.store = store.scope(deriving: { $0.notesSnapshot }, action: { $0 })
-    }
-
-    /// The view model of the app's notes.
-    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        // An action that leaves the user's part alone (a stored property) is skipped unread.
-        self.init(store: appStore.scope(from: \.user, deriving: { $0.pointee?.notes ?? Notes.State() }, action: AppFeature.Action.notes))
-    }
+    /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
+    public init(snapshots: Store<Snapshot, Notes.Action>) { store = snapshots }
 
     /// The rows to list.
     public var rows: Rows { snapshot.rows }

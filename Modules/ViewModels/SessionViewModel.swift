@@ -4,7 +4,12 @@ import Reducers
 import StateStore
 
 /// Who is signed in, and signing out.
-public final class SessionViewModel: ViewModel {
+public final class SessionViewModel: FeatureViewModel {
+    /// The account feature in the app's store, and its screen.
+    public static let feature = FeatureScreen<Session.State, Session.Action, Snapshot>(
+        scope: { $0.scope(state: \.session, action: AppFeature.Action.session) },
+        snapshot: { $0.sessionSnapshot })
+
     /// Everything the session area shows.
     public struct Snapshot: Hashable, Sendable, Codable {
         /// Whether someone is signed in.
@@ -34,15 +39,8 @@ public final class SessionViewModel: ViewModel {
     /// The store the view model reads, scoped to its snapshot.
     public let store: Store<Snapshot, Session.Action>
 
-    /// The view model of a store running the session feature.
-    public init(store: Store<Session.State, Session.Action>) {
-        self.store = store.scope(deriving: { $0.sessionSnapshot }, action: { $0 })
-    }
-
-    /// The view model of the app's session.
-    public convenience init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        self.init(store: appStore.scope(state: \.session, action: AppFeature.Action.session))
-    }
+    /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
+    public init(snapshots: Store<Snapshot, Session.Action>) { store = snapshots }
 
     /// Whether someone is signed in.
     public var isSignedIn: Bool { snapshot.isSignedIn }

@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Reducers
 import StateStore
 
 /// What every view model is: a read-only, display-ready view of a store, with intents that send
@@ -39,6 +40,48 @@ extension ViewModel {
 
     /// The revision of the snapshot now, without reading it.
     package var revision: UInt64 { store.revision }
+}
+
+/// A view model of one feature's screen, whose snapshot is made from that feature's state alone:
+/// the two ways to make one — from a store running the feature, or from the app's store — are
+/// written once, here, from the view model's ``feature``.
+public protocol FeatureViewModel: ViewModel {
+    /// The state of the feature the screen shows.
+    associatedtype FeatureState: Sendable
+
+    /// Where the feature lies in the app's store, and how its screen is made from its state.
+    static var feature: FeatureScreen<FeatureState, Action, Snapshot> { get }
+
+    /// The view model reading `snapshots`, a store already scoped to the screen's snapshot.
+    init(snapshots: Store<Snapshot, Action>)
+}
+
+extension FeatureViewModel {
+    /// The view model of a store running the feature.
+    public init(store: Store<FeatureState, Action>) {
+        self.init(snapshots: store.scope(deriving: Self.feature.snapshot, action: { $0 }))
+    }
+
+    /// The view model of the feature's screen in the app.
+    public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
+        self.init(store: Self.feature.scope(appStore))
+    }
+}
+
+/// A feature's place in the app's store and the snapshot its screen shows
+/// (``FeatureViewModel/feature``).
+public struct FeatureScreen<State: Sendable, Action: Sendable, Snapshot: Sendable>: Sendable {
+    /// The app's store scoped to the feature.
+    public let scope: @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>
+    /// What the screen shows for a state of the feature.
+    public let snapshot: @Sendable (State) -> Snapshot
+
+    /// The feature `scope` finds in the app's store, whose screen `snapshot` makes.
+    public init(scope: @escaping @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>,
+                snapshot: @escaping @Sendable (State) -> Snapshot) {
+        self.scope = scope
+        self.snapshot = snapshot
+    }
 }
 
 /// A view model a host reads after each intent: its snapshot with a revision that moves
