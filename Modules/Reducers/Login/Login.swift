@@ -96,14 +96,20 @@ extension Login.State {
     /// The finite-state style's case.
     public static let finiteStatesCase = CasePath<Self, LoginMachine.State>(embed: Self.finiteStates) {
         if case .finiteStates(let state) = $0 { state } else { nil }
+    } matches: {
+        if case .finiteStates = $0 { true } else { false }
     }
     /// The ad hoc style's case.
     public static let adHocCase = CasePath<Self, AdHocLogin.State>(embed: Self.adHoc) {
         if case .adHoc(let state) = $0 { state } else { nil }
+    } matches: {
+        if case .adHoc = $0 { true } else { false }
     }
     /// The middleware style's case.
     public static let middlewareCase = CasePath<Self, MiddlewareLogin.State>(embed: Self.middleware) {
         if case .middleware(let state) = $0 { state } else { nil }
+    } matches: {
+        if case .middleware = $0 { true } else { false }
     }
 }
 

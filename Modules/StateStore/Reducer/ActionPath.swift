@@ -20,11 +20,17 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     public let embed: @Sendable (Value) -> Root
     /// Returns the child action a parent action carries, or `nil` for other actions.
     public let extract: @Sendable (Root) -> Value?
+    /// Whether a value is in the path's case, told without extracting (copying) what it carries.
+    public let matches: @Sendable (Root) -> Bool
 
-    /// Creates a path from an embedding (usually an enum case) and its inverse.
-    public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?) {
+    /// Creates a path from an embedding (usually an enum case) and its inverse; `matches`, when
+    /// given, tells whether a value is in the case without copying its payload out
+    /// (`{ if case .adHoc = $0 { true } else { false } }`).
+    public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
+                matches: (@Sendable (Root) -> Bool)? = nil) {
         self.embed = embed
         self.extract = extract
+        self.matches = matches ?? { extract($0) != nil }
     }
 
     /// Creates a path to an action addressed to one element of a collection, from a case with
@@ -35,6 +41,7 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     ) where Value == (ID, Child) {
         self.embed = { embed($0.0, $0.1) }
         self.extract = extract
+        matches = { extract($0) != nil }
     }
 }
 
@@ -44,5 +51,5 @@ public typealias CasePath<Root: Sendable, Value: Sendable> = ActionPath<Root, Va
 
 extension ActionPath where Root == Value {
     /// The path from a value to itself: every value is "in" it.
-    public static var identity: ActionPath { ActionPath(embed: { $0 }, extract: { $0 }) }
+    public static var identity: ActionPath { ActionPath(embed: { $0 }, extract: { $0 }, matches: { _ in true }) }
 }

@@ -46,7 +46,7 @@ extension Reducer {
         absentReason: String? = nil,
         @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
     ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
-        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason, child: child())
+        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason, childName: "\(state)", child: child())
     }
 
     /// Runs `child` on the state while it is in one case of an enum, before this reducer (what
@@ -67,7 +67,8 @@ extension Reducer {
         reportsOtherCases: Bool = true,
         @ReducerBuilder<CaseState, CaseAction> then child: () -> Child
     ) -> IfCaseLetReducer<Self, Child> where CaseState == Child.State, CaseAction == Child.Action {
-        IfCaseLetReducer(parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases, child: child())
+        IfCaseLetReducer(parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases,
+                         effects: CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self)), child: child())
     }
 
     /// Runs `element` on the element of a collection that an action addresses by id, before this
@@ -92,6 +93,8 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let absentReason: String?
+    /// The child's key path as diagnostics name it, made once (describing a key path is slow).
+    @usableFromInline let childName: String
     @usableFromInline let child: Child
 
     /// Runs the child (when its state is present and the action is its), then the parent;
@@ -111,7 +114,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
             return true
         }
         if childAction != nil, !wasPresent {
-            childEffect = .diagnostic(.missingChild(action: action, child: "\(toChildState)", reason: absentReason))
+            childEffect = .diagnostic(.missingChild(action: action, child: childName, reason: absentReason))
         }
         let parentEffect = parent.reduce(into: &state, action: action)
         guard wasPresent, Self.access(&state[keyPath: toChildState], { $0 == nil }) else { return childEffect.merge(with: parentEffect) }
@@ -142,27 +145,29 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let toCaseState: CasePath<Parent.State, Child.State>
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let reportsOtherCases: Bool
+    /// Identifies the child's effects, made once.
+    @usableFromInline let effects: CaseEffects
     @usableFromInline let child: Child
 
     /// Runs the child (when the state is in its case and the action is its), then the parent;
     /// cancels the child's effects if the state left the case.
     @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-        let caseState = toCaseState.extract(state)
+        let wasInCase = toCaseState.matches(state)
         var childEffect = Effect<Parent.Action>.none
         if let childAction = toChildAction.extract(action) {
-            if var caseState {
+            if wasInCase, var caseState = toCaseState.extract(state) {
                 childEffect = child.reduce(into: &caseState, action: childAction)
                     .map(toChildAction.embed)
-                    .cancellable(id: CaseEffects(reducer: ObjectIdentifier(Self.self)))
+                    .cancellable(id: effects)
                 state = toCaseState.embed(caseState)
             } else if reportsOtherCases {
                 childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)"))
             }
         }
         let parentEffect = parent.reduce(into: &state, action: action)
-        guard caseState != nil, toCaseState.extract(state) == nil else { return childEffect.merge(with: parentEffect) }
-        return .merge(childEffect, parentEffect, .cancel(id: CaseEffects(reducer: ObjectIdentifier(Self.self))))
+        guard wasInCase, !toCaseState.matches(state) else { return childEffect.merge(with: parentEffect) }
+        return .merge(childEffect, parentEffect, .cancel(id: effects))
     }
 }
 
