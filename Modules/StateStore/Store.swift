@@ -266,7 +266,10 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         let read = readWhileLocked
         let lock = lock
         lock.lock()
-        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, projectFromBytes: fromBytes, readParent: read, reads: reads, isStored: isStored)
+        // A root store's state stays where it is while the lock is held (and the runtime lives as
+        // long as `read`, which the node keeps).
+        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, projectFromBytes: fromBytes, readParent: read,
+                                                     parentAddress: runtime?.stateBytes, reads: reads, isStored: isStored)
         parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(

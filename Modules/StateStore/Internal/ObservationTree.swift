@@ -237,6 +237,9 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     @usableFromInline let projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)?
     /// The parent's value now (lock held), to derive a stale child from.
     @usableFromInline let readParent: @Sendable () -> Parent
+    /// Where the parent's value lies (lock held), when the parent is a root store's state: a
+    /// stale child is then derived from there, without copying the whole parent out.
+    @usableFromInline let parentAddress: UnsafeRawPointer?
     /// The bytes of the parent the child is derived from, when known: a stored property
     /// (`scope(state: \.counter)`) or the properties a derivation declared it reads.
     @usableFromInline let reads: [ByteRange]
@@ -250,10 +253,11 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
 
     @inlinable
     init(project: @escaping @Sendable (Parent) -> Child, projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)? = nil,
-         readParent: @escaping @Sendable () -> Parent, reads: [ByteRange], isStored: Bool) {
+         readParent: @escaping @Sendable () -> Parent, parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange], isStored: Bool) {
         self.project = project
         self.projectFromBytes = projectFromBytes
         self.readParent = readParent
+        self.parentAddress = parentAddress
         self.reads = reads
         self.isStored = isStored && reads.count == 1
         current = project(readParent())
@@ -271,6 +275,16 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     override func refreshIfStale() {
         guard isStale else { return }
         isStale = false
+        if let parentAddress {
+            if isStored {
+                current = parentAddress.load(fromByteOffset: reads[0].offset, as: Child.self)
+                return
+            }
+            if let projectFromBytes {
+                current = projectFromBytes(parentAddress)
+                return
+            }
+        }
         current = project(readParent())
     }
 
