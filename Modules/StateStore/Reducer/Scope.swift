@@ -46,7 +46,7 @@ extension Reducer {
         absentReason: String? = nil,
         @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
     ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
-        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason, childName: "\(state)", child: child())
+        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason, child: child())
     }
 
     /// Runs `child` on the state while it is in one case of an enum, before this reducer (what
@@ -93,8 +93,6 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let absentReason: String?
-    /// The child's key path as diagnostics name it, made once (describing a key path is slow).
-    @usableFromInline let childName: String
     @usableFromInline let child: Child
 
     /// Runs the child (when its state is present and the action is its), then the parent;
@@ -114,7 +112,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
             return true
         }
         if childAction != nil, !wasPresent {
-            childEffect = .diagnostic(.missingChild(action: action, child: childName, reason: absentReason))
+            childEffect = .diagnostic(.missingChild(action: action, child: KeyPathNames.name(of: toChildState), reason: absentReason))
         }
         let parentEffect = parent.reduce(into: &state, action: action)
         guard wasPresent, Self.access(&state[keyPath: toChildState], { $0 == nil }) else { return childEffect.merge(with: parentEffect) }
@@ -207,7 +205,7 @@ where Child.State == Element, Element.ID: Sendable {
                 let embed = toElementAction.embed
                 elementEffect = effect.map { embed((id, $0)) }.cancellable(id: ChildEffects(path: ObjectIdentifier(toElements), id: id))
             } else {
-                elementEffect = .diagnostic(.missingChild(action: action, child: "\(toElements)[id: \(id)]"))
+                elementEffect = .diagnostic(.missingChild(action: action, child: "\(KeyPathNames.name(of: toElements))[id: \(id)]"))
             }
         }
         let effect = elementEffect.merge(with: parent.reduce(into: &state, action: action))
@@ -242,5 +240,23 @@ extension ChildEffects where ID == Bool {
     @inlinable
     init(path: Path) {
         self.init(path: path, id: true)
+    }
+}
+
+/// Key paths as diagnostics name them (`\AppState.detail`), each described once: describing a
+/// key path reflects over its root type, which costs more than the action it reports on.
+@usableFromInline
+enum KeyPathNames {
+    /// Each key path kept with its name, so that its identifier is never another's.
+    private static let names = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, name: String)]>([:])
+
+    /// The description of `keyPath`.
+    @usableFromInline
+    static func name(of keyPath: AnyKeyPath) -> String {
+        let id = ObjectIdentifier(keyPath)
+        if let known = names.withLock({ $0[id] }) { return known.name }
+        let name = "\(keyPath)"
+        names.withLock { $0[id] = (keyPath, name) }
+        return name
     }
 }
