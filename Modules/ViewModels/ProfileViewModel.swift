@@ -83,7 +83,8 @@ public final class ProfileViewModel: ViewModel {
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's part alone (a stored property) is skipped unread.
         screen = appStore.scope(from: \.user, deriving: { user in
-            ProfileScreen(profile: user.pointee?.profile ?? .initialized, posts: user.pointee?.posts ?? Posts.State())
+            ProfileScreen(profile: user.load(SignedInLayout.profile, as: Profile.State.self) ?? .initialized,
+                          posts: user.load(SignedInLayout.posts, as: Posts.State.self) ?? Posts.State())
         }, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }

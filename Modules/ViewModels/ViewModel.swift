@@ -240,3 +240,21 @@ extension Character {
         return isWhitespace
     }
 }
+
+extension UnsafePointer where Pointee == SignedIn.State? {
+    /// The signed-in user's part, read where it lies: `nil` while signed out, else the value at
+    /// `offset` (of a stored property of `SignedIn.State`), loaded alone — reading it through
+    /// `pointee` would copy the whole part first.
+    func load<Value>(_ offset: Int, as type: Value.Type) -> Value? {
+        // An optional's payload starts where the optional does.
+        if case .none = pointee { return nil }
+        return UnsafeRawPointer(self).load(fromByteOffset: offset, as: type)
+    }
+}
+
+/// Where the user's features lie in `SignedIn.State`, for view models that read them in place.
+enum SignedInLayout {
+    static let notes = MemoryLayout<SignedIn.State>.offset(of: \.notes) ?? 0
+    static let profile = MemoryLayout<SignedIn.State>.offset(of: \.profile) ?? 0
+    static let posts = MemoryLayout<SignedIn.State>.offset(of: \.posts) ?? 0
+}
