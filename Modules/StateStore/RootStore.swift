@@ -28,8 +28,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ) where R.State == State, R.Action == Action {
         self.init(runtime: StoreRuntime(
             initialState: initialState,
-            syncReduce: { reducer.reduce(into: &$0, action: $1) },
-            asyncReduce: nil,
+            reducer: .sync { reducer.reduce(into: &$0, action: $1) },
             middleware: middleware().middleware,
             diagnostics: diagnostics
         ))
@@ -48,8 +47,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ) where R.State == State, R.Action == Action {
         self.init(runtime: StoreRuntime(
             initialState: initialState,
-            syncReduce: nil,
-            asyncReduce: { await reducer.reduce($0, $1) },
+            reducer: .async { await reducer.reduce($0, $1) },
             middleware: middleware().middleware,
             diagnostics: diagnostics
         ))
@@ -107,7 +105,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     /// reducer, not the store.
     @usableFromInline
     var replayer: (@Sendable (Action, State) -> State)? {
-        guard let reduce = root.syncReduce else { return nil }
+        guard let reduce = root.reducing.sync else { return nil }
         return { action, state in
             var state = state
             _ = reduce(&state, action)

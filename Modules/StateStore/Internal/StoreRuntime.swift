@@ -175,19 +175,37 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// (which would make every retain of the runtime take the slow path).
     @usableFromInline let handle: RuntimeHandle<State, Action>
 
-    /// The synchronous reducer, or `nil` when an async reducer reduces through `asyncMailbox`.
-    @usableFromInline let syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?
+    /// The reducer a store is made with: synchronous (``Reducer``) or asynchronous (``AsyncReducer``).
+    @usableFromInline
+    enum ReducerKind {
+        case sync(@Sendable (inout State, Action) -> Effect<Action>)
+        case async(@Sendable (State, Action) async -> State)
+    }
+
+    /// How actions are reduced: on the sending thread, or in order by one task reading a mailbox.
+    @usableFromInline
+    enum Reducing: Sendable {
+        case sync(@Sendable (inout State, Action) -> Effect<Action>)
+        case async(mailbox: AsyncStream<(Action, Completion)>.Continuation)
+
+        /// The synchronous reducer, if this store has one.
+        @inlinable
+        var sync: (@Sendable (inout State, Action) -> Effect<Action>)? {
+            if case .sync(let reduce) = self { return reduce }
+            return nil
+        }
+    }
+
+    @usableFromInline let reducing: Reducing
     @usableFromInline let middleware: ContiguousArray<AnyMiddleware<State, Action>>
     @usableFromInline let middlewareContext: MiddlewareContext<State, Action>
-    @usableFromInline let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
 
     /// Inlinable so that the closures it gives the effect runner and the middleware call the
     /// store's send specialised for the app's types.
     @inlinable
     init(
         initialState: State,
-        syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?,
-        asyncReduce: (@Sendable (State, Action) async -> State)?,
+        reducer: ReducerKind,
         middleware: [AnyMiddleware<State, Action>],
         diagnostics: Diagnostics
     ) {
@@ -197,7 +215,6 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         core.initialize(to: Core(state: initialState))
         stateBytes = withUnsafeMutablePointer(to: &core.pointee.state) { UnsafeRawPointer($0) }
         stateBytesBefore = .allocate(byteCount: MemoryLayout<State>.size, alignment: MemoryLayout<State>.alignment)
-        self.syncReduce = syncReduce
         self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
         effects = EffectRunner(
@@ -208,9 +225,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             readState: { handle.runtime?.currentState },
             send: { handle.runtime?.send($0, checkReentrancy: false) }
         )
-        if let asyncReduce {
+        switch reducer {
+        case .sync(let reduce):
+            reducing = .sync(reduce)
+        case .async(let reduce):
             let (mailbox, continuation) = AsyncStream.makeStream(of: (Action, Completion).self)
-            asyncMailbox = continuation
+            reducing = .async(mailbox: continuation)
             // One task reduces strictly in order: the next action waits for the previous state.
             Task {
                 for await (action, completion) in mailbox {
@@ -218,19 +238,17 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                         completion.resolve([])
                         continue
                     }
-                    let next = await asyncReduce(runtime.currentState, action)
+                    let next = await reduce(runtime.currentState, action)
                     runtime.commit(next, after: action, completion: completion)
                 }
             }
-        } else {
-            asyncMailbox = nil
         }
         handle.connect(self)
     }
 
     deinit {
         effects.shutDown()
-        asyncMailbox?.finish()
+        if case .async(let mailbox) = reducing { mailbox.finish() }
         core.deinitialize(count: 1)
         core.deallocate()
         stateBytesBefore.deallocate()
@@ -284,7 +302,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
         lock.lock()
-        guard core.pointee.mode.isIdle, let reduce = syncReduce else {
+        guard core.pointee.mode.isIdle, let reduce = reducing.sync else {
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
         }
@@ -346,7 +364,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let lineage = lineage ?? Lineage()
         // Not idle and not shut down: another send is draining.
         let isDraining = !core.pointee.mode.isIdle
-        if isDraining, !returnsTask, syncReduce != nil {
+        if isDraining, !returnsTask, reducing.sync != nil {
             lineage.enter()
             core.pointee.queue.append(.action(action, completion: nil, lineage: lineage))
             lock.unlock()
@@ -441,8 +459,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
     @inlinable
     func reduce(_ action: Action, completion: Completion?, lineage: Lineage) {
-        guard let reduce = syncReduce else {
-            asyncMailbox?.yield((action, completion ?? Completion(lineage: nil)))
+        guard let reduce = reducing.sync else {
+            if case .async(let mailbox) = reducing { mailbox.yield((action, completion ?? Completion(lineage: nil))) }
             return
         }
         lock.lock()
