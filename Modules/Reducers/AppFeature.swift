@@ -210,20 +210,17 @@ private struct Features: Reducer {
             state.user = SignedIn.State(token: opened.token, username: opened.user.username)
             return .merge(opening, .send(.profile(.load)), .send(.posts(.load)), .send(.notes(.listRequested)))
         case .session(let sessionAction):
+            // A session that ended takes the user's part with it and clears the login form. On
+            // a restore, whatever was in flight when the journal was written (a sign in, loads,
+            // saves) died with the process that started it, and signing in again only needs the
+            // password.
             guard !state.session.isSignedIn else { return .none }
-            guard case .restored = sessionAction else {
-                // Signed out: the user's part goes, and the login form starts again.
-                guard state.user != nil else { return .none }
-                state.user = nil
-                state.login = Login.State(style: state.login.style)
-                return .none
-            }
-            // Whatever was in flight when the journal was written (a sign in, loads, saves) died
-            // with the process that started it; signing in again only needs the password.
+            let isRestore = if case .restored = sessionAction { true } else { false }
+            guard isRestore || state.user != nil else { return .none }
             let username = state.user?.username ?? state.login.status.username
             state.user = nil
             state.login = Login.State(style: state.login.style)
-            guard !username.rawValue.isEmpty else { return .none }
+            guard isRestore, !username.rawValue.isEmpty else { return .none }
             return Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(username)).map(Action.login)
         case .profile, .posts, .notes, .counter:
             return .none

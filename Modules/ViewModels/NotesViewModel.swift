@@ -10,7 +10,7 @@ public final class NotesViewModel: FeatureViewModel {
     public static let feature = FeatureScreen<Notes.State, Notes.Action, Snapshot>(
         scope: { appStore in
             // An action that leaves the user's part alone (a stored property) is skipped unread.
-            appStore.scope(from: \.user, deriving: { $0.load(SignedInLayout.notes, as: Notes.State.self) ?? Notes.State() },
+            appStore.scope(from: \.user, deriving: { $0.load(\.notes, at: SignedInLayout.notes) ?? Notes.State() },
                            action: AppFeature.Action.notes)
         },
         snapshot: { $0.notesSnapshot })

@@ -83,8 +83,8 @@ public final class ProfileViewModel: ViewModel {
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's part alone (a stored property) is skipped unread.
         screen = appStore.scope(from: \.user, deriving: { user in
-            ProfileScreen(profile: user.load(SignedInLayout.profile, as: Profile.State.self) ?? .initialized,
-                          posts: user.load(SignedInLayout.posts, as: Posts.State.self) ?? Posts.State())
+            ProfileScreen(profile: user.load(\.profile, at: SignedInLayout.profile) ?? .initialized,
+                          posts: user.load(\.posts, at: SignedInLayout.posts) ?? Posts.State())
         }, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }

@@ -275,17 +275,7 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     override func refreshIfStale() {
         guard isStale else { return }
         isStale = false
-        if let parentAddress {
-            if isStored {
-                current = parentAddress.load(fromByteOffset: reads[0].offset, as: Child.self)
-                return
-            }
-            if let projectFromBytes {
-                current = projectFromBytes(parentAddress)
-                return
-            }
-        }
-        current = project(readParent())
+        current = parentAddress.map(derive(fromParentAt:)) ?? project(readParent())
     }
 
     @inlinable
@@ -295,26 +285,26 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
             revision &+= 1
             return
         }
-        let value: Child
         if !reads.isEmpty, let before {
             // The bytes the child comes from did not change, so neither did the child
             // (`current` came from the parent as it was before): the usual case, since an action
             // changes one feature.
             guard reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) }) else { return }
-            // A copy of the stored child, where a key path would look up type metadata.
-            if isStored {
-                value = parentAddress.load(fromByteOffset: reads[0].offset, as: Child.self)
-            } else if let projectFromBytes {
-                value = projectFromBytes(parentAddress)
-            } else {
-                value = project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
-            }
-        } else {
-            value = project(parentAddress.assumingMemoryBound(to: Parent.self).pointee)
         }
+        let value = derive(fromParentAt: parentAddress)
         guard value != current else { return }
         current = value
         changed(to: value, deliveries: &deliveries)
+    }
+
+    /// The child of the parent lying at `address` (lock held): the stored child copied from its
+    /// bytes (where a key path would look up type metadata), or derived from the one property it
+    /// comes from, or from the whole parent.
+    @inlinable
+    func derive(fromParentAt address: UnsafeRawPointer) -> Child {
+        if isStored { return address.load(fromByteOffset: reads[0].offset, as: Child.self) }
+        if let projectFromBytes { return projectFromBytes(address) }
+        return project(address.assumingMemoryBound(to: Parent.self).pointee)
     }
 }
 
