@@ -275,7 +275,11 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     override func refreshIfStale() {
         guard isStale else { return }
         isStale = false
-        current = parentAddress.map(derive(fromParentAt:)) ?? project(readParent())
+        if let parentAddress {
+            current = derive(fromParentAt: parentAddress)
+        } else {
+            current = project(readParent())
+        }
     }
 
     @inlinable
