@@ -179,6 +179,12 @@ public struct Notes: Reducer {
 
     /// Applies one notes action.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        reduce(into: &state, action: action, token: token)
+    }
+
+    /// Applies one notes action for the session holding `token`: what a reducer built once for
+    /// every session of an app calls, where building one per action copies every client.
+    package func reduce(into state: inout State, action: Action, token: AccessToken) -> Effect<Action> {
         switch action {
         case .listRequested:
             if state.list == .loading { return reject(action, state, "the notes are already loading") }
@@ -211,7 +217,7 @@ public struct Notes: Reducer {
             if state.items[id: note.id] != nil { return reject(action, state, "a note with id \(note.id) already exists") }
             state.items.insert(Item(note: note, save: .saving, isStored: false, revision: 1), at: 0)
             state.selectedID = note.id
-            return save(note, revision: 1, isStored: false)
+            return save(note, revision: 1, isStored: false, token: token)
 
         case .edited(let id, let text):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
@@ -230,13 +236,13 @@ public struct Notes: Reducer {
             edited.revision += 1
             edited.save = .saving
             moveToTop(edited, in: &state)
-            return save(edited.note, revision: edited.revision, isStored: edited.isStored)
+            return save(edited.note, revision: edited.revision, isStored: edited.isStored, token: token)
 
         case .retrySaveTapped(let id):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
             guard item.isUnsaved, !item.isDeleting else { return reject(action, state, "the note has no failed save to retry") }
             state.items.modify(id: id) { $0.save = .saving }
-            return save(item.note, revision: item.revision, isStored: item.isStored)
+            return save(item.note, revision: item.revision, isStored: item.isStored, token: token)
 
         case .saveResponse(let id, let revision, let outcome):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
@@ -336,7 +342,7 @@ public struct Notes: Reducer {
 
     /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
     /// same note cancels this one.
-    private func save(_ note: Note, revision: Int, isStored: Bool) -> Effect<Action> {
+    private func save(_ note: Note, revision: Int, isStored: Bool, token: AccessToken) -> Effect<Action> {
         let (client, token) = (client, token)
         return .run { send in
             let outcome = await Outcome { () async throws(AppError) in

@@ -45,10 +45,13 @@ public struct SignedIn: Reducer {
 
     /// The clients the user's features call.
     public let environment: AppEnvironment
+    /// The notes feature, built once: each action passes it the user's token.
+    private let notes: Notes
 
     /// The signed-in part, using `environment`.
     public init(environment: AppEnvironment) {
         self.environment = environment
+        notes = Notes(environment: environment, token: AccessToken(""))
     }
 
     /// Applies one of the user's actions with the user's token.
@@ -59,7 +62,7 @@ public struct SignedIn: Reducer {
         case .posts(let command):
             Posts.reducer(client: environment.profile, token: state.token).reduce(into: &state.posts, action: command).map(Action.posts)
         case .notes(let action):
-            Notes(environment: environment, token: state.token).reduce(into: &state.notes, action: action).map(Action.notes)
+            notes.reduce(into: &state.notes, action: action, token: state.token).map(Action.notes)
         }
     }
 }

@@ -202,6 +202,14 @@ public struct Effect<Action: Sendable>: Sendable {
         Effect(.cancel(EffectID(id)))
     }
 
+    /// This effect made cancellable by `id`, an id made once by a reducer that uses it for
+    /// every effect of a child (making one per effect allocates).
+    @inlinable
+    func cancellable(_ id: EffectID) -> Effect {
+        if isNone { return self }
+        return Effect(.cancellable(id, cancelInFlight: false, self))
+    }
+
     // MARK: - Timing
 
     /// Delays this effect by `duration`, restarting the delay whenever another effect with the

@@ -105,7 +105,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     /// reducer, not the store.
     @usableFromInline
     var replayer: (@Sendable (Action, State) -> State)? {
-        guard let reduce = root.reducing.sync else { return nil }
+        guard let reduce = root.syncReduce else { return nil }
         return { action, state in
             var state = state
             _ = reduce(&state, action)

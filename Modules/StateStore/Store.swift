@@ -233,23 +233,39 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         return scope(deriving: toChildState, reads: isEveryInputStored ? reads : [], isStored: false, action: embed)
     }
 
-    /// A store for a value derived from the stored property `input` of this store's state
-    /// alone: an action that leaves its bytes as they were is skipped, and one that changes them
-    /// derives the value from the property where it lies (`toChildState` reads what it needs
-    /// through the pointer, `$0.pointee?.notes`, without copying the rest of it).
+    /// A store for a value derived from the stored properties `fields` of the optional stored
+    /// property `input` of this store's state: an action that leaves `input` as present or absent
+    /// as it was, and the bytes of `fields` as they were, is skipped without deriving anything;
+    /// one that changes them derives the value from `input` where it lies (`toChildState` reads
+    /// what it needs through the pointer without copying the rest). Say every field the
+    /// derivation reads, or its store misses changes; a computed one (or none) compares the
+    /// whole of `input`.
     @inlinable
-    package final func scope<Input, ChildState: Sendable & Equatable, ChildAction: Sendable>(
-        from input: KeyPath<State, Input> & Sendable,
-        deriving toChildState: @escaping @Sendable (UnsafePointer<Input>) -> ChildState,
+    package final func scope<Wrapped, ChildState: Sendable & Equatable, ChildAction: Sendable, each Field>(
+        from input: KeyPath<State, Wrapped?> & Sendable,
+        reading fields: repeat KeyPath<Wrapped, each Field>,
+        deriving toChildState: @escaping @Sendable (UnsafePointer<Wrapped?>) -> ChildState,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
         let slowly: @Sendable (State) -> ChildState = { state in withUnsafePointer(to: state[keyPath: input]) { toChildState($0) } }
-        guard let range = ByteRange(input) else {
+        guard let whole = ByteRange(input) else {
             return scope(deriving: slowly, reads: [], isStored: false, action: embed)
         }
-        let offset = range.offset
-        return scope(deriving: slowly, reads: [range], isStored: false, action: embed,
-                     fromBytes: { toChildState(($0 + offset).assumingMemoryBound(to: Input.self)) })
+        let offset = whole.offset
+        var fieldRanges: [ByteRange] = []
+        var isEveryFieldStored = true
+        for field in repeat each fields {
+            if let range = ByteRange(field) { fieldRanges.append(range.shifted(by: offset)) } else { isEveryFieldStored = false }
+        }
+        let fromBytes: @Sendable (UnsafeRawPointer) -> ChildState = { toChildState(($0 + offset).assumingMemoryBound(to: Wrapped?.self)) }
+        guard isEveryFieldStored, !fieldRanges.isEmpty else {
+            return scope(deriving: slowly, reads: [whole], isStored: false, action: embed, fromBytes: fromBytes)
+        }
+        let isPresent: @Sendable (UnsafeRawPointer) -> Bool = { parent in
+            if case .none = (parent + offset).assumingMemoryBound(to: Wrapped?.self).pointee { return false }
+            return true
+        }
+        return scope(deriving: slowly, reads: fieldRanges, isStored: false, action: embed, fromBytes: fromBytes, isPresent: isPresent)
     }
 
     /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
@@ -260,7 +276,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         reads: [ByteRange],
         isStored: Bool,
         action embed: @escaping @Sendable (ChildAction) -> Action,
-        fromBytes: (@Sendable (UnsafeRawPointer) -> ChildState)? = nil
+        fromBytes: (@Sendable (UnsafeRawPointer) -> ChildState)? = nil,
+        isPresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil
     ) -> Store<ChildState, ChildAction> {
         let parent = node
         let read = readWhileLocked
@@ -269,7 +286,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         // A root store's state stays where it is while the lock is held (and the runtime lives as
         // long as `read`, which the node keeps).
         let scopeNode = ScopeNode<State, ChildState>(project: toChildState, projectFromBytes: fromBytes, readParent: read,
-                                                     parentAddress: runtime?.stateBytes, reads: reads, isStored: isStored)
+                                                     parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent,
+                                                     isStored: isStored)
         parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
         lock.unlock()
         return Store<ChildState, ChildAction>(

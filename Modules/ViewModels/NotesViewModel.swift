@@ -9,8 +9,8 @@ public final class NotesViewModel: FeatureViewModel {
     /// The signed-in user's notes in the app's store (none while signed out), and their screen.
     public static let feature = FeatureScreen<Notes.State, Notes.Action, Snapshot>(
         scope: { appStore in
-            // An action that leaves the user's part alone (a stored property) is skipped unread.
-            appStore.scope(from: \.user, deriving: { $0.load(\.notes, at: SignedInLayout.notes) ?? Notes.State() },
+            // An action that leaves the user's notes alone is skipped unread.
+            appStore.scope(from: \.user, reading: \.notes, deriving: { $0.load(\.notes, at: SignedInLayout.notes) ?? Notes.State() },
                            action: AppFeature.Action.notes)
         },
         snapshot: { $0.notesSnapshot })

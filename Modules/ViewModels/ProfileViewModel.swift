@@ -81,8 +81,8 @@ public final class ProfileViewModel: ViewModel {
 
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        // An action that leaves the user's part alone (a stored property) is skipped unread.
-        screen = appStore.scope(from: \.user, deriving: { user in
+        // An action that leaves the user's profile and posts alone is skipped unread.
+        screen = appStore.scope(from: \.user, reading: \.profile, \.posts, deriving: { user in
             ProfileScreen(profile: user.load(\.profile, at: SignedInLayout.profile) ?? .initialized,
                           posts: user.load(\.posts, at: SignedInLayout.posts) ?? Posts.State())
         }, action: { $0 })

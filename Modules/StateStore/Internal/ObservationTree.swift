@@ -243,6 +243,11 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     /// The bytes of the parent the child is derived from, when known: a stored property
     /// (`scope(state: \.counter)`) or the properties a derivation declared it reads.
     @usableFromInline let reads: [ByteRange]
+    /// When `reads` lie inside an optional property of the parent: whether it is present in the
+    /// parent at an address. Its bytes mean something only while it is, so whether it is comes first.
+    @usableFromInline let readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)?
+    /// What `readsArePresent` said of the parent `current` was derived from.
+    @exclusivity(unchecked) @usableFromInline var readsWerePresent = false
     /// Whether the child is the stored property at `reads[0]`, so it can be copied from there.
     @usableFromInline let isStored: Bool
     /// The value last derived; out of date while `isStale`.
@@ -253,15 +258,25 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
 
     @inlinable
     init(project: @escaping @Sendable (Parent) -> Child, projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)? = nil,
-         readParent: @escaping @Sendable () -> Parent, parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange], isStored: Bool) {
+         readParent: @escaping @Sendable () -> Parent, parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange],
+         readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil, isStored: Bool) {
         self.project = project
         self.projectFromBytes = projectFromBytes
         self.readParent = readParent
         self.parentAddress = parentAddress
         self.reads = reads
+        self.readsArePresent = readsArePresent
         self.isStored = isStored && reads.count == 1
-        current = project(readParent())
+        let parent = readParent()
+        current = project(parent)
+        readsWerePresent = Self.readsArePresent(in: parent, readsArePresent)
         super.init()
+    }
+
+    @inlinable
+    static func readsArePresent(in parent: Parent, _ readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)?) -> Bool {
+        guard let readsArePresent else { return false }
+        return withUnsafePointer(to: parent) { readsArePresent(UnsafeRawPointer($0)) }
     }
 
     /// The value now. Lock held.
@@ -278,7 +293,9 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
         if let parentAddress {
             current = derive(fromParentAt: parentAddress)
         } else {
-            current = project(readParent())
+            let parent = readParent()
+            current = project(parent)
+            readsWerePresent = Self.readsArePresent(in: parent, readsArePresent)
         }
     }
 
@@ -293,7 +310,12 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
             // The bytes the child comes from did not change, so neither did the child
             // (`current` came from the parent as it was before): the usual case, since an action
             // changes one feature.
-            guard reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) }) else { return }
+            let present = readsArePresent?(parentAddress) ?? true
+            if present == (readsArePresent == nil || readsWerePresent) {
+                // Absent then as now, or present with the same bytes.
+                guard present, reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) })
+                else { return }
+            }
         }
         let value = derive(fromParentAt: parentAddress)
         guard value != current else { return }
@@ -306,6 +328,7 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     /// comes from, or from the whole parent.
     @inlinable
     func derive(fromParentAt address: UnsafeRawPointer) -> Child {
+        if let readsArePresent { readsWerePresent = readsArePresent(address) }
         if isStored { return address.load(fromByteOffset: reads[0].offset, as: Child.self) }
         if let projectFromBytes { return projectFromBytes(address) }
         return project(address.assumingMemoryBound(to: Parent.self).pointee)
@@ -324,6 +347,18 @@ struct ByteRange: Sendable {
         guard let offset = MemoryLayout<Root>.offset(of: keyPath) else { return nil }
         self.offset = offset
         count = MemoryLayout<Value>.size
+    }
+
+    /// These bytes in a value lying `offset` bytes into a larger one.
+    @inlinable
+    func shifted(by offset: Int) -> ByteRange {
+        ByteRange(offset: self.offset + offset, count: count)
+    }
+
+    @inlinable
+    init(offset: Int, count: Int) {
+        self.offset = offset
+        self.count = count
     }
 }
 

@@ -187,16 +187,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     enum Reducing: Sendable {
         case sync(@Sendable (inout State, Action) -> Effect<Action>)
         case async(mailbox: AsyncStream<(Action, Completion)>.Continuation)
-
-        /// The synchronous reducer, if this store has one.
-        @inlinable
-        var sync: (@Sendable (inout State, Action) -> Effect<Action>)? {
-            if case .sync(let reduce) = self { return reduce }
-            return nil
-        }
     }
 
     @usableFromInline let reducing: Reducing
+    /// The synchronous reducer of `reducing`, if it has one: read on every action, where taking
+    /// it out of the enum copies the enum through its value witness (a runtime call).
+    @usableFromInline let syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?
     @usableFromInline let middleware: ContiguousArray<AnyMiddleware<State, Action>>
     @usableFromInline let middlewareContext: MiddlewareContext<State, Action>
 
@@ -228,9 +224,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         switch reducer {
         case .sync(let reduce):
             reducing = .sync(reduce)
+            syncReduce = reduce
         case .async(let reduce):
             let (mailbox, continuation) = AsyncStream.makeStream(of: (Action, Completion).self)
             reducing = .async(mailbox: continuation)
+            syncReduce = nil
             // One task reduces strictly in order: the next action waits for the previous state.
             Task {
                 for await (action, completion) in mailbox {
@@ -302,7 +300,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
         lock.lock()
-        guard core.pointee.mode.isIdle, let reduce = reducing.sync else {
+        guard core.pointee.mode.isIdle, let reduce = syncReduce else {
             lock.unlock()
             return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
         }
@@ -364,7 +362,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let lineage = lineage ?? Lineage()
         // Not idle and not shut down: another send is draining.
         let isDraining = !core.pointee.mode.isIdle
-        if isDraining, !returnsTask, reducing.sync != nil {
+        if isDraining, !returnsTask, syncReduce != nil {
             lineage.enter()
             core.pointee.queue.append(.action(action, completion: nil, lineage: lineage))
             lock.unlock()
@@ -459,7 +457,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
     @inlinable
     func reduce(_ action: Action, completion: Completion?, lineage: Lineage) {
-        guard let reduce = reducing.sync else {
+        guard let reduce = syncReduce else {
             if case .async(let mailbox) = reducing { mailbox.yield((action, completion ?? Completion(lineage: nil))) }
             return
         }

@@ -46,7 +46,8 @@ extension Reducer {
         absentReason: String? = nil,
         @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
     ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
-        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason, child: child())
+        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason,
+                     effects: EffectID(ChildEffects(path: ObjectIdentifier(state))), child: child())
     }
 
     /// Runs `child` on the state while it is in one case of an enum, before this reducer (what
@@ -68,7 +69,7 @@ extension Reducer {
         @ReducerBuilder<CaseState, CaseAction> then child: () -> Child
     ) -> IfCaseLetReducer<Self, Child> where CaseState == Child.State, CaseAction == Child.Action {
         IfCaseLetReducer(parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases,
-                         effects: CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self)), child: child())
+                         effects: EffectID(CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self))), child: child())
     }
 
     /// Runs `element` on the element of a collection that an action addresses by id, before this
@@ -93,6 +94,8 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let absentReason: String?
+    /// Identifies the child's effects, made once.
+    @usableFromInline let effects: EffectID
     @usableFromInline let child: Child
 
     /// Runs the child (when its state is present and the action is its), then the parent;
@@ -107,7 +110,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
             if let childAction {
                 childEffect = modifyWrapped(&optional) { childState in child.reduce(into: &childState, action: childAction) }
                     .map(toChildAction.embed)
-                    .cancellable(id: ChildEffects(path: ObjectIdentifier(toChildState)))
+                    .cancellable(effects)
             }
             return true
         }
@@ -116,7 +119,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         }
         let parentEffect = parent.reduce(into: &state, action: action)
         guard wasPresent, Self.access(&state[keyPath: toChildState], { $0 == nil }) else { return childEffect.merge(with: parentEffect) }
-        return .merge(childEffect, parentEffect, .cancel(id: ChildEffects(path: ObjectIdentifier(toChildState))))
+        return .merge(childEffect, parentEffect, Effect(.cancel(effects)))
     }
 
     /// `body` on the optional child state, in place.
@@ -129,10 +132,13 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     func modifyWrapped(
         _ optional: inout Child.State?, _ body: (inout Child.State) -> Effect<Child.Action>
     ) -> Effect<Child.Action> {
-        // Taken out, leaving nil behind, so the child works on a uniquely referenced value.
-        guard var wrapped = optional.take() else { return .none }
-        defer { optional = wrapped }
-        return body(&wrapped)
+        guard optional != nil else { return .none }
+        // In place, where taking the value out and putting it back would move all of its bytes
+        // twice: a present optional's bytes are its payload's, at its start, and a reducer
+        // leaves them a valid payload.
+        return withUnsafeMutablePointer(to: &optional) { optional in
+            optional.withMemoryRebound(to: Child.State.self, capacity: 1) { body(&$0.pointee) }
+        }
     }
 }
 
@@ -144,7 +150,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let reportsOtherCases: Bool
     /// Identifies the child's effects, made once.
-    @usableFromInline let effects: CaseEffects
+    @usableFromInline let effects: EffectID
     @usableFromInline let child: Child
 
     /// Runs the child (when the state is in its case and the action is its), then the parent;
@@ -157,7 +163,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
             if wasInCase, var caseState = toCaseState.extract(state) {
                 childEffect = child.reduce(into: &caseState, action: childAction)
                     .map(toChildAction.embed)
-                    .cancellable(id: effects)
+                    .cancellable(effects)
                 state = toCaseState.embed(caseState)
             } else if reportsOtherCases {
                 childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)"))
@@ -165,7 +171,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         }
         let parentEffect = parent.reduce(into: &state, action: action)
         guard wasInCase, !toCaseState.matches(state) else { return childEffect.merge(with: parentEffect) }
-        return .merge(childEffect, parentEffect, .cancel(id: effects))
+        return .merge(childEffect, parentEffect, Effect(.cancel(effects)))
     }
 }
 
