@@ -9,6 +9,8 @@
 public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reducer>: Reducer {
     // Inlinable, so that an app's composition runs code specialised for its types.
     @usableFromInline let toChildState: WritableKeyPath<ParentState, Child.State> & Sendable
+    /// Where the child's state lies in the parent's, when it is a stored property there.
+    @usableFromInline let childOffset: Int?
     @usableFromInline let toChildAction: ActionPath<ParentAction, Child.Action>
     @usableFromInline let child: Child
 
@@ -20,6 +22,7 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
         @ReducerBuilder<ChildState, ChildAction> child: () -> Child
     ) where ChildState == Child.State, ChildAction == Child.Action {
         toChildState = state
+        childOffset = MemoryLayout<ParentState>.offset(of: state)
         toChildAction = action
         self.child = child()
     }
@@ -28,7 +31,27 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
     @inlinable
     public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
         guard let childAction = toChildAction.extract(action) else { return .none }
-        return child.reduce(into: &state[keyPath: toChildState], action: childAction).map(toChildAction.embed)
+        return modifyInPlace(&state, toChildState, offset: childOffset) { Self.run(child, on: &$0, childAction) }
+            .map(toChildAction.embed)
+    }
+
+    @inlinable
+    static func run(_ child: borrowing Child, on state: inout Child.State, _ action: Child.Action) -> Effect<Child.Action> {
+        child.reduce(into: &state, action: action)
+    }
+}
+
+/// `body` on the part of `root` that `path` leads to, in place: at `offset` when the part is a
+/// stored property there, else through the key path. Applying a key path is a call into the
+/// runtime, around which the compiler also copies whatever `body` uses of the caller (a reducer
+/// holding clients: a retain and a release of each).
+@inlinable
+func modifyInPlace<Root, Value, Result>(
+    _ root: inout Root, _ path: WritableKeyPath<Root, Value>, offset: Int?, _ body: (inout Value) -> Result
+) -> Result {
+    guard let offset else { return body(&root[keyPath: path]) }
+    return withUnsafeMutablePointer(to: &root) { root in
+        body(&(UnsafeMutableRawPointer(root) + offset).assumingMemoryBound(to: Value.self).pointee)
     }
 }
 
@@ -46,7 +69,8 @@ extension Reducer {
         absentReason: String? = nil,
         @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
     ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
-        IfLetReducer(parent: self, toChildState: state, toChildAction: action, absentReason: absentReason,
+        IfLetReducer(parent: self, toChildState: state, childOffset: MemoryLayout<State>.offset(of: state), toChildAction: action,
+                     absentReason: absentReason,
                      effects: EffectID(ChildEffects(path: ObjectIdentifier(state))), child: child())
     }
 
@@ -92,6 +116,8 @@ extension Reducer {
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let parent: Parent
     @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
+    /// Where the child's state lies in the parent's, when it is a stored property there.
+    @usableFromInline let childOffset: Int?
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let absentReason: String?
     /// Identifies the child's effects, made once.
@@ -105,7 +131,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         let childAction = toChildAction.extract(action)
         var childEffect = Effect<Parent.Action>.none
         // In place: reading the optional through the key path would copy the child's state.
-        let wasPresent = Self.access(&state[keyPath: toChildState]) { optional -> Bool in
+        let wasPresent = modifyInPlace(&state, toChildState, offset: childOffset) { optional -> Bool in
             guard optional != nil else { return false }
             if let childAction {
                 childEffect = modifyWrapped(&optional) { childState in child.reduce(into: &childState, action: childAction) }
@@ -118,14 +144,10 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
             childEffect = .diagnostic(.missingChild(action: action, child: KeyPathNames.name(of: toChildState), reason: absentReason))
         }
         let parentEffect = parent.reduce(into: &state, action: action)
-        guard wasPresent, Self.access(&state[keyPath: toChildState], { $0 == nil }) else { return childEffect.merge(with: parentEffect) }
+        guard wasPresent, modifyInPlace(&state, toChildState, offset: childOffset, { $0 == nil }) else {
+            return childEffect.merge(with: parentEffect)
+        }
         return .merge(childEffect, parentEffect, Effect(.cancel(effects)))
-    }
-
-    /// `body` on the optional child state, in place.
-    @inlinable
-    static func access<Result>(_ optional: inout Child.State?, _ body: (inout Child.State?) -> Result) -> Result {
-        body(&optional)
     }
 
     @inlinable
@@ -160,11 +182,8 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         let wasInCase = toCaseState.matches(state)
         var childEffect = Effect<Parent.Action>.none
         if let childAction = toChildAction.extract(action) {
-            if wasInCase, var caseState = toCaseState.extract(state) {
-                childEffect = child.reduce(into: &caseState, action: childAction)
-                    .map(toChildAction.embed)
-                    .cancellable(effects)
-                state = toCaseState.embed(caseState)
+            if wasInCase {
+                childEffect = reduceCase(&state, childAction).map(toChildAction.embed).cancellable(effects)
             } else if reportsOtherCases {
                 childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)"))
             }
@@ -172,6 +191,24 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         let parentEffect = parent.reduce(into: &state, action: action)
         guard wasInCase, !toCaseState.matches(state) else { return childEffect.merge(with: parentEffect) }
         return .merge(childEffect, parentEffect, Effect(.cancel(effects)))
+    }
+
+    /// The child on the value of the state's case. The state is moved out while the child works,
+    /// so that the value is not shared with it: a copy would be, and the first write to each
+    /// array or string in it would copy that too. Then the changed value is embedded back.
+    @inlinable
+    func reduceCase(_ state: inout Parent.State, _ childAction: Child.Action) -> Effect<Child.Action> {
+        withUnsafeMutablePointer(to: &state) { pointer in
+            let whole = pointer.move()
+            guard var caseState = toCaseState.extract(whole) else {
+                pointer.initialize(to: whole)
+                return .none
+            }
+            _ = consume whole
+            let effect = child.reduce(into: &caseState, action: childAction)
+            pointer.initialize(to: toCaseState.embed(caseState))
+            return effect
+        }
     }
 }
 
