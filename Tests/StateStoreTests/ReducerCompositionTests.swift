@@ -68,8 +68,46 @@ private struct Parent: Reducer {
     }
 }
 
+/// A parent whose children are reached through computed properties, which have no place in
+/// the state's bytes: scopes then go through the key path.
+private struct ComputedParent: Reducer {
+    struct State: Equatable, Sendable {
+        var stored = Counter.State()
+        var storedDetail: Counter.State?
+        var counter: Counter.State {
+            get { stored }
+            set { stored = newValue }
+        }
+        var detail: Counter.State? {
+            get { storedDetail }
+            set { storedDetail = newValue }
+        }
+    }
+
+    typealias Action = Parent.Action
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        CombineReducers {
+            Scope(state: \.counter, action: Action.counterPath) { Counter() }
+            Reduce<State, Action> { state, action in
+                if case .showDetail = action { state.detail = Counter.State() }
+                return .none
+            }
+        }
+        .ifLet(\.detail, action: Action.detailPath) { Counter() }
+        .reduce(into: &state, action: action)
+    }
+}
+
 @Suite("Reducer composition")
 struct ReducerCompositionTests {
+    @Test func childrenBehindComputedPropertiesAreReducedThroughTheirKeyPaths() async {
+        let store = TestStore(initialState: ComputedParent.State(), reducer: ComputedParent())
+        await store.send(.counter(.increment)) { $0.stored.count = 1 }
+        await store.send(.showDetail) { $0.storedDetail = Counter.State() }
+        await store.send(.detail(.increment)) { $0.storedDetail?.count = 1 }
+    }
+
     @Test func scopeRunsTheChildOnItsStateBeforeTheParentSeesIt() async {
         let store = TestStore(initialState: Parent.State(), reducer: Parent())
         await store.send(.counter(.increment)) {
