@@ -133,6 +133,8 @@ public struct AppExplorer: Sendable {
         case .editNote: first.map { [Move(intent: .editNote(id: $0, text: "oat milk"), failing: nil, notePosition: 1)] } ?? []
         case .deleteNote: first.map { [Move(intent: .deleteNote(id: $0), failing: nil, notePosition: 1)] } ?? []
         case .retryNote: first.map { [Move(intent: .retryNote(id: $0), failing: nil, notePosition: 1)] } ?? []
+        case .reloadNotes: [Move(intent: .reloadNotes, failing: nil), Move(intent: .reloadNotes, failing: .notesList)]
+        case .dismissNotesError: [Move(intent: .dismissNotesError, failing: nil)]
         case .increment: [Move(intent: .increment, failing: nil)]
         case .decrement: [Move(intent: .decrement, failing: nil)]
         // Opening a note, searching and resetting the counter only choose what the screens

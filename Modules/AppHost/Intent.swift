@@ -39,6 +39,10 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
     case searchNotes(query: String)
     /// Save again a note whose save failed.
     case retryNote(id: Note.ID)
+    /// Load the notes again from storage (what another process wrote shows too).
+    case reloadNotes
+    /// Dismiss the error the notes screen shows.
+    case dismissNotesError
     /// Add one to the counter.
     case increment
     /// Take one from the counter (never below zero).
@@ -67,6 +71,8 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
         case .selectNote(let id): .success([.notes(.selected(id))])
         case .searchNotes(let query): .success([.notes(.searchQueryChanged(query))])
         case .retryNote(let id): .success([.notes(.retrySaveTapped(id))])
+        case .reloadNotes: .success([.notes(.listRequested)])
+        case .dismissNotesError: .success([.notes(.errorDismissed)])
         case .increment: .success([.counter(.incrementTapped)])
         case .decrement: .success([.counter(.decrementTapped)])
         case .reset: .success([.counter(.resetTapped)])
@@ -111,7 +117,7 @@ extension Intent {
     public enum Kind: String, CaseIterable, Hashable, Sendable {
         case signUp, typeUsername, typePassword, signIn, dismissError, signOut
         case loadProfile, retryProfile, addPost
-        case addNote, editNote, deleteNote, selectNote, searchNotes, retryNote
+        case addNote, editNote, deleteNote, selectNote, searchNotes, retryNote, reloadNotes, dismissNotesError
         case increment, decrement, reset
 
         /// The arguments the intent takes, in order.
@@ -125,7 +131,8 @@ extension Intent {
             case .deleteNote, .retryNote: [Parameter("id", .note)]
             case .selectNote: [Parameter("id", .optionalNote)]
             case .searchNotes: [Parameter("query", .text)]
-            case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .increment, .decrement, .reset: []
+            case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .dismissNotesError,
+                 .increment, .decrement, .reset: []
             }
         }
 
@@ -147,6 +154,8 @@ extension Intent {
             case .selectNote: "open a note, or close the open one"
             case .searchNotes: "search the notes (an empty query lists all again)"
             case .retryNote: "save again a note whose save failed"
+            case .reloadNotes: "load the notes again (with what other processes wrote)"
+            case .dismissNotesError: "dismiss the notes error"
             case .increment: "add one to the counter"
             case .decrement: "take one from the counter (never below zero)"
             case .reset: "set the counter back to zero"
@@ -214,6 +223,8 @@ extension Intent {
         case .selectNote: .selectNote
         case .searchNotes: .searchNotes
         case .retryNote: .retryNote
+        case .reloadNotes: .reloadNotes
+        case .dismissNotesError: .dismissNotesError
         case .increment: .increment
         case .decrement: .decrement
         case .reset: .reset
@@ -229,7 +240,8 @@ extension Intent {
         case .editNote(let id, let text): [.note(id), .text(text)]
         case .deleteNote(let id), .retryNote(let id): [.note(id)]
         case .selectNote(let id): [.note(id)]
-        case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .increment, .decrement, .reset: []
+        case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .dismissNotesError,
+             .increment, .decrement, .reset: []
         }
     }
 
@@ -261,6 +273,8 @@ extension Intent {
         case .selectNote: note(0).map { .selectNote(id: $0) }
         case .searchNotes: text(0).map { .searchNotes(query: $0) }
         case .retryNote: note(0).flatMap { $0 }.map { .retryNote(id: $0) }
+        case .reloadNotes: .reloadNotes
+        case .dismissNotesError: .dismissNotesError
         case .increment: .increment
         case .decrement: .decrement
         case .reset: .reset

@@ -39,6 +39,8 @@ extension Intent.Kind {
         case .selectNote: ("notes.select", .notes)
         case .searchNotes: ("notes.search", .notes)
         case .retryNote: ("notes.retry", .notes)
+        case .reloadNotes: ("notes.reload", .notes)
+        case .dismissNotesError: ("notes.ack", .notes)
         case .increment: ("counter.increment", .counter)
         case .decrement: ("counter.decrement", .counter)
         case .reset: ("counter.reset", .counter)

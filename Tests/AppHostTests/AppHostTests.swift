@@ -47,6 +47,35 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @Test func notesReloadWithWhatAnotherHostWroteAndTheirErrorCanBeDismissed() async throws {
+        let path = NSTemporaryDirectory() + "appcore-reload-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var options = AppHost.Options(history: nil, live: .testing)
+        options.injectsFailures = true
+        let host = try await AppHost(storage: .database(path: path), options: options)
+        await signIn(host)
+        // Another host on the same file, the way a batch job shares it.
+        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: .testing))
+        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
+            #expect(await other.perform(intent).status == .completed)
+        }
+        #expect(await other.perform(.addNote(text: "from elsewhere")).status == .completed)
+        try await other.close()
+        #expect(host.screens.notes.rows.isEmpty, "nothing reloaded yet")
+
+        host.failures.failNext(.notesList)
+        let failed = await host.perform(.reloadNotes)
+        #expect(failed.status != .completed)
+        #expect(failed.screens.notes.errorMessage != nil)
+        let dismissed = await host.perform(.dismissNotesError)
+        #expect(dismissed.status == .completed && dismissed.changed == [.notes])
+        #expect(dismissed.screens.notes.errorMessage == nil)
+        let reloaded = await host.perform(.reloadNotes)
+        #expect(reloaded.status == .completed)
+        #expect(reloaded.screens.notes.rows.map(\.title) == ["from elsewhere"])
+        try await host.close()
+    }
+
     @Test func aTimeoutNamesWhatStillRuns() async throws {
         let host = try await AppHost(storage: .inMemory(latency: .seconds(30)))
         let outcome = await host.perform(.signUp(username: "carol.danvers", password: "higherfurther"), timeout: .milliseconds(50))

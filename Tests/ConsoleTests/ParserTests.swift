@@ -37,7 +37,7 @@ struct ParserTests {
     }
 
     @Test func badLinesSayWhatAndWhere() {
-        #expect(error("notes.ad x") == "unknown command “notes.ad” at column 1; did you mean “notes.add”? (help lists every command)")
+        #expect(error("notes.ad x") == "unknown command “notes.ad” at column 1; did you mean “notes.add” or “notes.ack”? (help lists every command)")
         #expect(error("logut").contains("did you mean “logout”"))
         #expect(error("frobnicate") == "unknown command “frobnicate” at column 1 (help lists every command)")
         #expect(error("notes.add buy milk") == "notes.add takes 1 argument (usage: notes.add <text>), got 2; the first extra one is “milk” at column 15 — put text with spaces in double quotes")
