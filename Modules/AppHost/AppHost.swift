@@ -21,7 +21,7 @@ public typealias HistoryLimits = Timeline<AppFeature.State, AppFeature.Action>.L
 /// try await host.close()
 /// ```
 ///
-/// Read screens after ``perform(_:timeout:)`` returns (or from ``changes()``), never right after
+/// Read screens after ``perform(_:timeout:since:)`` returns (or from ``changes()``), never right after
 /// sending an action yourself: in memory most work finishes inside `send`, on a database or
 /// with latency it does not, and a screen read too early is stale.
 public final class AppHost: Sendable {
@@ -40,7 +40,7 @@ public final class AppHost: Sendable {
     /// What front ends other than a plain app need: scripts, tests and tools.
     public struct Options: Sendable {
         /// A clock that moves only when told to, for deterministic runs: the clients, the
-        /// debounce and the dates of in-memory storage follow it, and ``AppHost/perform(_:timeout:)``
+        /// debounce and the dates of in-memory storage follow it, and ``AppHost/perform(_:timeout:since:)``
         /// moves it on whenever every running effect is asleep on it. `nil` (the default): real time.
         public var testClock: ManualClock?
         /// What a database host does with the action journal: restore it and record from there
@@ -235,11 +235,13 @@ public final class AppHost: Sendable {
         }
     }
 
-    /// Sends `actions` in order and waits as ``perform(_:timeout:)`` does: for front ends with
-    /// actions of their own beyond ``Intent``.
+    /// Sends `actions` in order and waits as ``perform(_:timeout:since:)`` does: for front ends
+    /// with actions of their own beyond ``Intent``. `earlier` is what the outcome's
+    /// ``IntentOutcome/changed`` is measured against, as there.
     @discardableResult
-    nonisolated(nonsending) public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10)) async -> IntentOutcome {
-        await perform(actions: actions, timeout: timeout, before: screens)
+    nonisolated(nonsending) public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10),
+                                                since earlier: Screens? = nil) async -> IntentOutcome {
+        await perform(actions: actions, timeout: timeout, before: earlier ?? screens)
     }
 
     nonisolated(nonsending) private func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
@@ -375,16 +377,18 @@ public final class AppHost: Sendable {
     /// The screens now.
     public var screens: Screens { screenCache.screens }
 
-    /// The screens after each change, from now on, in a new stream per call. A reader that falls
-    /// behind gets the latest screens rather than every one in between (`bufferingPolicy`).
+    /// The screens now, then after each change, in a new stream per call: a front end that
+    /// draws from it misses nothing between reading the screens and subscribing. A reader that
+    /// falls behind gets the latest screens rather than every one in between (`bufferingPolicy`).
     public func changes(bufferingPolicy: AsyncStream<Screens>.Continuation.BufferingPolicy = .bufferingNewest(1)) -> AsyncStream<Screens> {
         AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
             let last = Locked<Screens?>(nil)
+            // The store hands an observer its state when it subscribes, then after each change.
             let subscription = store.observe { state in
                 let screens = Screens(state)
                 let isNew = last.withLock { last -> Bool in
                     defer { last = screens }
-                    return last.map { $0 != screens } ?? false
+                    return last.map { $0 != screens } ?? true
                 }
                 if isNew { continuation.yield(screens) }
             }

@@ -88,16 +88,29 @@ struct AppHostTests {
         try await host.close(timeout: .zero)
     }
 
-    @Test func changesDeliversTheScreensAfterEachChange() async throws {
+    @Test func changesDeliversTheScreensNowThenAfterEachChange() async throws {
         let host = try await AppHost(storage: .inMemory())
+        await host.perform(.increment)
         let changes = host.changes(bufferingPolicy: .unbounded)
         var iterator = changes.makeAsyncIterator()
         await host.perform(.increment)
         await host.perform(.increment)
+        let now = await iterator.next()
         let first = await iterator.next()
         let second = await iterator.next()
-        #expect(first?.counter.count == 1)
-        #expect(second?.counter.count == 2)
+        #expect(now?.counter.count == 1, "the screens as they were when the stream began")
+        #expect(first?.counter.count == 2)
+        #expect(second?.counter.count == 3)
+        try await host.close()
+    }
+
+    @Test func actionsMeasureWhatChangedSinceTheScreensAFrontEndShows() async throws {
+        let host = try await AppHost(storage: .inMemory())
+        let shown = host.screens
+        await host.perform(.typeUsername(username: "dora"))
+        let outcome = await host.perform(actions: [.counter(.incrementTapped)], since: shown)
+        #expect(outcome.changed == [.login, .counter], "measured against what is shown, not the screens just before")
+        #expect(await host.perform(actions: [.counter(.incrementTapped)]).changed == [.counter])
         try await host.close()
     }
 
