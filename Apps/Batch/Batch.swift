@@ -15,7 +15,7 @@ struct BatchOptions: ShellSettings {
     var live = false
     var databasePath: String?
     var jobs = 1
-    var loginStyle = ConsoleLoginStyle.finiteStates
+    var loginStyle: ConsoleLoginStyle?
     var replayJournal = false
     var history = HistoryLimits()
     var scripts: [String] = []
@@ -149,7 +149,7 @@ struct Batch {
     private static func makeRunner(_ options: BatchOptions) -> ScriptRunner {
         var runner = ScriptRunner {
             guard options.live, let path = options.databasePath else {
-                return try await ConsoleSession.scripted(loginStyle: options.loginStyle, history: options.history, waitsForEffects: options.wait)
+                return try await ConsoleSession.scripted(loginStyle: options.loginStyle ?? .finiteStates, history: options.history, waitsForEffects: options.wait)
             }
             var hostOptions = AppHost.Options(journal: .off, history: options.history)
             hostOptions.readOnly = options.readOnly

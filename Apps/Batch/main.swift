@@ -72,7 +72,7 @@ let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into
 
 if options.explore {
     guard options.scripts.isEmpty else { fail("--explore runs no scripts; leave out \(options.scripts.joined(separator: " "))") }
-    exit(await explore(depth: options.exploreDepth ?? 6, loginStyle: options.loginStyle, json: options.json))
+    exit(await explore(depth: options.exploreDepth ?? 6, loginStyle: options.loginStyle ?? .finiteStates, json: options.json))
 }
 if options.exploreDepth != nil { fail("--depth goes with --explore") }
 

@@ -39,12 +39,12 @@ final class Shell: @unchecked Sendable {
 
     /// Opens the database (if any) through the host, which restores the last session from its
     /// journal, and prints where everything is.
-    static func start(databasePath: String?, loginStyle: ConsoleLoginStyle, readOnly: Bool, history: HistoryLimits, terminal: Terminal) async throws -> Shell {
+    static func start(databasePath: String?, loginStyle: ConsoleLoginStyle?, readOnly: Bool, history: HistoryLimits, terminal: Terminal) async throws -> Shell {
         let session: ConsoleSession
         if databasePath == nil, !terminal.isInteractive {
             // Piped scripts in memory run on the test clock (deterministic, `advance` works); at
             // a terminal time is real, since nobody would move the clock for a debounced search.
-            session = try await ConsoleSession.scripted(loginStyle: loginStyle, history: history)
+            session = try await ConsoleSession.scripted(loginStyle: loginStyle ?? .finiteStates, history: history)
         } else {
             let host = try await AppHost(storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
                                          loginStyle: loginStyle, options: {
@@ -63,7 +63,7 @@ final class Shell: @unchecked Sendable {
         let host = session.host
         if terminal.isInteractive {
             if let databasePath {
-                terminal.printAbove("appcore: database \(databasePath)\(readOnly ? " (read-only)" : ""); restored \(host.restoredActions) actions (type help)")
+                terminal.printAbove("appcore: database \(databasePath)\(readOnly ? " (read-only)" : ""); restored \(host.restoredActions) actions; login style \(host.loginStyle) (type help)")
             } else {
                 terminal.printAbove("appcore: in memory, nothing is kept (type help)")
             }

@@ -13,7 +13,7 @@ import Darwin
 struct REPLOptions: ShellSettings {
     var databasePath: String?
     var readOnly = false
-    var loginStyle = ConsoleLoginStyle.finiteStates
+    var loginStyle: ConsoleLoginStyle?
     var history = HistoryLimits()
     /// `--in-memory`: no database, no history file.
     var inMemory = false

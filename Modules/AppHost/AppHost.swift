@@ -131,6 +131,9 @@ public final class AppHost: Sendable {
     public let timeline: Timeline<AppFeature.State, AppFeature.Action>?
     /// How many journaled actions opening replayed (0 in memory).
     public let restoredActions: Int
+    /// The login style the sign-in screen runs (see ``init(storage:loginStyle:options:)`` for
+    /// which one a database host picks).
+    public let loginStyle: LoginStyle
     /// The screens that changed when the app resumed from the journal (a session that lost its
     /// token ends); empty in memory or on a fresh database.
     public var resumed: [Screen] { resumedScreens.withLock { $0 } }
@@ -148,9 +151,15 @@ public final class AppHost: Sendable {
     private let screenCache: ScreenCache
     private let timeTravel: TimeTravel
 
-    /// Opens `storage` and starts the app, signed out, with `loginStyle`'s sign-in — or, on a
-    /// database, where the journal left it. Returns once resuming has settled.
-    public init(storage: Storage, loginStyle: LoginStyle = .finiteStates, options: Options = Options()) async throws(AppHostError) {
+    /// Opens `storage` and starts the app, signed out — or, on a database, where the journal
+    /// left it. Returns once resuming has settled.
+    ///
+    /// The sign-in screen runs `loginStyle` when one is given, whatever the journal's was: its
+    /// form then starts empty in that style (a restart empties it anyway, keeping only the
+    /// username of a session that ended), and the host warns that the style changed
+    /// (``Options/warnings``). With none, the journal's style goes on, or
+    /// ``Options/initialState``'s, else ``LoginStyle/finiteStates``. ``loginStyle`` says which runs.
+    public init(storage: Storage, loginStyle requestedStyle: LoginStyle? = nil, options: Options = Options()) async throws(AppHostError) {
         self.storage = storage
         testClock = options.testClock
         let clock: any Clock<Duration> = options.testClock ?? ContinuousClock()
@@ -158,7 +167,7 @@ public final class AppHost: Sendable {
         self.failures = failures
         injectsFailures = options.injectsFailures
         let injecting = { (environment: AppEnvironment) in options.injectsFailures ? environment.injectingFailures(failures) : environment }
-        var initialState = options.initialState ?? AppFeature.State(loginStyle: loginStyle)
+        var initialState = options.initialState ?? AppFeature.State(loginStyle: requestedStyle ?? .finiteStates)
         var replayed = 0
         switch storage {
         case .inMemory(let latency):
@@ -176,7 +185,14 @@ public final class AppHost: Sendable {
                 if options.journal != .off {
                     let restored = try AppJournal.restoreLatest(in: database, from: initialState, using: AppFeature(environment: environment), report: report)
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
-                    if restored.replayed > 0 || restored.state != AppFeature.State() { initialState = restored.state }
+                    if restored.replayed > 0 || restored.state != AppFeature.State() {
+                        initialState = restored.state
+                        let journalStyle = restored.state.login.style
+                        if let requestedStyle, requestedStyle != journalStyle {
+                            options.warnings("the journal's sign-in ran the \(journalStyle) login style; it runs \(requestedStyle) now, as asked")
+                            initialState.login = Login.State(style: requestedStyle)
+                        }
+                    }
                     replayed = restored.replayed
                 }
                 // Only looking (or no journal): nothing is recorded, and no stream is touched.
@@ -188,6 +204,7 @@ public final class AppHost: Sendable {
             }
         }
         restoredActions = replayed
+        loginStyle = initialState.login.style
         let environment = environment
         let store = RootStore(initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics) {
             AppFeature.loginMiddleware(environment)

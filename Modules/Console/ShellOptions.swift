@@ -42,7 +42,7 @@ public protocol ShellSettings: Sendable {
     /// `--read-only`: open the database only to look.
     var readOnly: Bool { get set }
     /// `--login-style`: which login feature drives the sign-in screen.
-    var loginStyle: ConsoleLoginStyle { get set }
+    var loginStyle: ConsoleLoginStyle? { get set }
     /// `--history-entries`, `--history-mib`: what undo, redo and jump keep.
     var history: HistoryLimits { get set }
     /// `--env live|memory`: the database's live clients, or in-memory ones.
@@ -58,7 +58,7 @@ extension ShellOption where Settings: ShellSettings {
                 return !path.isEmpty
             },
             .flag("--read-only", "open the database only to look: nothing in it is changed") { $0.readOnly = true },
-            .value("--login-style", "fsm|adhoc|middleware", "which login feature drives the sign-in screen (default fsm)",
+            .value("--login-style", "fsm|adhoc|middleware", "which login feature drives the sign-in screen (default: the database's, else fsm)",
                    needs: "fsm, adhoc or middleware") { settings, value in
                 guard let style = ConsoleLoginStyle(rawValue: value) else { return false }
                 settings.loginStyle = style

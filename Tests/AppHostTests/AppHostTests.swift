@@ -213,6 +213,35 @@ struct AppHostTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test func aDatabaseKeepsItsLoginStyleUnlessAnotherIsAskedForWhichItSays() async throws {
+        let path = NSTemporaryDirectory() + "appcore-style-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let warnings = Locked<[String]>([])
+        var options = AppHost.Options(history: nil, live: .testing)
+        options.warnings = { line in warnings.withLock { $0.append(line) } }
+
+        let first = try await AppHost(storage: .database(path: path), loginStyle: .adHoc, options: options)
+        #expect(first.loginStyle == .adHoc)
+        await first.perform(.typeUsername(username: "erin.example"))
+        try await first.close()
+
+        let unasked = try await AppHost(storage: .database(path: path), options: options)
+        #expect(unasked.loginStyle == .adHoc, "the journal's style goes on")
+        #expect(unasked.screens.login.username == "erin.example")
+        try await unasked.close()
+        #expect(warnings.withLock { $0 }.isEmpty)
+
+        let asked = try await AppHost(storage: .database(path: path), loginStyle: .middleware, options: options)
+        #expect(asked.loginStyle == .middleware)
+        #expect(asked.store.currentState.login.style == .middleware)
+        #expect(warnings.withLock { $0 } == ["the journal's sign-in ran the adhoc login style; it runs middleware now, as asked"])
+        try await asked.close()
+
+        let fresh = try await AppHost(storage: .inMemory())
+        #expect(fresh.loginStyle == .finiteStates)
+        try await fresh.close()
+    }
+
     @Test func aDatabaseThatCannotBeOpenedIsAClearError() async throws {
         do {
             _ = try await AppHost(storage: .database(path: "/no/such/folder/app.sqlite"))

@@ -8,7 +8,7 @@ struct ShellOptionsTests {
     struct Settings: ShellSettings {
         var databasePath: String?
         var readOnly = false
-        var loginStyle = ConsoleLoginStyle.finiteStates
+        var loginStyle: ConsoleLoginStyle?
         var history = HistoryLimits()
         var live = false
         var verbose = false
