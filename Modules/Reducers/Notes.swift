@@ -362,7 +362,11 @@ public struct Notes: Reducer {
         }
         merged += state.items.filter { !storedIDs.contains($0.id) && ($0.save != .saved || $0.isDeleting) }
         merged.sort { $0.note.isListed(before: $1.note) }
-        state.items = IdentifiedArray(uniqueElements: merged)
+        // A reload that finds what is listed keeps the list as it is: whoever compares it after
+        // (every screen read) sees the same version at once rather than walking every row.
+        if state.items.count != merged.count || !state.items.elementsEqual(merged) {
+            state.items = IdentifiedArray(uniqueElements: merged)
+        }
         if let selected = state.selectedID, state.items[id: selected] == nil { state.selectedID = nil }
         if let results = state.searchResults { state.searchResults = results.filter { state.items.contains(id: $0) } }
     }

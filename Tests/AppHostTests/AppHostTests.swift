@@ -76,6 +76,21 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @MainActor
+    @Test func aDatabaseHostsClientsWorkOffTheSendersThreadSoSendReturnsAtOnce() async throws {
+        let path = NSTemporaryDirectory() + "appcore-offcaller-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        // The real password hashing (a tenth of a second or more), as a UI would meet it.
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil))
+        let sender = pthread_self()
+        let task = host.store.send(.session(.signUpTapped(Credentials(username: "frank.ocean", password: "blonde2016"))))
+        #expect(pthread_equal(sender, pthread_self()) != 0)
+        #expect(!task.isSettled, "send came back before hashing and writing the account: they run elsewhere")
+        #expect(await task.settle(timeout: .seconds(30)))
+        #expect(host.screens.session.message?.contains("frank.ocean") == true, "\(host.screens.session)")
+        try await host.close()
+    }
+
     @Test func aTimeoutNamesWhatStillRuns() async throws {
         let host = try await AppHost(storage: .inMemory(latency: .seconds(30)))
         let outcome = await host.perform(.signUp(username: "carol.danvers", password: "higherfurther"), timeout: .milliseconds(50))

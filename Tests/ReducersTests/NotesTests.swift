@@ -38,6 +38,21 @@ struct NotesTests {
         await store.finish()
     }
 
+    @Test func aReloadThatFindsTheSameNotesKeepsTheListAsItIs() {
+        let stored = [note(7, "milk", updated: 2), note(8, "eggs", updated: 1)]
+        var state = Notes.State()
+        let notes = Notes(environment: failingEnvironment(clock: clock), token: aliceToken)
+        state.list = .loading
+        _ = notes.reduce(into: &state, action: .listResponse(.success(stored)))
+        let listed = state.items.version
+        state.list = .loading
+        _ = notes.reduce(into: &state, action: .listResponse(.success(stored)))
+        #expect(state.items.version == listed, "the same notes: the same list, so readers compare nothing")
+        state.list = .loading
+        _ = notes.reduce(into: &state, action: .listResponse(.success([note(9, "bread", updated: 3)] + stored)))
+        #expect(state.items.map(\.note.text) == ["bread", "milk", "eggs"])
+    }
+
     @Test func anAddedNoteIsPendingUntilStored() async {
         let store = store { $0.create = { token, note in
             #expect(token == aliceToken)

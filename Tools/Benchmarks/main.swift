@@ -76,6 +76,7 @@ StandardStream.error.write("appcore-bench: this is a debug build; measure with `
 var measurements = await storeBenchmarks(plan, selected: selected)
 measurements += await persistenceBenchmarks(plan, selected: selected)
 measurements += await consoleBenchmarks(plan, selected: selected)
+measurements += await frontEndBenchmarks(plan, selected: selected)
 measurements += await scaleBenchmarks(plan, selected: selected)
 measurements += memoryBenchmarks(plan, selected: selected)
 

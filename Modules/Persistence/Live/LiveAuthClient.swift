@@ -6,45 +6,46 @@ import Models
 /// expiring tokens.
 extension LiveBackend {
 
-    func signUp(_ credentials: Credentials) throws(AppError) -> User {
+    /// A new account. The hash is computed on the hashing queue and the account written on the
+    /// database's, so the caller's thread waits for neither.
+    func signUp(_ credentials: Credentials) async throws(AppError) -> User {
         if let problem = credentials.problem { throw .invalidInput(reason: problem) }
-        let salt = try storage { () throws(DatabaseError) in try Crypto.randomBytes(16) }
         let iterations = configuration.passwordIterations
-        let hash = try storage { () throws(DatabaseError) in
-            try Crypto.pbkdf2(password: credentials.password.revealed, salt: salt, iterations: iterations)
-        }
-        let user = User(id: User.ID(uuid()), username: credentials.username)
-        do {
-            try database.write { db throws(DatabaseError) in
-                try db.execute("""
-                    INSERT INTO accounts (id, username, username_key, display_name, bio, password_hash, salt, iterations, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(user.id.description), .text(user.username.rawValue), .text(user.username.normalized),
-                          .text(user.displayName), .text(user.bio), .blob(hash), .blob(salt), .int(iterations), .real(now().timeIntervalSinceReferenceDate)])
+        let (salt, hash) = try await hashing { () throws(AppError) in
+            let salt = try self.storage { () throws(DatabaseError) in try Crypto.randomBytes(16) }
+            let hash = try self.storage { () throws(DatabaseError) in
+                try Crypto.pbkdf2(password: credentials.password.revealed, salt: salt, iterations: iterations)
             }
-        } catch where error.kind == .constraint {
-            throw .usernameTaken(credentials.username)
-        } catch {
-            throw .storage(reason: error.description)
+            return (salt, hash)
         }
-        return user
+        return try await offCaller { () throws(AppError) in
+            let user = User(id: User.ID(self.uuid()), username: credentials.username)
+            do throws(DatabaseError) {
+                try self.database.write { db throws(DatabaseError) in
+                    try db.execute("""
+                        INSERT INTO accounts (id, username, username_key, display_name, bio, password_hash, salt, iterations, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.text(user.id.description), .text(user.username.rawValue), .text(user.username.normalized),
+                              .text(user.displayName), .text(user.bio), .blob(hash), .blob(salt), .int(iterations),
+                              .real(self.now().timeIntervalSinceReferenceDate)])
+                }
+            } catch where error.kind == .constraint {
+                throw .usernameTaken(credentials.username)
+            } catch {
+                throw .storage(reason: error.description)
+            }
+            return user
+        }
     }
 
+    /// What signing in checks a password against.
+    private struct Account: Sendable { let user: User; let hash: [UInt8]; let salt: [UInt8]; let iterations: Int; let failures: Int }
+
+    /// A session for the account `credentials` name, if the password is its: the account is
+    /// read and the session written on the database's queue, the candidate hashed on the
+    /// hashing queue, with the throttle's wait (on the injected clock) in between.
     func authenticate(_ credentials: Credentials) async throws(AppError) -> AuthSession {
-        struct Account { let user: User; let hash: [UInt8]; let salt: [UInt8]; let iterations: Int; let failures: Int }
-        let account = try storage { () throws(DatabaseError) in
-            try database.read { db throws(DatabaseError) in
-                try db.query("""
-                    SELECT id, username, display_name, bio, password_hash, salt, iterations, failed_attempts
-                    FROM accounts WHERE username_key = ?
-                    """, [.text(credentials.username.normalized)]) { row throws(DatabaseError) in
-                    Account(
-                        user: User(id: try Self.id(row, 0, "accounts.id"), username: Username(row.text(1)),
-                                   displayName: row.text(2), bio: row.text(3)),
-                        hash: row.blob(4), salt: row.blob(5), iterations: row.int(6), failures: row.int(7))
-                }.first
-            }
-        }
+        let account = try await offCaller { () throws(AppError) in try self.account(named: credentials.username) }
         if let account, account.failures >= configuration.freeAttempts {
             // Each failure beyond the free ones doubles the wait, on the injected clock.
             let delay = configuration.throttleDelay(afterFailures: account.failures)
@@ -53,9 +54,32 @@ extension LiveBackend {
         // An unknown user costs a hash too, so timing does not tell which part was wrong.
         let salt = account?.salt ?? Array(repeating: 0, count: 16)
         let iterations = account?.iterations ?? configuration.passwordIterations
-        let candidate = try storage { () throws(DatabaseError) in
-            try Crypto.pbkdf2(password: credentials.password.revealed, salt: salt, iterations: iterations)
+        let candidate = try await hashing { () throws(AppError) in
+            try self.storage { () throws(DatabaseError) in
+                try Crypto.pbkdf2(password: credentials.password.revealed, salt: salt, iterations: iterations)
+            }
         }
+        return try await offCaller { () throws(AppError) in try self.openSession(for: account, ifItsHashIs: candidate) }
+    }
+
+    private func account(named username: Username) throws(AppError) -> Account? {
+        try storage { () throws(DatabaseError) in
+            try database.read { db throws(DatabaseError) in
+                try db.query("""
+                    SELECT id, username, display_name, bio, password_hash, salt, iterations, failed_attempts
+                    FROM accounts WHERE username_key = ?
+                    """, [.text(username.normalized)]) { row throws(DatabaseError) in
+                    Account(
+                        user: User(id: try Self.id(row, 0, "accounts.id"), username: Username(row.text(1)),
+                                   displayName: row.text(2), bio: row.text(3)),
+                        hash: row.blob(4), salt: row.blob(5), iterations: row.int(6), failures: row.int(7))
+                }.first
+            }
+        }
+    }
+
+    /// A new session for `account` when `candidate` is its hash; otherwise its failure counted.
+    private func openSession(for account: Account?, ifItsHashIs candidate: [UInt8]) throws(AppError) -> AuthSession {
         guard let account, Crypto.constantTimeEquals(candidate, account.hash) else {
             if let account {
                 try storage { () throws(DatabaseError) in

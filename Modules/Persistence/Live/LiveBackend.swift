@@ -15,6 +15,12 @@ final class LiveBackend: Sendable {
     let warn: @Sendable (String) -> Void
     /// The notes' full-text index, kept up to date off the writers' path.
     let searchIndex: SearchIndex
+    /// Where the clients' database work runs, one call after another in the order they were
+    /// made (a note's newer save is written after its older one), on a thread of its own: never
+    /// the caller's (a UI's main actor), nor one of the few the concurrency pool has.
+    private let databaseWork = DispatchQueue(label: "appcore.live.database")
+    /// Where password hashing runs: as long as a hash takes (by design), beside database work.
+    private let hashingWork = DispatchQueue(label: "appcore.live.hashing", attributes: .concurrent)
 
     init(database: Database, configuration: LiveConfiguration, clock: any Clock<Duration>, uuid: UUIDGenerator, now: DateGenerator,
          warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -25,6 +31,26 @@ final class LiveBackend: Sendable {
         self.clock = clock
         self.uuid = uuid
         self.now = now
+    }
+
+    // MARK: - Off the caller
+
+    /// `body`'s result, computed on the database's queue: the calling task waits without
+    /// holding its thread.
+    func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
+        try await Self.run(body, on: databaseWork)
+    }
+
+    /// `body`'s result (a password hash), computed on the hashing queue.
+    func hashing<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
+        try await Self.run(body, on: hashingWork)
+    }
+
+    private static func run<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T, on queue: DispatchQueue) async throws(AppError) -> T {
+        let result: Result<T, AppError> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { () throws(AppError) in try body() }) }
+        }
+        return try result.get()
     }
 
     // MARK: - Running in the database
@@ -77,21 +103,26 @@ extension AppEnvironment {
         let backend = LiveBackend(database: database, configuration: configuration, clock: clock, uuid: uuid, now: now, warn: warnings)
         return AppEnvironment(
             auth: AuthClient(
-                signUp: { credentials throws(AppError) in try backend.signUp(credentials) },
+                signUp: { credentials throws(AppError) in try await backend.signUp(credentials) },
                 authenticate: { credentials throws(AppError) in try await backend.authenticate(credentials) },
-                signOut: { token throws(AppError) in try backend.signOut(token) }
+                signOut: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.signOut(token) } }
             ),
+            // Every call waits for its work off the caller's thread (see `offCaller`).
             profile: ProfileClient(
-                load: { token throws(AppError) in try backend.profile(token) },
-                loadPosts: { token throws(AppError) in try backend.posts(token) },
-                addPost: { token, text throws(AppError) in try backend.addPost(token, text: text) }
+                load: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.profile(token) } },
+                loadPosts: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.posts(token) } },
+                addPost: { token, text throws(AppError) in
+                    try await backend.offCaller { () throws(AppError) in try backend.addPost(token, text: text) }
+                }
             ),
             notes: NotesClient(
-                list: { token throws(AppError) in try backend.notes(token) },
-                create: { token, note throws(AppError) in try backend.create(token, note) },
-                update: { token, note throws(AppError) in try backend.update(token, note) },
-                delete: { token, id throws(AppError) in try backend.delete(token, id) },
-                search: { token, query throws(AppError) in try backend.notes(token, matching: query) }
+                list: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.notes(token) } },
+                create: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.create(token, note) } },
+                update: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.update(token, note) } },
+                delete: { token, id throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.delete(token, id) } },
+                search: { token, query throws(AppError) in
+                    try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query) }
+                }
             ),
             clock: clock,
             uuid: uuid,
