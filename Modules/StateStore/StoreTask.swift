@@ -63,13 +63,23 @@ public struct StoreTask: Sendable {
     }
 
     /// Waits until the action has been reduced and every effect it started has finished.
+    ///
+    /// Cancelling the task that waits cancels the work, as ``cancel()`` does: SwiftUI's
+    /// `.task { await store.send(.onAppear).finish() }` stops what the view started when it goes.
     public func finish() async {
-        for task in tasks { await task.value }
-        await completion?.finish()
+        await withTaskCancellationHandler {
+            for task in tasks { await task.value }
+            await completion?.finish()
+        } onCancel: {
+            cancel()
+        }
     }
 
-    /// Cancels the effects the action started (or will start, if it is still queued).
+    /// Cancels what the action set in motion: the effects it started (or will start, if it is
+    /// still queued), and those of every action they sent back, however deep, running or yet
+    /// to start. What they send from now on is dropped.
     public func cancel() {
+        lineage?.cancel()
         tasks.forEach { $0.cancel() }
         completion?.cancel()
     }

@@ -66,9 +66,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         case .none:
             return
         case .send(let action):
-            deliver(action, lineage)
+            // Work cancelled through its send's handle sends nothing more, as its effects do not.
+            if !lineage.isCancelled { deliver(action, lineage) }
         case .make(let make):
-            deliver(make(), lineage)
+            if !lineage.isCancelled { deliver(make(), lineage) }
         case .diagnostic(let diagnostic):
             report(diagnostic, lineage)
         case .cancel(let id):
@@ -254,7 +255,9 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         // exclusive access at run time.
         func start() -> Task<Void, Never>? {
             withRegistry { registry in
-                guard !registry.isShutDown else { return nil }
+                // Checked under the lock that `cancelEffects(of:)` takes: a cancelled lineage's
+                // effect either is not started or is found running and cancelled.
+                guard !registry.isShutDown, !outlet.lineage.isCancelled else { return nil }
                 let lineage = outlet.lineage
                 lineage.enter()
                 let key = registry.insert(ids: ids, outlet: outlet, lineage: lineage)
@@ -305,6 +308,16 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
             guard let keys = registry.keysByID[id] else { return ([], Ended()) }
             return registry.cancel(keys)
+        }
+        tasks.forEach { $0.cancel() }
+        ended.announce(activity)
+    }
+
+    /// Cancels the running effects of the work `lineage` stands for.
+    @usableFromInline
+    func cancelEffects(of lineage: Lineage) {
+        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
+            registry.cancel(registry.running.compactMap { entry in entry.flatMap { $0.lineage === lineage ? $0.key : nil } })
         }
         tasks.forEach { $0.cancel() }
         ended.announce(activity)
@@ -555,6 +568,9 @@ extension EffectOutlet: EffectOrigin {
 @usableFromInline
 protocol EffectCancelling: AnyObject, Sendable {
     func cancel(id: EffectID)
+    /// Cancels the running effects of `lineage`; the caller marked it cancelled first, so none
+    /// of its effects starts after this.
+    func cancelEffects(of lineage: Lineage)
 }
 
 extension EffectRunner: EffectCancelling {}

@@ -25,9 +25,31 @@ final class Lineage: Sendable {
     /// Raised, after `rareStorage` is set, by a waiter before it reads the count; `leave` reads
     /// it after its decrement, so one of the two sees the other (both sequentially consistent).
     private let mayHaveWaiters = Atomic<Bool>(false)
+    /// Set once the send that began this work was cancelled (its ``StoreTask``): the work's
+    /// effects are cancelled, those running and those its actions start later.
+    private let cancelled = Atomic<Bool>(false)
+    /// Whose effects this work's are, to cancel them.
+    private let canceller: (any EffectCancelling)?
 
+    /// Work whose effects `canceller` runs.
     @usableFromInline
-    init() {}
+    init(canceller: (any EffectCancelling)? = nil) {
+        self.canceller = canceller
+    }
+
+    /// Cancels the work: every effect of it that runs, and every one its actions start from now
+    /// on (before it runs). Actions already sent are still reduced.
+    @usableFromInline
+    func cancel() {
+        cancelled.store(true, ordering: .sequentiallyConsistent)
+        canceller?.cancelEffects(of: self)
+    }
+
+    /// Whether ``cancel()`` was called.
+    @usableFromInline
+    var isCancelled: Bool {
+        cancelled.load(ordering: .sequentiallyConsistent)
+    }
 
     private var rare: Locked<Rare> {
         rareStorage.load() ?? rareStorage.storeIfNil(Locked(Rare()))

@@ -319,7 +319,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         if effect.isNone {
             task = StoreTask()
         } else {
-            let lineage = lineage ?? Lineage()
+            let lineage = lineage ?? Lineage(canceller: effects)
             let tasks = effects.start(effect, origin: action, lineage: lineage, collectsTasks: returnsTask)
             task = returnsTask ? StoreTask(tasks: tasks, lineage: lineage) : StoreTask()
         }
@@ -359,7 +359,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
             return StoreTask()
         }
-        let lineage = lineage ?? Lineage()
+        let lineage = lineage ?? Lineage(canceller: effects)
         // Not idle and not shut down: another send is draining.
         let isDraining = !core.pointee.mode.isIdle
         if isDraining, !returnsTask, syncReduce != nil {
@@ -391,7 +391,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline
     func resumeLater(_ operation: @escaping @Sendable () async -> Action?, origin: Action, atMiddleware index: Int, lineage: Lineage?) -> StoreTask {
         let handle = handle
-        let lineage = lineage ?? Lineage()
+        let lineage = lineage ?? Lineage(canceller: effects)
         let task = effects.track(origin: origin, lineage: lineage) {
             guard let next = await operation(), let runtime = handle.runtime else { return }
             await runtime.send(next, startingAt: index, lineage: lineage, checkReentrancy: false).finish()
