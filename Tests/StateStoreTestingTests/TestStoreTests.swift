@@ -14,6 +14,8 @@ private struct Search: Reducer {
         case queryChanged(String)
         case response([String])
         case forever
+        /// Sends `forever`: work that starts work that never ends.
+        case watch
         case invalid
     }
 
@@ -35,6 +37,8 @@ private struct Search: Reducer {
             return .none
         case .forever:
             return .run { _ in try await clock.sleep(for: .seconds(3600)) }
+        case .watch:
+            return .run { send in send(.forever) }
         case .invalid:
             return .diagnostic(.invalidTransition(action: Action.invalid, state: state))
         }
@@ -67,6 +71,16 @@ struct TestStoreTests {
         }
         await store.finish()
         #expect(failures.all.isEmpty)
+    }
+
+    @Test func cancellingASendsTaskLeavesNoEffectInFlightEvenThoseOfActionsItsEffectsSent() async {
+        let failures = Failures()
+        let store = TestStore(initialState: Search.State(), reducer: Search(clock: TestClock()), reporter: failures.reporter)
+        let watching = await store.send(.watch)
+        await store.receive(.forever)
+        watching.cancel()
+        await store.finish(timeout: .seconds(1))
+        #expect(failures.all.isEmpty, "\(failures.all)")
     }
 
     @Test func aWrongExpectationFailsWithADiffOfOnlyWhatDiffers() async {
