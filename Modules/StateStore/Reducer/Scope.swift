@@ -35,6 +35,8 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
             .map(toChildAction.embed)
     }
 
+    /// The child reducer on its state, borrowed: called on `self.child` inside the access to the
+    /// state, the compiler copied the whole reducer first.
     @inlinable
     static func run(_ child: borrowing Child, on state: inout Child.State, _ action: Child.Action) -> Effect<Child.Action> {
         child.reduce(into: &state, action: action)
