@@ -35,8 +35,8 @@ final class LiveBackend: Sendable {
 
     // MARK: - Off the caller
 
-    /// `body`'s result, computed on the database's queue: the calling task waits without
-    /// holding its thread.
+    /// `body`'s result, computed on the database's queue when the caller may be holding an
+    /// actor's thread (see `run`): the calling task waits without holding it.
     func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
         try await Self.run(body, on: databaseWork)
     }
@@ -47,6 +47,11 @@ final class LiveBackend: Sendable {
     }
 
     private static func run<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T, on queue: DispatchQueue) async throws(AppError) -> T {
+        // A task without an executor preference runs this nonisolated async code on the shared
+        // pool, never on its caller's actor: the work can run right here, without two thread
+        // hand-offs. A task with one (a store's effect, which starts on the thread that sent its
+        // action: a UI's main actor) hands the work to `queue`, leaving that thread free.
+        if withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) == nil { return try body() }
         let result: Result<T, AppError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Result { () throws(AppError) in try body() }) }
         }
