@@ -50,7 +50,9 @@ final class LiveBackend: Sendable {
         // A task without an executor preference runs this nonisolated async code on the shared
         // pool, never on its caller's actor: the work can run right here, without two thread
         // hand-offs. A task with one (a store's effect, which starts on the thread that sent its
-        // action: a UI's main actor) hands the work to `queue`, leaving that thread free.
+        // action: a UI's main actor) hands the work to `queue`, leaving that thread free. (With
+        // the `NonisolatedNonsendingByDefault` feature a caller's actor would be inherited: this
+        // test would then have to hand over always.)
         if withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) == nil { return try body() }
         let result: Result<T, AppError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Result { () throws(AppError) in try body() }) }
