@@ -91,10 +91,18 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         for problem in problems { reporter.report(problem, at: createdAt) }
     }
 
-    /// The store's live state: what the reducer made of every action so far, including actions
-    /// effects fed back that the test has not received yet. Assertions compare against the
-    /// state each action left, one action at a time, so this is for reading, not asserting.
+    /// The state as of the last step the test took: the state the last action it sent or
+    /// received left (or, after ``skipReceivedActions()``, the last action received so far), as
+    /// in TCA. Effects running in the background do not move it, so what a test reads right
+    /// after a step does not depend on timing, whatever the ``exhaustivity``. ``liveState`` is
+    /// what the reducer made of every action so far.
     public var state: State {
+        recorder.stepped
+    }
+
+    /// The store's live state: what the reducer made of every action so far, including actions
+    /// effects fed back that the test has not received yet; it moves with timing.
+    public var liveState: State {
         store.currentState
     }
 
@@ -347,6 +355,10 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     private struct Contents {
         var latest: State
+        /// The state the test's last step left: the initial state, then the `after` of the
+        /// latest record consumed.
+        var stepped: State
+        var steppedIndex = -1
         var records: [Record] = []
         var diagnostics: [Diagnostic] = []
         var waiters = Waiters()
@@ -357,8 +369,10 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     private let contents: Locked<Contents>
 
     init(initialState: State) {
-        contents = Locked(Contents(latest: initialState))
+        contents = Locked(Contents(latest: initialState, stepped: initialState))
     }
+
+    var stepped: State { contents.withLock { $0.stepped } }
 
     var count: Int { contents.withLock { $0.records.count } }
 
@@ -387,6 +401,10 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     func consume(_ index: Int) -> Record {
         contents.withLock { contents in
             contents.records[index].isConsumed = true
+            if index > contents.steppedIndex {
+                contents.steppedIndex = index
+                contents.stepped = contents.records[index].after
+            }
             return contents.records[index]
         }
     }
@@ -411,6 +429,10 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
             for index in contents.records.indices where !contents.records[index].isConsumed {
                 contents.records[index].isConsumed = true
                 actions.append(contents.records[index].action)
+            }
+            if let last = contents.records.indices.last, last > contents.steppedIndex {
+                contents.steppedIndex = last
+                contents.stepped = contents.records[last].after
             }
             return actions
         }

@@ -73,6 +73,28 @@ struct TestStoreTests {
         #expect(failures.all.isEmpty)
     }
 
+    @Test func stateMovesOnlyByTheTestsStepsNotWithEffectsInTheBackground() async {
+        let clock = TestClock()
+        let failures = Failures()
+        let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock), exhaustivity: .off, reporter: failures.reporter)
+        await store.send(.queryChanged("mi"))
+        await clock.advance(by: .milliseconds(300))
+        for _ in 0..<2_000 where store.liveState.results.isEmpty { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(store.liveState.results == ["mi 1", "mi 2"], "the response was reduced in the background")
+        #expect(store.state.results.isEmpty && store.state.isLoading, "but the test has not stepped past it")
+        await store.receive(.response(["mi 1", "mi 2"]))
+        #expect(store.state.results == ["mi 1", "mi 2"] && !store.state.isLoading)
+
+        await store.send(.queryChanged("oa"))
+        await clock.advance(by: .milliseconds(300))
+        for _ in 0..<2_000 where store.liveState.results.first != "oa 1" { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(store.state.query == "oa" && store.state.results == ["mi 1", "mi 2"])
+        store.skipReceivedActions()
+        #expect(store.state.results == ["oa 1", "oa 2"], "skipping received actions is a step too")
+        await store.finish()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+    }
+
     @Test func cancellingASendsTaskLeavesNoEffectInFlightEvenThoseOfActionsItsEffectsSent() async {
         let failures = Failures()
         let store = TestStore(initialState: Search.State(), reducer: Search(clock: TestClock()), reporter: failures.reporter)
