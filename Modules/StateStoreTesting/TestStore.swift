@@ -355,10 +355,8 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     private struct Contents {
         var latest: State
-        /// The state the test's last step left: the initial state, then the `after` of the
-        /// latest record consumed.
-        var stepped: State
-        var steppedIndex = -1
+        /// The latest record the test consumed (by a step), if any.
+        var steppedIndex: Int?
         var records: [Record] = []
         var diagnostics: [Diagnostic] = []
         var waiters = Waiters()
@@ -369,10 +367,17 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     private let contents: Locked<Contents>
 
     init(initialState: State) {
-        contents = Locked(Contents(latest: initialState, stepped: initialState))
+        contents = Locked(Contents(latest: initialState))
     }
 
-    var stepped: State { contents.withLock { $0.stepped } }
+    /// The state the test's last step left: the `after` of the latest record consumed, else the
+    /// state before the first action (the initial state).
+    var stepped: State {
+        contents.withLock { contents in
+            if let index = contents.steppedIndex { return contents.records[index].after }
+            return contents.records.first?.before ?? contents.latest
+        }
+    }
 
     var count: Int { contents.withLock { $0.records.count } }
 
@@ -401,10 +406,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     func consume(_ index: Int) -> Record {
         contents.withLock { contents in
             contents.records[index].isConsumed = true
-            if index > contents.steppedIndex {
-                contents.steppedIndex = index
-                contents.stepped = contents.records[index].after
-            }
+            contents.steppedIndex = max(contents.steppedIndex ?? index, index)
             return contents.records[index]
         }
     }
@@ -430,10 +432,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
                 contents.records[index].isConsumed = true
                 actions.append(contents.records[index].action)
             }
-            if let last = contents.records.indices.last, last > contents.steppedIndex {
-                contents.steppedIndex = last
-                contents.stepped = contents.records[last].after
-            }
+            if let last = contents.records.indices.last { contents.steppedIndex = last }
             return actions
         }
     }

@@ -269,14 +269,8 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
         self.isStored = isStored && reads.count == 1
         let parent = readParent()
         current = project(parent)
-        readsWerePresent = Self.readsArePresent(in: parent, readsArePresent)
+        readsWerePresent = readsArePresent.map { isPresent in withUnsafePointer(to: parent) { isPresent(UnsafeRawPointer($0)) } } ?? false
         super.init()
-    }
-
-    @inlinable
-    static func readsArePresent(in parent: Parent, _ readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)?) -> Bool {
-        guard let readsArePresent else { return false }
-        return withUnsafePointer(to: parent) { readsArePresent(UnsafeRawPointer($0)) }
     }
 
     /// The value now. Lock held.
@@ -293,9 +287,7 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
         if let parentAddress {
             current = derive(fromParentAt: parentAddress)
         } else {
-            let parent = readParent()
-            current = project(parent)
-            readsWerePresent = Self.readsArePresent(in: parent, readsArePresent)
+            current = withUnsafePointer(to: readParent()) { derive(fromParentAt: UnsafeRawPointer($0)) }
         }
     }
 

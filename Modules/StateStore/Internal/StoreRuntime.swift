@@ -182,17 +182,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         case async(@Sendable (State, Action) async -> State)
     }
 
-    /// How actions are reduced: on the sending thread, or in order by one task reading a mailbox.
-    @usableFromInline
-    enum Reducing: Sendable {
-        case sync(@Sendable (inout State, Action) -> Effect<Action>)
-        case async(mailbox: AsyncStream<(Action, Completion)>.Continuation)
-    }
-
-    @usableFromInline let reducing: Reducing
-    /// The synchronous reducer of `reducing`, if it has one: read on every action, where taking
-    /// it out of the enum copies the enum through its value witness (a runtime call).
+    /// The synchronous reducer, run on the sending thread; `nil` when an asynchronous one reduces
+    /// in order, in a task reading `asyncMailbox`. Two stored optionals rather than one enum: the
+    /// enum was copied through its value witness (a runtime call) on every action.
     @usableFromInline let syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?
+    /// Where actions go for the asynchronous reducer; set exactly when `syncReduce` is `nil`.
+    @usableFromInline let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
     @usableFromInline let middleware: ContiguousArray<AnyMiddleware<State, Action>>
     @usableFromInline let middlewareContext: MiddlewareContext<State, Action>
 
@@ -223,12 +218,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         )
         switch reducer {
         case .sync(let reduce):
-            reducing = .sync(reduce)
             syncReduce = reduce
+            asyncMailbox = nil
         case .async(let reduce):
             let (mailbox, continuation) = AsyncStream.makeStream(of: (Action, Completion).self)
-            reducing = .async(mailbox: continuation)
             syncReduce = nil
+            asyncMailbox = continuation
             // One task reduces strictly in order: the next action waits for the previous state.
             Task {
                 for await (action, completion) in mailbox {
@@ -246,7 +241,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     deinit {
         effects.shutDown()
-        if case .async(let mailbox) = reducing { mailbox.finish() }
+        asyncMailbox?.finish()
         core.deinitialize(count: 1)
         core.deallocate()
         stateBytesBefore.deallocate()
@@ -458,7 +453,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func reduce(_ action: Action, completion: Completion?, lineage: Lineage) {
         guard let reduce = syncReduce else {
-            if case .async(let mailbox) = reducing { mailbox.yield((action, completion ?? Completion(lineage: nil))) }
+            asyncMailbox?.yield((action, completion ?? Completion(lineage: nil)))
             return
         }
         lock.lock()
