@@ -16,9 +16,13 @@ import Observation
 /// - ``observe(_:)``: a callback with every new state, starting with the current one.
 /// - ``states``: the same as an `AsyncStream`.
 ///
-/// A root store publishes after every action, as Redux subscribers hear every dispatch; a
-/// scoped store only when its part of the state changed. To hear only about real changes of the
-/// whole state, observe `store.scope(state: \.self, action: { $0 })`.
+/// A root store's subscribers hear every action, as Redux subscribers hear every dispatch. A
+/// scoped store, and Observation of any store, hear about a *settled burst*: an action and the
+/// actions its synchronous effects fed back (`.send`, `.merge(.send(a), .send(b))`), or whatever
+/// other threads queued meanwhile, are told once, with the value the burst ended on, and not at
+/// all when it ended where it started: what a view wants. (A very long burst is told every 256
+/// actions.) To hear only about real changes of the whole state, observe
+/// `store.scope(state: \.self, action: { $0 })`; to hear every action, ``RootStore/observeActions(_:)``.
 ///
 /// ```swift
 /// let store = RootStore(initialState: Counter.State(), reducer: Counter())
@@ -178,6 +182,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     ///
     /// A scope of a stored property of a root store's state costs an action that leaves the
     /// property's bytes alone a few word compares: the part is neither copied out nor compared.
+    /// Stores scoped to the same property share that work: a hundred views selecting one value
+    /// cost one comparison per action, and hear of a change together.
     /// A scoped store nobody observes (no `observe`, no Observation read of `state`, no scope
     /// of it) derives its value when read rather than after every action.
     ///
@@ -190,7 +196,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
         let stored = ByteRange(toChildState)
-        return scope(deriving: { $0[keyPath: toChildState] }, reads: stored.map { [$0] } ?? [], isStored: stored != nil, action: embed)
+        return scope(deriving: { $0[keyPath: toChildState] }, reads: stored.map { [$0] } ?? [], isStored: stored != nil, action: embed,
+                     sharedAs: stored == nil ? nil : CollectionKey(toChildState))
     }
 
     /// A store for a value derived from this store's state, whose observers hear only about
@@ -269,7 +276,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     }
 
     /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
-    /// `isStored` when it is the stored property there.
+    /// `isStored` when it is the stored property there. Stores made with the same `sharedAs`
+    /// key (the key path of a stored property) share one node while any of them is alive.
     @inlinable
     final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
@@ -277,18 +285,25 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         isStored: Bool,
         action embed: @escaping @Sendable (ChildAction) -> Action,
         fromBytes: (@Sendable (UnsafeRawPointer) -> ChildState)? = nil,
-        isPresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil
+        isPresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil,
+        sharedAs key: CollectionKey? = nil
     ) -> Store<ChildState, ChildAction> {
         let parent = node
         let read = readWhileLocked
         let lock = lock
         lock.lock()
-        // A root store's state stays where it is while the lock is held (and the runtime lives as
-        // long as `read`, which the node keeps).
-        let scopeNode = ScopeNode<State, ChildState>(project: toChildState, projectFromBytes: fromBytes, readParent: read,
-                                                     parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent,
-                                                     isStored: isStored)
-        parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
+        let scopeNode: ScopeNode<State, ChildState>
+        if let key, let shared = parent.sharedScopes[key] as? ScopeNode<State, ChildState> {
+            scopeNode = shared
+        } else {
+            // A root store's state stays where it is while the lock is held (and the runtime
+            // lives as long as `read`, which the node keeps).
+            scopeNode = ScopeNode(project: toChildState, projectFromBytes: fromBytes, readParent: read,
+                                  parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent, isStored: isStored)
+            parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
+            if let key { parent.sharedScopes[key] = scopeNode }
+        }
+        scopeNode.storeCount += 1
         lock.unlock()
         return Store<ChildState, ChildAction>(
             lock: lock,
@@ -298,7 +313,14 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             send: { [self] in send(embed($0)) },
             schedule: schedule,
             diagnostics: diagnostics,
-            detach: { lock.withLock { parent.removeChild(scopeNode) } }
+            detach: {
+                lock.withLock {
+                    scopeNode.storeCount -= 1
+                    guard scopeNode.storeCount == 0 else { return }
+                    parent.removeChild(scopeNode)
+                    if let key, parent.sharedScopes[key] === scopeNode { parent.sharedScopes[key] = nil }
+                }
+            }
         )
     }
 

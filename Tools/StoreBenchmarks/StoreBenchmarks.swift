@@ -193,6 +193,22 @@ func observersSample(_ operations: Int, observers: Int) -> Double {
     return result
 }
 
+/// `scopes` stores each selecting the count of one root store, each observed, the count changing
+/// with every action: a screen of small views, each selecting its own value.
+func observersSelectingSample(_ operations: Int, scopes: Int) -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
+    let calls = CallCounter()
+    let counts = (0..<scopes).map { _ in store.scope(state: \.count, action: { (action: BenchCounter.Action) in action }) }
+    let subscriptions = counts.map { count in count.observe { value in calls.calls &+= value & 1 } }
+    let before = calls.calls
+    let result = nanosecondsPerOperation(operations) {
+        for _ in 0..<operations { store.send(.increment) }
+    }
+    precondition(calls.calls - before == scopes * ((operations + 1) / 2), "each scope must hear each change")
+    withExtendedLifetime((counts, subscriptions)) {}
+    return result
+}
+
 /// How deep each chain of effect round trips goes, and how many effects each burst starts.
 let effectBatch = 10_000
 
@@ -234,7 +250,7 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
     if selected("dispatch") || selected("floor") || selected("dispatch/floor") {
         dispatch = repeated(plan) { dispatchSample(operations) }
         if selected("dispatch") {
-            results.append(CaseResult(name: "dispatch", unit: .nanoseconds, samples: dispatch, target: .atMost(55)))
+            results.append(CaseResult(name: "dispatch", unit: .nanoseconds, samples: dispatch, target: .atMost(50)))
         }
     }
     if selected("floor") || selected("dispatch/floor") {
@@ -259,15 +275,19 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
         let large = FanOut(children: 10_000)
         let (ratios, _) = pairedRatios(plan, base: { small.sample(plan.iterations(200_000)) },
             variant: { large.sample(plan.iterations(200_000)) })
-        results.append(CaseResult(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.5)))
+        results.append(CaseResult(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.2)))
     }
     if selected("observers") {
         let samples = repeated(plan) { observersSample(plan.iterations(200_000), observers: 100) }
-        results.append(CaseResult(name: "observers", unit: .nanoseconds, samples: samples, target: .atMost(520)))
+        results.append(CaseResult(name: "observers", unit: .nanoseconds, samples: samples, target: .atMost(300)))
+    }
+    if selected("observers-selecting") {
+        let samples = repeated(plan) { observersSelectingSample(plan.iterations(50_000), scopes: 100) }
+        results.append(CaseResult(name: "observers-selecting", unit: .nanoseconds, samples: samples, target: .atMost(3_000)))
     }
     if selected("effect-round-trip") {
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(200_000), suspending: false) }
-        results.append(CaseResult(name: "effect-round-trip", unit: .perSecond, samples: samples, target: .atLeast(600_000)))
+        results.append(CaseResult(name: "effect-round-trip", unit: .perSecond, samples: samples, target: .atLeast(1_500_000)))
     }
     if selected("effect-round-trip-suspending") {
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(100_000), suspending: true) }

@@ -18,7 +18,7 @@ import Synchronization
 /// fast path. Every `var` is guarded by the tree's lock, so the
 /// runtime's exclusivity checks are switched off for them.
 @usableFromInline
-class StateNode<Value: Sendable>: @unchecked Sendable {
+class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     struct Subscriber {
         @usableFromInline let id: UInt64
@@ -53,6 +53,9 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     /// The collection nodes among `children`, by the key path of their collection, so element
     /// stores of one collection share a node.
     @exclusivity(unchecked) @usableFromInline var collections: [CollectionKey: AnyObject] = [:]
+    /// The scope nodes of stored properties, by key path, so stores scoped to one property
+    /// share a node (and its work after each action).
+    @exclusivity(unchecked) @usableFromInline var sharedScopes: [CollectionKey: AnyObject] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// The Observation subject standing for the store's `state`.
@@ -60,9 +63,15 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
     /// mean an equal value, so a reader can tell what changed without comparing values.
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
+    /// What `settle()` took for delivery: the value and who hears it, and whether Observation
+    /// is told. Written with the lock held and read after it, by the drainer only.
+    @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
+    @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
+    @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
+    @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
 
     @usableFromInline
-    init() {}
+    override init() {}
 
     /// Reports a tracked read of the store's state.
     @inlinable
@@ -76,19 +85,51 @@ class StateNode<Value: Sendable>: @unchecked Sendable {
         observation.notifyChange()
     }
 
-    /// Records what a change to `value` must notify, and propagates it to the children.
+    /// Records that a change to `value` is owed to this node's observers (once per burst of
+    /// actions, whatever the number of changes), and propagates it to the children.
     @inlinable
     final func changed(to value: Value, deliveries: inout [Delivery]) {
         revision &+= 1
-        if firstSubscriber != nil || isTracked {
-            deliveries.append(Delivery(value: value, first: firstSubscriber, others: otherSubscribers,
-                notifyRegistrar: isTracked ? self : nil))
+        if !isOwed, firstSubscriber != nil || isTracked {
+            isOwed = true
+            deliveries.append(Delivery(self))
         }
         if !children.isEmpty {
             withUnsafePointer(to: value) { address in
                 for child in children { child.update(UnsafeRawPointer(address), nil, &deliveries) }
             }
         }
+    }
+
+    /// The root's settling: its subscribers heard every action already, so only Observation
+    /// is owed a change.
+    @usableFromInline
+    override func settle() {
+        isOwed = false
+        settledTellsRegistrar = isTracked
+    }
+
+    /// Takes `value` for delivery to the observers there are now. Lock held.
+    @inlinable
+    final func owe(_ value: Value) {
+        settledTellsRegistrar = isTracked
+        settledFirst = firstSubscriber
+        settledOthers = otherSubscribers
+        if settledFirst != nil { settledValue = value }
+    }
+
+    @usableFromInline
+    override func deliverSettled() {
+        if settledTellsRegistrar {
+            settledTellsRegistrar = false
+            notifyRegistrar()
+        }
+        guard let value = settledValue.take() else { return }
+        let first = settledFirst.take()
+        let others = settledOthers
+        settledOthers = []
+        first?.callback(value)
+        for subscriber in others { subscriber.callback(value) }
     }
 
     /// Brings up to date a value left stale while nobody observed it; called, lock held,
@@ -207,30 +248,85 @@ func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool
     return true
 }
 
-/// A notification owed to one node's subscribers, delivered after the lock is released.
+/// A node whose observers are owed a notification at the end of the current burst of actions.
+///
+/// Scoped stores and Observation hear about a burst (an action and every action its synchronous
+/// effects fed back, or whatever queued meanwhile) once, with the settled value, as a view wants
+/// it: the runtime lists the nodes that changed while it drains and settles them when its
+/// queue runs empty. Nothing is allocated per change: the node itself is listed, and keeps
+/// what it owes.
+@usableFromInline
+class SettlingNode: @unchecked Sendable {
+    /// Whether the node is listed as owed in the current burst. Lock held.
+    @exclusivity(unchecked) @usableFromInline final var isOwed = false
+
+    @usableFromInline
+    init() {}
+
+    /// Takes what the burst owes the observers there are now, for `deliverSettled()`. Lock held.
+    @usableFromInline
+    func settle() {}
+
+    /// Delivers what `settle()` took, then forgets it. Lock released; called by the drainer.
+    @usableFromInline
+    func deliverSettled() {}
+}
+
+/// A node listed as owed a notification at the end of the burst (see ``SettlingNode``).
 @usableFromInline
 struct Delivery {
-    @usableFromInline let deliver: () -> Void
+    @usableFromInline let node: SettlingNode
 
     @inlinable
-    init<Value>(
-        value: Value, first: StateNode<Value>.Subscriber?, others: ContiguousArray<StateNode<Value>.Subscriber>,
-        notifyRegistrar node: StateNode<Value>?
-    ) {
-        deliver = {
-            node?.notifyRegistrar()
-            first?.callback(value)
-            for subscriber in others { subscriber.callback(value) }
+    init(_ node: SettlingNode) {
+        self.node = node
+    }
+}
+
+/// A scoped node that hears only about changes of its value: whatever a burst of actions did,
+/// its observers hear the settled value once, and nothing when it came back to the one they had.
+@usableFromInline
+class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @unchecked Sendable {
+    /// The value last derived (for a ``ScopeNode``: out of date while it is stale).
+    @exclusivity(unchecked) @usableFromInline final var current: Value
+    /// The value observers heard last, kept from the first change of a burst to its settling.
+    @exclusivity(unchecked) @usableFromInline final var heardBeforeBurst: Value?
+    /// Whether the value changed more than once in this burst (and so may have come back).
+    @exclusivity(unchecked) @usableFromInline final var changedAgain = false
+
+    @inlinable
+    init(current: Value) {
+        self.current = current
+        super.init()
+    }
+
+    /// Makes `value` the current one, when it differs, and owes it to the observers.
+    @inlinable
+    final func publish(_ value: Value, deliveries: inout [Delivery]) {
+        guard value != current else { return }
+        let wasOwed = isOwed
+        let previous = exchange(&current, with: value)
+        changed(to: value, deliveries: &deliveries)
+        if wasOwed {
+            changedAgain = true
+        } else if isOwed {
+            heardBeforeBurst = previous
         }
     }
 
-    @inlinable
-    func callAsFunction() { deliver() }
+    @usableFromInline
+    override final func settle() {
+        isOwed = false
+        let heard = heardBeforeBurst.take()
+        defer { changedAgain = false }
+        if changedAgain, let heard, heard == current { return }
+        owe(current)
+    }
 }
 
 /// A store scoped to a value derived from its parent's state (`\.counter`).
 @usableFromInline
-final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<Child>, @unchecked Sendable {
+final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: DeduplicatingNode<Child>, @unchecked Sendable {
     @usableFromInline let project: @Sendable (Parent) -> Child
     /// Derives the child from the parent's bytes when it comes from one stored property: only
     /// that property is copied out, where `project` takes a copy of the whole parent.
@@ -250,8 +346,8 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
     @exclusivity(unchecked) @usableFromInline var readsWerePresent = false
     /// Whether the child is the stored property at `reads[0]`, so it can be copied from there.
     @usableFromInline let isStored: Bool
-    /// The value last derived; out of date while `isStale`.
-    @exclusivity(unchecked) @usableFromInline var current: Child
+    /// How many stores use this node (stores scoped to one stored property share it).
+    @exclusivity(unchecked) @usableFromInline var storeCount = 0
     /// Whether the parent changed since `current` was derived, while nobody observed this node:
     /// nobody needs each value then, only the one read, so it is derived when read.
     @exclusivity(unchecked) @usableFromInline var isStale = false
@@ -268,9 +364,8 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
         self.readsArePresent = readsArePresent
         self.isStored = isStored && reads.count == 1
         let parent = readParent()
-        current = project(parent)
         readsWerePresent = readsArePresent.map { isPresent in withUnsafePointer(to: parent) { isPresent(UnsafeRawPointer($0)) } } ?? false
-        super.init()
+        super.init(current: project(parent))
     }
 
     /// The value now. Lock held.
@@ -309,10 +404,7 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: StateNode<
                 else { return }
             }
         }
-        let value = derive(fromParentAt: parentAddress)
-        guard value != current else { return }
-        current = value
-        changed(to: value, deliveries: &deliveries)
+        publish(derive(fromParentAt: parentAddress), deliveries: &deliveries)
     }
 
     /// The child of the parent lying at `address` (lock held): the stored child copied from its
@@ -439,24 +531,21 @@ where Element.ID: Sendable {
 ///
 /// When the element is removed, the store keeps showing its last value.
 @usableFromInline
-final class ElementNode<Element: Identifiable & Sendable & Equatable>: StateNode<Element>, @unchecked Sendable {
+final class ElementNode<Element: Identifiable & Sendable & Equatable>: DeduplicatingNode<Element>, @unchecked Sendable {
     @usableFromInline let id: Element.ID
-    @exclusivity(unchecked) @usableFromInline var current: Element
     /// Another store scoped to the same element, if any.
     @exclusivity(unchecked) @usableFromInline var next: ElementNode?
 
     @inlinable
     init(element: Element) {
         id = element.id
-        current = element
-        super.init()
+        super.init(current: element)
     }
 
     @inlinable
     func update(to value: Element?, deliveries: inout [Delivery]) {
-        guard let value, value != current else { return }
-        current = value
-        changed(to: value, deliveries: &deliveries)
+        guard let value else { return }
+        publish(value, deliveries: &deliveries)
     }
 }
 

@@ -48,22 +48,18 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         @usableFromInline let handsOutState: Bool
         @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
         @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
-        @usableFromInline let registrarNode: StateNode<State>?
         @usableFromInline let actionSubscribers: ContiguousArray<ActionSubscriber>
-        @usableFromInline let deliveries: [Delivery]
 
         @inlinable
         init(
             handsOutState: Bool, firstSubscriber: StateNode<State>.Subscriber?,
-            otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>, registrarNode: StateNode<State>?,
-            actionSubscribers: ContiguousArray<ActionSubscriber>, deliveries: [Delivery]
+            otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>,
+            actionSubscribers: ContiguousArray<ActionSubscriber>
         ) {
             self.handsOutState = handsOutState
             self.firstSubscriber = firstSubscriber
             self.otherSubscribers = otherSubscribers
-            self.registrarNode = registrarNode
             self.actionSubscribers = actionSubscribers
-            self.deliveries = deliveries
         }
 
         /// Delivers the change `action` made (`nil`: a state put in place) when nobody is
@@ -71,24 +67,20 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         @inlinable
         @inline(__always)
         func deliver(after action: Action?) {
-            registrarNode?.notifyRegistrar()
             if !actionSubscribers.isEmpty, let action {
                 for subscriber in actionSubscribers { subscriber.callback(action, nil) }
             }
-            for delivery in deliveries { delivery() }
         }
 
         /// Delivers the change `action` made (`nil`: a state put in place), handing `state`.
         @inlinable
         @inline(__always)
         func deliver(after action: Action?, handing state: State) {
-            registrarNode?.notifyRegistrar()
             firstSubscriber?.callback(state)
             for subscriber in otherSubscribers { subscriber.callback(state) }
             if !actionSubscribers.isEmpty, let action {
                 for subscriber in actionSubscribers { subscriber.callback(action, state) }
             }
-            for delivery in deliveries { delivery() }
         }
     }
 
@@ -100,6 +92,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         @usableFromInline var queue = RingBuffer<QueueItem>()
         @usableFromInline var mode = Mode.idle
         @usableFromInline var actionSubscribers: ContiguousArray<ActionSubscriber> = []
+        /// The nodes whose observers the current burst owes a notification, settled when the
+        /// queue runs empty; and the list being delivered (two, so neither is reallocated).
+        @usableFromInline var owed: [Delivery] = []
+        @usableFromInline var settling: [Delivery] = []
 
         @inlinable
         init(state: State) {
@@ -488,12 +484,28 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         unlockAndNotify(after: action, bytesKept: false)
     }
 
-    /// Reduces what was queued while this thread was working, until the queue is empty.
+    /// Reduces what was queued while this thread was working, until the queue is empty; then
+    /// delivers what the burst owes scoped stores and Observation (and goes on if that queued
+    /// more). Owed notifications are also delivered before a job (a new observer must not hear a
+    /// change its first value already had) and every `settlingInterval` actions of a long
+    /// burst, so a stream of sends from elsewhere cannot starve a view.
     @inlinable
     func drain() {
+        var reducedWhileOwing = 0
         while true {
             lock.lock()
-            guard let item = core.pointee.queue.popFirst() else {
+            let item = core.pointee.queue.popFirst()
+            if !core.pointee.owed.isEmpty {
+                if case .action = item, reducedWhileOwing < Self.settlingInterval {
+                    reducedWhileOwing += 1
+                } else {
+                    reducedWhileOwing = 0
+                    settleOwed()
+                    guard item != nil else { continue }
+                    lock.lock()
+                }
+            }
+            guard let item else {
                 core.pointee.mode.stopDraining()
                 lock.unlock()
                 return
@@ -506,6 +518,20 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 job()
             }
         }
+    }
+
+    /// How many actions a burst reduces at most before its owed notifications are delivered.
+    @usableFromInline static var settlingInterval: Int { 256 }
+
+    /// Settles the owed nodes (lock held), releases the lock, and delivers what they took.
+    /// Called by the drainer only, which alone touches `settling`.
+    @usableFromInline
+    func settleOwed() {
+        swap(&core.pointee.owed, &core.pointee.settling)
+        for delivery in core.pointee.settling { delivery.node.settle() }
+        lock.unlock()
+        for delivery in core.pointee.settling { delivery.node.deliverSettled() }
+        core.pointee.settling.removeAll(keepingCapacity: true)
     }
 
     /// Copies the state's bytes aside before an action, when scoped stores will compare
@@ -550,11 +576,14 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func collectNotification(after action: Action?, bytesKept: Bool = false) -> Notification {
         let node = rootNode
-        var deliveries: [Delivery] = []
+        if node.isTracked, !node.isOwed {
+            node.isOwed = true
+            core.pointee.owed.append(Delivery(node))
+        }
         if !node.children.isEmpty {
             let before = bytesKept ? UnsafeRawPointer(stateBytesBefore) : nil
             for child in node.children {
-                child.update(stateBytes, before, &deliveries)
+                child.update(stateBytes, before, &core.pointee.owed)
             }
         }
         // The state is copied out only when someone is handed it.
@@ -564,9 +593,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             handsOutState: isStateHandedOut,
             firstSubscriber: node.firstSubscriber,
             otherSubscribers: node.otherSubscribers,
-            registrarNode: node.isTracked ? node : nil,
-            actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers,
-            deliveries: deliveries
+            actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers
         )
     }
 }

@@ -1,0 +1,149 @@
+import Observation
+import StateStore
+import Testing
+
+/// A value set by actions, and actions that feed back bursts of them.
+private struct Dial: Reducer {
+    struct State: Equatable, Sendable {
+        var value = 0
+        var label = ""
+    }
+
+    enum Action: Equatable, Sendable {
+        case set(Int)
+        /// Sets each value in turn, as synchronous follow-ups of one send.
+        case sweep([Int])
+        case relabel(String)
+    }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .set(let value):
+            state.value = value
+            return .none
+        case .sweep(let values):
+            return .merge(values.map { .send(.set($0)) })
+        case .relabel(let label):
+            state.label = label
+            return .none
+        }
+    }
+}
+
+private func dialStore() -> RootStore<Dial.State, Dial.Action> {
+    RootStore(initialState: Dial.State(), reducer: Dial())
+}
+
+@Suite("Settled notifications: scoped stores and Observation hear a burst once")
+struct SettledNotificationTests {
+    @Test func aScopeHearsTheSettledValueOfASendAndItsSynchronousFollowUps() {
+        let store = dialStore()
+        let dial = store.scope(state: \.value, action: { $0 })
+        let scoped = Collected<Int>()
+        let root = Collected<Int>()
+        let actions = Collected<Dial.Action>()
+        let subscriptions = [
+            dial.observe { scoped.append($0) },
+            store.observe { root.append($0.value) },
+            store.observeActions { action, _ in actions.append(action) },
+        ]
+        store.send(.sweep([1, 2, 3]))
+        #expect(scoped.all == [0, 3])
+        // The root store and action observers still hear every action, as Redux subscribers do.
+        #expect(root.all == [0, 0, 1, 2, 3])
+        #expect(actions.all == [.sweep([1, 2, 3]), .set(1), .set(2), .set(3)])
+        withExtendedLifetime(subscriptions) {}
+    }
+
+    @Test func aBurstThatEndsWhereItStartedIsNoChange() {
+        let store = dialStore()
+        let dial = store.scope(state: \.value, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = dial.observe { seen.append($0) }
+        store.send(.sweep([5, 0]))
+        store.send(.sweep([7, 8]))
+        #expect(seen.all == [0, 8])
+        #expect(dial.currentState == 8)
+        subscription.cancel()
+    }
+
+    @Test func observationIsToldOncePerBurst() {
+        let store = dialStore()
+        let dial = store.scope(state: \.value, action: { $0 })
+        let scopedChanges = Counter.Probe()
+        let rootChanges = Counter.Probe()
+        track({ _ = dial.state }, counting: scopedChanges)
+        track({ _ = store.state }, counting: rootChanges)
+        store.send(.sweep([1, 2, 3]))
+        #expect(scopedChanges.count == 1)
+        #expect(rootChanges.count == 1)
+        store.send(.relabel("dial"))
+        #expect(scopedChanges.count == 1)
+        #expect(rootChanges.count == 2)
+    }
+
+    @Test func anObserverAddedDuringABurstStartsFromTheSettledValueAndHearsItOnce() {
+        let store = dialStore()
+        let dial = store.scope(state: \.value, action: { $0 })
+        let first = Collected<Int>()
+        let late = Collected<Int>()
+        let lateSubscription = Locked<StoreSubscription?>(nil)
+        let subscriptions = [
+            dial.observe { first.append($0) },
+            store.observeActions { action, _ in
+                // Queued behind the burst: it joins once the burst settled.
+                if action == .set(1) { lateSubscription.withLock { $0 = dial.observe { late.append($0) } } }
+            },
+        ]
+        store.send(.sweep([1, 2, 3]))
+        #expect(first.all == [0, 3])
+        #expect(late.all == [3])
+        store.send(.set(4))
+        #expect(late.all == [3, 4])
+        withExtendedLifetime(subscriptions) {}
+        lateSubscription.withLock { $0?.cancel() }
+    }
+
+    @Test func aLongBurstStillReachesObserversBeforeItEnds() {
+        let store = dialStore()
+        let dial = store.scope(state: \.value, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = dial.observe { seen.append($0) }
+        store.send(.sweep(Array(1...2_000)))
+        // Every so many actions, not after each one nor only at the end.
+        #expect(seen.count > 2)
+        #expect(seen.count < 100)
+        #expect(seen.all.last == 2_000)
+        #expect(seen.all == seen.all.sorted())
+        subscription.cancel()
+    }
+
+    @Test func storesScopedToOnePropertyEachHearTheChangeAndOutliveEachOther() {
+        let store = dialStore()
+        let seenByA = Collected<Int>()
+        let seenByB = Collected<Int>()
+        var a: Store<Int, Dial.Action>? = store.scope(state: \.value, action: { $0 })
+        let b = store.scope(state: \.value, action: { $0 })
+        var subscriptionA = a?.observe { seenByA.append($0) }
+        let subscriptionB = b.observe { seenByB.append($0) }
+        store.send(.set(1))
+        subscriptionA = nil
+        a = nil
+        store.send(.set(2))
+        let c = store.scope(state: \.value, action: { $0 })
+        #expect(c.currentState == 2)
+        store.send(.relabel("x"))
+        #expect(seenByA.all == [0, 1])
+        #expect(seenByB.all == [0, 1, 2])
+        #expect(a == nil && subscriptionA == nil)
+        withExtendedLifetime((subscriptionB, c)) {}
+    }
+}
+
+/// Counts every change Observation reports for what `read` reads, tracking again after each.
+private func track(_ read: @escaping @Sendable () -> Void, counting changes: Counter.Probe) {
+    withObservationTracking(read) {
+        changes.increment()
+        track(read, counting: changes)
+    }
+}
