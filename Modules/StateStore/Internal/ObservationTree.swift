@@ -70,8 +70,13 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
     @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
 
-    @usableFromInline
-    override init() {}
+    @inlinable
+    override init() {
+        super.init()
+        // Unowned: the node owns the closures.
+        settle = { [unowned(unsafe) self] in settleRegistrar() }
+        deliverSettled = { [unowned(unsafe) self] in deliverTaken() }
+    }
 
     /// Reports a tracked read of the store's state.
     @inlinable
@@ -103,8 +108,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
 
     /// The root's settling: its subscribers heard every action already, so only Observation
     /// is owed a change.
-    @usableFromInline
-    override func settle() {
+    @inlinable
+    final func settleRegistrar() {
         isOwed = false
         settledTellsRegistrar = isTracked
     }
@@ -118,8 +123,9 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         if settledFirst != nil { settledValue = value }
     }
 
-    @usableFromInline
-    override func deliverSettled() {
+    /// Delivers what was taken by `owe(_:)` or `settleRegistrar()`, and forgets it.
+    @inlinable
+    final func deliverTaken() {
         if settledTellsRegistrar {
             settledTellsRegistrar = false
             notifyRegistrar()
@@ -255,21 +261,21 @@ func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool
 /// it: the runtime lists the nodes that changed while it drains and settles them when its
 /// queue runs empty. Nothing is allocated per change: the node itself is listed, and keeps
 /// what it owes.
+///
+/// Settling and delivering are closures the typed subclasses set when they are made (in
+/// inlinable code, so specialised for the store's types), not overridden methods: a method of a
+/// generic class called through its base runs unspecialised and looks up type metadata.
 @usableFromInline
 class SettlingNode: @unchecked Sendable {
     /// Whether the node is listed as owed in the current burst. Lock held.
     @exclusivity(unchecked) @usableFromInline final var isOwed = false
+    /// Takes what the burst owes the observers there are now, for `deliverSettled`. Lock held.
+    @exclusivity(unchecked) @usableFromInline final var settle: () -> Void = {}
+    /// Delivers what `settle` took, then forgets it. Lock released; called by the drainer.
+    @exclusivity(unchecked) @usableFromInline final var deliverSettled: () -> Void = {}
 
-    @usableFromInline
+    @inlinable
     init() {}
-
-    /// Takes what the burst owes the observers there are now, for `deliverSettled()`. Lock held.
-    @usableFromInline
-    func settle() {}
-
-    /// Delivers what `settle()` took, then forgets it. Lock released; called by the drainer.
-    @usableFromInline
-    func deliverSettled() {}
 }
 
 /// A node listed as owed a notification at the end of the burst (see ``SettlingNode``).
@@ -298,6 +304,7 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
     init(current: Value) {
         self.current = current
         super.init()
+        settle = { [unowned(unsafe) self] in settleDeduplicated() }
     }
 
     /// Makes `value` the current one, when it differs, and owes it to the observers.
@@ -314,8 +321,9 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
         }
     }
 
-    @usableFromInline
-    override final func settle() {
+    /// Owes the settled value, unless the burst brought back the one observers heard last.
+    @inlinable
+    final func settleDeduplicated() {
         isOwed = false
         let heard = heardBeforeBurst.take()
         defer { changedAgain = false }

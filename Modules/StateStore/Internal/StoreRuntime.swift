@@ -525,7 +525,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     /// Settles the owed nodes (lock held), releases the lock, and delivers what they took.
     /// Called by the drainer only, which alone touches `settling`.
-    @usableFromInline
+    @inlinable
     func settleOwed() {
         swap(&core.pointee.owed, &core.pointee.settling)
         for delivery in core.pointee.settling { delivery.node.settle() }
