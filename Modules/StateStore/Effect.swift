@@ -41,13 +41,18 @@ public struct Effect<Action: Sendable>: Sendable {
         @usableFromInline var priority: TaskPriority?
         @usableFromInline var body: nonisolated(nonsending) @Sendable (Send<Action>) async throws -> Void
         @usableFromInline var onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?
+        /// The work itself when it cannot suspend: then it runs without a task. `body` runs the
+        /// same work wherever a task is needed anyway (inside `.concatenate`, a throttle).
+        @usableFromInline var immediate: (@Sendable (Send<Action>) throws -> Void)?
 
         @inlinable
         init(priority: TaskPriority?, body: nonisolated(nonsending) @escaping @Sendable (Send<Action>) async throws -> Void,
-             onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?) {
+             onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?,
+             immediate: (@Sendable (Send<Action>) throws -> Void)? = nil) {
             self.priority = priority
             self.body = body
             self.onError = onError
+            self.immediate = immediate
         }
     }
 
@@ -115,7 +120,8 @@ public struct Effect<Action: Sendable>: Sendable {
     ///
     /// The work runs in the effect's task, on the store's effect executor, without a hop of its
     /// own (`nonisolated(nonsending)`): work that never suspends finishes inside the `send` that
-    /// started it. Work isolated to an actor (`{ @MainActor send in … }`) hops there as usual.
+    /// started it. Work isolated to an actor (`{ @MainActor send async in … }`) hops there as
+    /// usual. A closure that awaits nothing gets the overload that runs it without a task.
     ///
     /// - Parameters:
     ///   - priority: The priority of the task that runs the work.
@@ -129,6 +135,34 @@ public struct Effect<Action: Sendable>: Sendable {
         catch handler: (nonisolated(nonsending) @Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil
     ) -> Effect {
         Effect(.run(Run(priority: priority, body: operation, onError: handler)))
+    }
+
+    /// Runs work that cannot suspend (its closure has no `await`), which may send any number
+    /// of actions: chosen by the compiler over the asynchronous ``run(priority:operation:catch:)``
+    /// when the closure does not await.
+    ///
+    /// Such work needs no task, and gets none: it runs at once on the thread that reduced the
+    /// action, costing about what `.send(action)` does, and is over before the
+    /// effect's `send` returns. The rest is as for any effect: actions it sends are part of the
+    /// sending action's work (a cancelled `send` task drops them), reducing them is queued
+    /// behind the current action, and an error goes to `handler` (which gets a task) or to the
+    /// diagnostics. `Task.isCancelled` inside it tells about the thread's own task, if any.
+    ///
+    /// A closure isolated to an actor that awaits nothing says `async` to be run there, in a
+    /// task, as any asynchronous work is: `{ @MainActor send async in … }` (without `async` it
+    /// does not compile: "loses global actor"). Saying `async` is also how to ask for a task.
+    ///
+    /// - Parameters:
+    ///   - priority: The priority of the task that runs `handler`, when it is needed.
+    ///   - operation: The work.
+    ///   - handler: Turns an error thrown by `operation` into actions.
+    @inlinable
+    public static func run(
+        priority: TaskPriority? = nil,
+        operation: @escaping @Sendable (_ send: Send<Action>) throws -> Void,
+        catch handler: (nonisolated(nonsending) @Sendable (_ error: any Error, _ send: Send<Action>) async -> Void)? = nil
+    ) -> Effect {
+        Effect(.run(Run(priority: priority, body: { send in try operation(send) }, onError: handler, immediate: operation)))
     }
 
     /// Runs every effect at once.
@@ -257,8 +291,12 @@ public struct Effect<Action: Sendable>: Sendable {
             if let onError = run.onError {
                 mappedOnError = { error, send in await onError(error, send.map(transform)) }
             }
+            var mappedImmediate: (@Sendable (Send<NewAction>) throws -> Void)?
+            if let immediate = run.immediate {
+                mappedImmediate = { send in try immediate(send.map(transform)) }
+            }
             return Effect<NewAction>(.run(Effect<NewAction>.Run(
-                priority: run.priority, body: mappedBody, onError: mappedOnError)))
+                priority: run.priority, body: mappedBody, onError: mappedOnError, immediate: mappedImmediate)))
         case .merge(let effects):
             return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
         case .concatenate(let effects):
@@ -323,24 +361,34 @@ extension Effect {
 /// actions are dropped, so a cancelled search never overwrites newer results.
 public struct Send<Action: Sendable>: Sendable {
     @usableFromInline let deliver: @Sendable (Action) -> Void
+    /// Whether the current task's cancellation drops the action: not for work run without a
+    /// task of its own, whose cancellation is its lineage's (checked by `deliver`).
+    @usableFromInline let followsTaskCancellation: Bool
 
     /// Creates a sender that hands each action to `deliver`.
     @inlinable
     public init(_ deliver: @escaping @Sendable (Action) -> Void) {
         self.deliver = deliver
+        followsTaskCancellation = true
+    }
+
+    @inlinable
+    init(followsTaskCancellation: Bool, _ deliver: @escaping @Sendable (Action) -> Void) {
+        self.deliver = deliver
+        self.followsTaskCancellation = followsTaskCancellation
     }
 
     /// Sends `action`, unless the current task has been cancelled.
     @inlinable
     public func callAsFunction(_ action: Action) {
-        guard !Task.isCancelled else { return }
+        if followsTaskCancellation, Task.isCancelled { return }
         deliver(action)
     }
 
     @inlinable
     func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
         let deliver = self.deliver
-        return Send<Child> { deliver(transform($0)) }
+        return Send<Child>(followsTaskCancellation: followsTaskCancellation) { deliver(transform($0)) }
     }
 }
 
@@ -434,7 +482,10 @@ extension Task where Success == Never, Failure == Never {
     public static func cancel<ID: Hashable & Sendable>(id: ID) {
         // An effect's task prefers its store's executor, which knows the store's effects; the
         // effect's own task is among those cancelled when it has `id`.
-        guard let executor = EffectExecutor.current else { return }
+        guard let executor = EffectExecutor.current else {
+            ImmediateEffect.current?.cancel(id: EffectID(id))
+            return
+        }
         executor.owner?.cancel(id: EffectID(id))
     }
 }

@@ -236,7 +236,7 @@ struct EffectTests {
             guard case .note(let text) = action else { return .none }
             state.log.append(text)
             guard text == "start" else { return .none }
-            return .run { @QueueActor send in
+            return .run { @QueueActor send async in
                 ranOnActor.withLock { $0 = QueueActor.isRunningHere }
                 send(.note("done"))
             }

@@ -23,6 +23,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     @usableFromInline let diagnostics: Diagnostics
     /// Where the effects' tasks run.
     @usableFromInline let executor = EffectExecutor()
+    /// Set by ``shutDown()``; read without the lock by effects that need no task.
+    @usableFromInline let hasShutDown = Atomic<Bool>(false)
 
     /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
     ///   of the effect's lineage.
@@ -80,6 +82,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             if cancelInFlight { cancel(id: id) }
             start(inner, origin: origin, ids: ids + [id], lineage: lineage, into: &tasks)
         case .run(let run):
+            if let immediate = run.immediate {
+                runImmediately(immediate, of: run, origin: origin, ids: ids, lineage: lineage)
+                return
+            }
             // The task runs the work itself, not a closure around it: each async closure level
             // costs the effect a check of its executor preference.
             let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
@@ -92,6 +98,41 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
                 await execute(effect, origin: origin, ids: ids, lineage: lineage)
             }
             tasks?.append(task)
+        }
+    }
+
+    /// Runs work that cannot suspend at once, on this thread, without a task or a registration
+    /// (it is over before anyone could cancel it); an error it throws goes to its handler in a
+    /// task, or to the diagnostics. Refused, as a task would be, after shutdown or for
+    /// cancelled work.
+    /// `Task.cancel(id:)` from the work reaches this runner through ``ImmediateEffect/current``;
+    /// cancelling one of the work's own `ids` drops what it sends afterwards.
+    @inlinable
+    func runImmediately(_ work: @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action,
+                        ids: [EffectID], lineage: Lineage) {
+        guard !lineage.isCancelled, !hasShutDown.load(ordering: .relaxed) else { return }
+        let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
+        let context = ImmediateEffect(runner: self, ids: ids)
+        let send = Send<Action>(followsTaskCancellation: false) { if !context.isCancelled { outlet.send($0) } }
+        do {
+            try context.run { try work(send) }
+            outlet.end()
+        } catch {
+            guard let onError = run.onError else {
+                outlet.end()
+                if !(error is CancellationError) {
+                    report(Diagnostic(.unhandledEffectError,
+                        "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
+                }
+                return
+            }
+            _ = launch(outlet, ids: [], priority: run.priority, startInline: true) { key in
+                { [self] in
+                    await onError(error, send)
+                    outlet.end()
+                    finished(key)
+                }
+            }
         }
     }
 
@@ -327,6 +368,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     func shutDown() {
         let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
             registry.isShutDown = true
+            hasShutDown.store(true, ordering: .relaxed)
             return registry.cancel(registry.running.compactMap { $0.map(\.key) })
         }
         tasks.forEach { $0.cancel() }
@@ -562,6 +604,37 @@ protocol EffectOrigin: AnyObject, Sendable {
 
 extension EffectOutlet: EffectOrigin {
     @usableFromInline var originAction: any Sendable { origin }
+}
+
+/// An effect running without a task (a `.run` whose closure awaits nothing), as
+/// `Task.cancel(id:)` sees it from inside: the runner to cancel in, and the effect's own ids.
+@usableFromInline
+final class ImmediateEffect: @unchecked Sendable {
+    /// The effect running without a task on this thread, if one is.
+    @TaskLocal @usableFromInline static var current: ImmediateEffect?
+
+    @usableFromInline let runner: any EffectCancelling
+    @usableFromInline let ids: [EffectID]
+    /// Set when the effect cancelled one of its own ids; read and written on its thread only.
+    @usableFromInline var isCancelled = false
+
+    @inlinable
+    init(runner: any EffectCancelling, ids: [EffectID]) {
+        self.runner = runner
+        self.ids = ids
+    }
+
+    /// Runs `work` as this effect (``current`` while it runs).
+    @usableFromInline
+    func run(_ work: () throws -> Void) rethrows {
+        try Self.$current.withValue(self, operation: work)
+    }
+
+    /// Cancels the store's effects with `id`, this one among them when it has `id`.
+    func cancel(id: EffectID) {
+        if ids.contains(id) { isCancelled = true }
+        runner.cancel(id: id)
+    }
 }
 
 /// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.
