@@ -1,3 +1,10 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
@@ -610,8 +617,20 @@ extension EffectOutlet: EffectOrigin {
 /// `Task.cancel(id:)` sees it from inside: the runner to cancel in, and the effect's own ids.
 @usableFromInline
 final class ImmediateEffect: @unchecked Sendable {
+    /// The thread-specific slot holding the effect running without a task on a thread: a
+    /// thread's, not a task's, since the work runs on the sending thread whatever task it is
+    /// in (binding a task-local value inside a task took the task's status lock, a tenth of a
+    /// round trip).
+    private static let slot: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     /// The effect running without a task on this thread, if one is.
-    @TaskLocal @usableFromInline static var current: ImmediateEffect?
+    static var current: ImmediateEffect? {
+        pthread_getspecific(slot).map { Unmanaged<ImmediateEffect>.fromOpaque($0).takeUnretainedValue() }
+    }
 
     @usableFromInline let runner: any EffectCancelling
     @usableFromInline let ids: [EffectID]
@@ -627,7 +646,10 @@ final class ImmediateEffect: @unchecked Sendable {
     /// Runs `work` as this effect (``current`` while it runs).
     @usableFromInline
     func run(_ work: () throws -> Void) rethrows {
-        try Self.$current.withValue(self, operation: work)
+        let outer = pthread_getspecific(Self.slot)
+        pthread_setspecific(Self.slot, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.slot, outer) }
+        try withExtendedLifetime(self) { try work() }
     }
 
     /// Cancels the store's effects with `id`, this one among them when it has `id`.
