@@ -200,6 +200,34 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
                      sharedAs: stored == nil ? nil : CollectionKey(toChildState))
     }
 
+    /// The store for part of this store's state whose actions go through `path`: the same store
+    /// for as long as it lives, however often it is asked for (a view that scopes in its body
+    /// gets the store it had), otherwise as the `scope(state:action:)` that takes a closure.
+    ///
+    /// ```swift
+    /// let counter = appStore.scope(state: \.counter, action: AppAction.counterPath)
+    /// ```
+    ///
+    /// Stores are told apart by `toChildState` and by the identity of `path`, which its copies
+    /// share: make each path once (a `static let`), not in the call.
+    public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
+        state toChildState: KeyPath<State, ChildState> & Sendable,
+        action path: ActionPath<Action, ChildAction>
+    ) -> Store<ChildState, ChildAction> {
+        let key = ChildStoreKey(state: CollectionKey(toChildState), path: path.token)
+        if let alive = lock.withLock({ node.childStores[key]?.store }) as? Store<ChildState, ChildAction> {
+            return alive
+        }
+        let made = scope(state: toChildState, action: path.embed)
+        return lock.withLock {
+            // Another thread may have made it meanwhile: theirs is kept.
+            if let alive = node.childStores[key]?.store as? Store<ChildState, ChildAction> { return alive }
+            node.childStores = node.childStores.filter { $0.value.store != nil }
+            node.childStores[key] = WeakStore(made)
+            return made
+        }
+    }
+
     /// A store for a value derived from this store's state, whose observers hear only about
     /// changes of that value.
     ///
@@ -414,4 +442,29 @@ public final class StoreSubscription: Sendable, Hashable {
 /// A flag guarded by the store tree's lock.
 final class CancellationFlag: @unchecked Sendable {
     var isSet = false
+}
+
+/// What a child store made through an ``ActionPath`` is cached under.
+struct ChildStoreKey: Hashable, @unchecked Sendable {
+    let state: CollectionKey
+    /// Held, so that its address is not another path's while the entry lives.
+    let path: ActionPathToken
+
+    static func == (lhs: ChildStoreKey, rhs: ChildStoreKey) -> Bool {
+        lhs.state == rhs.state && lhs.path === rhs.path
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(state)
+        hasher.combine(ObjectIdentifier(path))
+    }
+}
+
+/// A cached child store, held weakly: the cache does not keep it alive.
+final class WeakStore: @unchecked Sendable {
+    weak var store: AnyObject?
+
+    init(_ store: AnyObject) {
+        self.store = store
+    }
 }

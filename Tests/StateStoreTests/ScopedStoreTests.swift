@@ -237,6 +237,44 @@ struct ScopedStoreTests {
         #expect(seen.all == ["", "a"])
     }
 
+    @Test func scopingTwiceThroughOnePathGivesTheStoreAlreadyAlive() {
+        let store = Board.store(rows: 1)
+        let retitle = ActionPath<Board.Action, String>(embed: Board.Action.retitle) {
+            if case .retitle(let title) = $0 { title } else { nil }
+        }
+        var first: Store<String, String>? = store.scope(state: \.title, action: retitle)
+        let again = store.scope(state: \.title, action: retitle)
+        #expect(first === again)
+        let otherPath = ActionPath<Board.Action, String>(embed: Board.Action.retitle) { _ in nil }
+        #expect(store.scope(state: \.title, action: otherPath) !== again)
+        #expect(store.scope(state: \.title, action: { Board.Action.retitle($0) }) !== again)
+
+        first = nil
+        let seen = Collected<String>()
+        let subscription = again.observe { seen.append($0) }
+        again.send("kept")
+        #expect(seen.all == ["", "kept"])
+        subscription.cancel()
+        #expect(first == nil)
+    }
+
+    @Test func aCachedChildStoreGoesWithItsLastHolder() {
+        let store = Board.store(rows: 1)
+        let retitle = ActionPath<Board.Action, String>(embed: Board.Action.retitle) {
+            if case .retitle(let title) = $0 { title } else { nil }
+        }
+        weak var released: Store<String, String>?
+        do {
+            let child = store.scope(state: \.title, action: retitle)
+            released = child
+            #expect(released != nil)
+        }
+        #expect(released == nil, "the cache holds child stores weakly")
+        let fresh = store.scope(state: \.title, action: retitle)
+        store.send(.retitle("new"))
+        #expect(fresh.currentState == "new")
+    }
+
     @Test func observationTrackingOnAScopedStoreFiresOnlyForItsPart() {
         let store = Board.store(rows: 1)
         let title = store.scope(state: \.title, action: Board.Action.retitle)

@@ -56,6 +56,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// The scope nodes of stored properties, by key path, so stores scoped to one property
     /// share a node (and its work after each action).
     @exclusivity(unchecked) @usableFromInline var sharedScopes: [CollectionKey: AnyObject] = [:]
+    /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
+    @exclusivity(unchecked) var childStores: [ChildStoreKey: WeakStore] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// The Observation subject standing for the store's `state`.

@@ -22,6 +22,9 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     public let extract: @Sendable (Root) -> Value?
     /// Whether a value is in the path's case, told without extracting (copying) what it carries.
     public let matches: @Sendable (Root) -> Bool
+    /// The path's identity, shared by its copies: a store scoped twice through one path (a
+    /// `static let`) with one state key path gives the same child store while it lives.
+    @usableFromInline let token = ActionPathToken()
 
     /// Creates a path from an embedding (usually an enum case) and its inverse; `matches`, when
     /// given, tells whether a value is in the case without copying its payload out
@@ -52,4 +55,11 @@ public typealias CasePath<Root: Sendable, Value: Sendable> = ActionPath<Root, Va
 extension ActionPath where Root == Value {
     /// The path from a value to itself: every value is "in" it.
     public static var identity: ActionPath { ActionPath(embed: { $0 }, extract: { $0 }, matches: { _ in true }) }
+}
+
+/// The identity of an ``ActionPath`` and of its copies.
+@usableFromInline
+final class ActionPathToken: Sendable {
+    @usableFromInline
+    init() {}
 }
