@@ -26,6 +26,8 @@ public enum Endpoint: String, CaseIterable, Hashable, Sendable, Codable, CustomS
     case notesDelete = "notes.delete"
     /// `NotesClient.search`.
     case notesSearch = "notes.search"
+    /// `NotesClient.changes`.
+    case notesChanges = "notes.changes"
 
     /// The dotted name, `client.endpoint`.
     public var description: String { rawValue }

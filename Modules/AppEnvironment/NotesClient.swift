@@ -16,6 +16,15 @@ public struct NotesClient: Sendable {
     public var delete: @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+    /// What changed in the user's notes since `cursor`, whoever changed them (another process
+    /// on the same database among them); with `nil`, nothing, and the cursor of now: where a
+    /// reader that just listed every note starts (ask before listing, so nothing written in
+    /// between is missed).
+    public var changes: @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges
+    /// Wakes whoever iterates it each time the stored notes may have been changed by another
+    /// writer (another process on the same database); never ends by itself. A hint, not the
+    /// change: ask ``changes`` what it was. Costs nothing while nobody writes.
+    public var externalWrites: @Sendable () -> AsyncStream<Void>
 
     /// Creates a client from its endpoints.
     public init(
@@ -23,13 +32,19 @@ public struct NotesClient: Sendable {
         create: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note,
         update: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note,
         delete: @escaping @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void,
-        search: @escaping @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+        search: @escaping @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note],
+        changes: @escaping @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges = { _, since in
+            NoteChanges(cursor: since ?? NotesCursor(position: 0))
+        },
+        externalWrites: @escaping @Sendable () -> AsyncStream<Void> = { AsyncStream { _ in } }
     ) {
         self.list = list
         self.create = create
         self.update = update
         self.delete = delete
         self.search = search
+        self.changes = changes
+        self.externalWrites = externalWrites
     }
 
     /// A client whose every endpoint reports the call as unexpected and fails.
@@ -39,12 +54,13 @@ public struct NotesClient: Sendable {
             create: { _, _ throws(AppError) in throw unexpected(.notesCreate, reporter) },
             update: { _, _ throws(AppError) in throw unexpected(.notesUpdate, reporter) },
             delete: { _, _ throws(AppError) in throw unexpected(.notesDelete, reporter) },
-            search: { _, _ throws(AppError) in throw unexpected(.notesSearch, reporter) }
+            search: { _, _ throws(AppError) in throw unexpected(.notesSearch, reporter) },
+            changes: { _, _ throws(AppError) in throw unexpected(.notesChanges, reporter) }
         )
     }
 
-    /// A client that stores nothing: lists and searches are empty, and writes succeed and
-    /// return what they were given.
+    /// A client that stores nothing: lists, searches and changes are empty, and writes succeed
+    /// and return what they were given.
     public static let noop = NotesClient(
         list: { _ in [] },
         create: { _, note in note },
@@ -76,7 +92,12 @@ public struct NotesClient: Sendable {
             search: { token, query throws(AppError) in
                 try await hook(.notesSearch)
                 return try await base.search(token, query)
-            }
+            },
+            changes: { token, since throws(AppError) in
+                try await hook(.notesChanges)
+                return try await base.changes(token, since)
+            },
+            externalWrites: base.externalWrites
         )
     }
 }

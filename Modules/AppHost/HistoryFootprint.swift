@@ -41,6 +41,8 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
             note.text.utf8.count
         case .notes(.listResponse(.success(let notes))), .notes(.searchResponse(_, .success(let notes))):
             notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
+        case .notes(.changesResponse(_, .success(let changes))):
+            changes.changed.reduce(changes.removed.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
         case .posts(.loaded(let posts)):
             posts.reduce(0) { $0 + MemoryLayout<Post>.stride + $1.text.utf8.count }
         case .posts(.added(let post)):
@@ -49,6 +51,7 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
             query.utf8.count
         case .notes(.listRequested), .notes(.listResponse(.failure)), .notes(.deleteTapped), .notes(.selected),
              .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .failure)), .notes(.deleteResponse), .notes(.errorDismissed),
+             .notes(.followingChanges), .notes(.externalChangesNoticed), .notes(.changesResponse(_, .failure)),
              .posts(.load), .posts(.failed), .posts(.addFailed), .profile, .login, .session, .counter:
             0
         }

@@ -108,3 +108,45 @@ public enum SearchText {
         words.allSatisfy { word in folded.utf8.contains(word.utf8) }
     }
 }
+
+/// Where a reader of the stored notes stands: the notes changed since are those it has not seen.
+/// Opaque to the app; a store of notes hands it out and reads it back.
+public struct NotesCursor: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    /// The store's count of note changes the reader has seen.
+    public var position: Int64
+
+    /// A cursor at `position`.
+    public init(position: Int64) {
+        self.position = position
+    }
+
+    /// Whether `lhs` stands before `rhs`.
+    public static func < (lhs: NotesCursor, rhs: NotesCursor) -> Bool {
+        lhs.position < rhs.position
+    }
+
+    /// `@` and the position.
+    public var description: String { "@\(position)" }
+}
+
+/// What changed in a user's stored notes since a ``NotesCursor``: the notes created or updated
+/// (as they are now) and the ids of those deleted, with the cursor to ask from next time. Its
+/// size is that of the change, whatever the number of notes.
+public struct NoteChanges: Hashable, Sendable, Codable {
+    /// The notes created or updated, as they are now.
+    public var changed: [Note]
+    /// The ids of the notes deleted.
+    public var removed: [Note.ID]
+    /// Where the next question starts.
+    public var cursor: NotesCursor
+
+    /// A change.
+    public init(changed: [Note] = [], removed: [Note.ID] = [], cursor: NotesCursor) {
+        self.changed = changed
+        self.removed = removed
+        self.cursor = cursor
+    }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { changed.isEmpty && removed.isEmpty }
+}

@@ -116,5 +116,19 @@ public enum AppSchema {
             try db.execute("DELETE FROM notes_search")
             try db.execute("UPDATE notes SET search_indexed = 0, search_rowid = NULL")
         },
+        Migration(version: 7, name: "numbered note changes", sql: """
+            -- Each write of an owner's notes takes the next number of that owner's changes (one
+            -- more than the highest in either table), so a reader asks for the rows changed after
+            -- the last number it saw and reads those only. Deleted notes leave a row here.
+            ALTER TABLE notes ADD COLUMN change_sequence INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX notes_by_change ON notes(owner_id, change_sequence);
+            CREATE TABLE note_removals (
+                owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                id TEXT NOT NULL,
+                change_sequence INTEGER NOT NULL,
+                PRIMARY KEY (owner_id, id)
+            ) WITHOUT ROWID;
+            CREATE INDEX note_removals_by_change ON note_removals(owner_id, change_sequence);
+            """),
     ]
 }

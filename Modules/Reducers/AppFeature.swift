@@ -280,14 +280,15 @@ extension AppFeature.Action {
         case .posts(.failed(let error)), .posts(.addFailed(let error)): error
         case .posts(.load), .posts(.loaded), .posts(.add), .posts(.added): nil
         case .notes(.listResponse(.failure(let error))), .notes(.saveResponse(_, _, .failure(let error))),
-             .notes(.searchResponse(_, .failure(let error))): error
+             .notes(.searchResponse(_, .failure(let error))), .notes(.changesResponse(_, .failure(let error))): error
         // A note already gone is what a delete asked for.
         case .notes(.deleteResponse(_, .failure(.notFound))): nil
         case .notes(.deleteResponse(_, .failure(let error))): error
         case .notes(.listRequested), .notes(.listResponse(.success)), .notes(.addTapped), .notes(.inserted),
              .notes(.edited), .notes(.changed), .notes(.deleteTapped), .notes(.selected), .notes(.searchQueryChanged),
              .notes(.searchResponse(_, .success)), .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .success)),
-             .notes(.deleteResponse(_, .success)), .notes(.errorDismissed): nil
+             .notes(.deleteResponse(_, .success)), .notes(.errorDismissed), .notes(.followingChanges),
+             .notes(.externalChangesNoticed), .notes(.changesResponse(_, .success)): nil
         case .counter: nil
         }
         return error == .cancelled ? nil : error

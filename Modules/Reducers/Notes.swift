@@ -19,6 +19,11 @@ import StateStore
 ///
 /// Searching is debounced on the environment's clock: each change of the query cancels the
 /// search before it, and only the last query, after a quiet ``searchDebounce``, reaches the client.
+///
+/// Changes made elsewhere (another process on the same database) come in by the rows that
+/// changed: listing also reads the store's ``NotesCursor``, and each ``Action/externalChangesNoticed``
+/// asks the client what changed since it, merged like a reload (local changes not stored yet are
+/// kept).
 public struct Notes: Reducer {
     /// How long the query must stay unchanged before it is searched.
     public static let searchDebounce: Duration = .milliseconds(300)
@@ -94,6 +99,9 @@ public struct Notes: Reducer {
         public var list: ListStatus
         /// The last error to show (loading, searching, deleting), until dismissed.
         public var error: AppError?
+        /// Where the list stands in the stored notes' changes: the changes after it are not in
+        /// the list yet. `nil` until the list was loaded.
+        public var changeCursor: NotesCursor?
 
         /// A notes state; empty and not loaded by default.
         public init(
@@ -103,7 +111,8 @@ public struct Notes: Reducer {
             searchResults: [Note.ID]? = nil,
             isSearching: Bool = false,
             list: ListStatus = .notLoaded,
-            error: AppError? = nil
+            error: AppError? = nil,
+            changeCursor: NotesCursor? = nil
         ) {
             self.items = items
             self.selectedID = selectedID
@@ -112,6 +121,7 @@ public struct Notes: Reducer {
             self.isSearching = isSearching
             self.list = list
             self.error = error
+            self.changeCursor = changeCursor
         }
 
         /// The selected note, if any.
@@ -154,6 +164,14 @@ public struct Notes: Reducer {
         case deleteResponse(Note.ID, Outcome<Done>)
         /// The user dismissed the error shown.
         case errorDismissed
+        /// The list being loaded reflects the stored notes' changes up to `cursor` (sent just
+        /// before a successful ``listResponse(_:)``).
+        case followingChanges(from: NotesCursor)
+        /// The stored notes may have been changed elsewhere (another process on the database):
+        /// ask what changed since ``State/changeCursor``. Ignored while nothing is listed.
+        case externalChangesNoticed
+        /// The client answered what changed since `cursor`.
+        case changesResponse(since: NotesCursor, Outcome<NoteChanges>)
     }
 
     private let client: NotesClient
@@ -191,8 +209,41 @@ public struct Notes: Reducer {
             state.list = .loading
             let (client, token) = (client, token)
             return .run { send in
-                send(.listResponse(await Outcome { () async throws(AppError) in try await client.list(token) }))
+                // The cursor first: a change made between the two reads is asked for again later,
+                // and merging it twice changes nothing.
+                let cursor = try? await client.changes(token, nil).cursor
+                let outcome = await Outcome { () async throws(AppError) in try await client.list(token) }
+                if case .success = outcome, let cursor { send(.followingChanges(from: cursor)) }
+                send(.listResponse(outcome))
             }
+
+        case .followingChanges(let cursor):
+            guard state.list == .loading else { return reject(action, state, "no list request is in flight") }
+            state.changeCursor = cursor
+            return .none
+
+        case .externalChangesNoticed:
+            // A notice is a hint from the background: with nothing listed there is nothing to update.
+            guard let cursor = state.changeCursor, state.list == .loaded else { return .none }
+            let (client, token) = (client, token)
+            return .run { send in
+                send(.changesResponse(since: cursor, await Outcome { () async throws(AppError) in try await client.changes(token, cursor) }))
+            }
+
+        case .changesResponse(let cursor, let outcome):
+            guard let current = state.changeCursor, state.list == .loaded else {
+                return reject(action, state, "the notes are not listed")
+            }
+            switch outcome {
+            case .success(let changes):
+                // An answer overtaken by a later one (or by a reload) has nothing new.
+                guard changes.cursor > current else { return .none }
+                state.changeCursor = changes.cursor
+                apply(changes, since: cursor, into: &state)
+            case .failure(let error):
+                state.error = error
+            }
+            return .none
 
         case .listResponse(let outcome):
             guard state.list == .loading else { return reject(action, state, "no list request is in flight") }
@@ -369,6 +420,32 @@ public struct Notes: Reducer {
         }
         if let selected = state.selectedID, state.items[id: selected] == nil { state.selectedID = nil }
         if let results = state.searchResults { state.searchResults = results.filter { state.items.contains(id: $0) } }
+    }
+
+    /// Applies changes made elsewhere, row by row, as ``merge(stored:into:)`` would: a note with
+    /// local changes not stored yet (or being deleted) keeps them; the others take the stored
+    /// version, in list order, or leave.
+    private func apply(_ changes: NoteChanges, since cursor: NotesCursor, into state: inout State) {
+        for id in changes.removed {
+            guard let local = state.items[id: id], local.save == .saved, !local.isDeleting else { continue }
+            state.items.remove(id: id)
+            if state.selectedID == id { state.selectedID = nil }
+            state.searchResults?.removeAll { $0 == id }
+        }
+        for note in changes.changed {
+            if let local = state.items[id: note.id] {
+                guard local.save == .saved, !local.isDeleting, local.note != note else { continue }
+                state.items.remove(id: note.id)
+            }
+            // The list is in listing order, so the place is found by bisection.
+            var low = 0
+            var high = state.items.count
+            while low < high {
+                let middle = (low + high) / 2
+                if state.items[middle].note.isListed(before: note) { low = middle + 1 } else { high = middle }
+            }
+            state.items.insert(Item(note: note), at: low)
+        }
     }
 
     private func moveToTop(_ item: Item, in state: inout State) {

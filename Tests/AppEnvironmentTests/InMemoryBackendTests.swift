@@ -155,6 +155,7 @@ struct EnvironmentDecoratorTests {
         _ = try? await environment.notes.update(token, note)
         _ = try? await environment.notes.delete(token, note.id)
         _ = try? await environment.notes.search(token, "x")
+        _ = try? await environment.notes.changes(token, nil)
         let names = reports.withLock { $0 }.map { $0.split(separator: " ")[3] }
         #expect(names.map(String.init) == Endpoint.allCases.map { $0.rawValue + ":" })
     }

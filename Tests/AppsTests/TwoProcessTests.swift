@@ -1,4 +1,5 @@
 import AppEnvironment
+import AppHost
 import Foundation
 import Persistence
 import Reducers
@@ -89,5 +90,50 @@ struct TwoProcessTests {
             try await onOwnThread { check.waitUntilExit() }
             #expect(check.terminationStatus == 0, "\(user)'s notes are not all there")
         }
+    }
+
+    @Test func aNoteWrittenByAnotherProcessArrivesInAHostsChangesByItself() async throws {
+        let folder = NSTemporaryDirectory() + "appcore-external-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/shared.sqlite"
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil, live: .testing))
+        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+                               .typePassword(password: "wonderland"), .signIn] {
+            #expect(await host.perform(intent).status == .completed)
+        }
+        let notesActions = Locked<[Notes.Action]>([])
+        let watching = host.store.observeActions { action, _ in
+            if case .notes(let notes) = action { notesActions.withLock { $0.append(notes) } }
+        }
+        let arrived = Task {
+            for await screens in host.changes() where screens.notes.rows.map(\.title) == ["from another process"] { return true }
+            return false
+        }
+
+        let script = folder + "/add.script"
+        try "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.add \"from another process\"\n"
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let writer = Process()
+        writer.executableURL = try Self.executable("appcore-batch")
+        writer.arguments = ["--env", "live", "--db", path, "--quiet", script]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        try await onOwnThread { writer.waitUntilExit() }
+        #expect(writer.terminationStatus == 0)
+
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(10))
+            arrived.cancel()
+        }
+        #expect(await arrived.value, "the note written by the other process never reached changes()")
+        timeout.cancel()
+        // It came by itself, as the rows that changed: the list was not loaded again.
+        let seen = notesActions.withLock { $0 }
+        #expect(seen.contains(.externalChangesNoticed))
+        #expect(!seen.contains(.listRequested))
+        #expect(seen.contains { if case .changesResponse(_, .success(let changes)) = $0 { changes.changed.map(\.text) == ["from another process"] } else { false } })
+        watching.cancel()
+        try await host.close()
     }
 }

@@ -9,6 +9,7 @@ import Testing
 struct AppFeatureTests {
     static let profilePosts = [post(1, "hello")]
     static let storedNotes = [note(7, "milk")]
+    static let storedCursor = NotesCursor(position: 3)
 
     /// An environment where signing in as Alice and loading her data work.
     static func signedInEnvironment(clock: TestClock = TestClock()) -> AppEnvironment {
@@ -17,6 +18,7 @@ struct AppFeatureTests {
         environment.profile.load = { _ in alice }
         environment.profile.loadPosts = { _ in profilePosts }
         environment.notes.list = { _ in storedNotes }
+        environment.notes.changes = { _, _ in NoteChanges(cursor: storedCursor) }
         return environment
     }
 
@@ -55,6 +57,7 @@ struct AppFeatureTests {
         await store.receive(.notes(.listRequested)) { $0.user?.notes.list = .loading }
         await store.receive(.profile(.loaded(alice))) { $0.user?.profile = .loaded(alice) }
         await store.receive(.posts(.loaded(Self.profilePosts))) { $0.user?.posts.phase = .loaded(Self.profilePosts) }
+        await store.receive(.notes(.followingChanges(from: Self.storedCursor))) { $0.user?.notes.changeCursor = Self.storedCursor }
         await store.receive(.notes(.listResponse(.success(Self.storedNotes)))) {
             $0.user?.notes.list = .loaded
             $0.user?.notes.items = [Notes.Item(note: Self.storedNotes[0])]
@@ -252,6 +255,11 @@ struct AppFailurePathTests {
             failures.failNext(endpoint)
             await send(.notes(.searchQueryChanged("milk")))
             #expect(store.currentState.notes.error == simulated)
+        case .notesChanges:
+            failures.failNext(endpoint)
+            await send(.notes(.externalChangesNoticed))
+            #expect(store.currentState.notes.error == simulated)
+            #expect(store.currentState.notes.list == .loaded, "the list stays as it was")
         }
         #expect(failures.pendingFailures(of: endpoint) == 0, "the endpoint was called")
         // The failure is reported once, as a failure of the work that met it, in the user's words.

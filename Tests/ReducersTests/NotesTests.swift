@@ -23,7 +23,11 @@ struct NotesTests {
 
     @Test func listLoadsAndAFailureIsShown() async {
         let answers = Answers<[Note]>([.failure(.network(reason: "offline")), .success([note(7, "milk", updated: 2), note(8, "eggs", updated: 1)])])
-        let store = store { $0.list = { _ throws(AppError) in try answers.next().result.get() } }
+        let cursor = NotesCursor(position: 5)
+        let store = store {
+            $0.list = { _ throws(AppError) in try answers.next().result.get() }
+            $0.changes = { _, _ in NoteChanges(cursor: cursor) }
+        }
         await store.send(.listRequested) { $0.list = .loading }
         await store.receive(.listResponse(.failure(.network(reason: "offline")))) {
             $0.list = .failed(.network(reason: "offline"))
@@ -31,6 +35,7 @@ struct NotesTests {
         }
         await store.send(.errorDismissed) { $0.error = nil }
         await store.send(.listRequested) { $0.list = .loading }
+        await store.receive(.followingChanges(from: cursor)) { $0.changeCursor = cursor }
         await store.receive(.listResponse(.success([note(7, "milk", updated: 2), note(8, "eggs", updated: 1)]))) {
             $0.list = .loaded
             $0.items = [Notes.Item(note: note(7, "milk", updated: 2)), Notes.Item(note: note(8, "eggs", updated: 1))]
@@ -265,14 +270,54 @@ struct NotesTests {
         await store.finish()
     }
 
+    @Test func changesMadeElsewhereComeInByTheRowsThatChangedKeepingLocalWork() async {
+        let unsaved = Notes.Item(note: note(7, "my local text", updated: 5), save: .failed(.network(reason: "offline")), isStored: true, revision: 3)
+        let kept = Notes.Item(note: note(8, "eggs", updated: 4))
+        let edited = Notes.Item(note: note(9, "bread", updated: 3))
+        let removed = Notes.Item(note: note(10, "jam", updated: 2))
+        let since = NotesCursor(position: 20)
+        let now = NotesCursor(position: 24)
+        let changes = NoteChanges(
+            changed: [note(11, "new elsewhere", updated: 6), note(7, "their text", updated: 6), note(9, "bread and butter", updated: 1)],
+            removed: [note(10, "").id, note(99, "").id],
+            cursor: now)
+        let asked = Locked<[NotesCursor?]>([])
+        let store = store(Notes.State(items: [unsaved, kept, edited, removed], selectedID: note(10, "").id, list: .loaded, changeCursor: since)) {
+            $0.changes = { _, cursor in
+                asked.withLock { $0.append(cursor) }
+                return changes
+            }
+        }
+        await store.send(.externalChangesNoticed)
+        await store.receive(.changesResponse(since: since, .success(changes))) {
+            $0.changeCursor = now
+            // In listing order: the new note on top, the local text kept, the edited note moved down.
+            $0.items = [Notes.Item(note: note(11, "new elsewhere", updated: 6)), unsaved, kept,
+                        Notes.Item(note: note(9, "bread and butter", updated: 1))]
+            $0.selectedID = nil
+        }
+        #expect(asked.withLock { $0 } == [since], "asked for what changed since the list's cursor")
+        // A late answer to an older question changes nothing.
+        await store.send(.changesResponse(since: since, .success(NoteChanges(changed: [note(12, "stale", updated: 9)], cursor: since))))
+        await store.finish()
+    }
+
+    @Test func aNoticeWithNothingListedIsIgnoredQuietly() async {
+        let store = store()
+        await store.send(.externalChangesNoticed)
+        await store.finish()
+    }
+
     @Test func reloadingNeverOverwritesChangesNotStoredYet() async {
         let unsaved = Notes.Item(note: note(7, "my local text", updated: 5), save: .failed(.network(reason: "offline")), isStored: true, revision: 3)
         let neverStored = Notes.Item(note: note(9, "brand new", updated: 9), save: .failed(.network(reason: "offline")), isStored: false, revision: 1)
         let gone = Notes.Item(note: note(10, "deleted elsewhere"))
         let store = store(Notes.State(items: [neverStored, unsaved, gone], list: .loaded)) {
             $0.list = { _ in [note(7, "server text", updated: 1), note(8, "other", updated: 2)] }
+            $0.changes = { _, _ in NoteChanges(cursor: NotesCursor(position: 1)) }
         }
         await store.send(.listRequested) { $0.list = .loading }
+        await store.receive(.followingChanges(from: NotesCursor(position: 1))) { $0.changeCursor = NotesCursor(position: 1) }
         await store.receive(.listResponse(.success([note(7, "server text", updated: 1), note(8, "other", updated: 2)]))) {
             $0.list = .loaded
             $0.items = [neverStored, unsaved, Notes.Item(note: note(8, "other", updated: 2))]

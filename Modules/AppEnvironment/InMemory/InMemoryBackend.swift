@@ -20,6 +20,30 @@ public final class InMemoryBackend: Sendable {
         var sessions: [String: User.ID] = [:]
         var posts: [Post] = []
         var notes: [User.ID: [Note.ID: Note]] = [:]
+        /// Each owner's count of note changes, and where each note and removal stands in it.
+        var noteChanges: [User.ID: NoteChangeLog] = [:]
+        /// Who hears about writes, by the writer (client) they belong to.
+        var writeListeners: [UInt64: (writer: UInt64, continuation: AsyncStream<Void>.Continuation)] = [:]
+        var nextListener: UInt64 = 0
+    }
+
+    /// One owner's note changes, numbered.
+    private struct NoteChangeLog {
+        var count: Int64 = 0
+        var changedAt: [Note.ID: Int64] = [:]
+        var removedAt: [Note.ID: Int64] = [:]
+
+        mutating func changed(_ id: Note.ID) {
+            count += 1
+            changedAt[id] = count
+            removedAt[id] = nil
+        }
+
+        mutating func removed(_ id: Note.ID) {
+            count += 1
+            changedAt[id] = nil
+            removedAt[id] = count
+        }
     }
 
     private let storage = Mutex(Storage())
@@ -114,6 +138,7 @@ public final class InMemoryBackend: Sendable {
         try storage.withLock { storage throws(AppError) in
             let id = try Self.owner(of: token, in: storage)
             storage.notes[id, default: [:]][note.id] = note
+            storage.noteChanges[id, default: NoteChangeLog()].changed(note.id)
             return note
         }
     }
@@ -126,6 +151,7 @@ public final class InMemoryBackend: Sendable {
             var updated = note
             updated.createdAt = existing.createdAt
             storage.notes[id]?[note.id] = updated
+            storage.noteChanges[id, default: NoteChangeLog()].changed(note.id)
             return updated
         }
     }
@@ -137,6 +163,52 @@ public final class InMemoryBackend: Sendable {
             guard storage.notes[id]?.removeValue(forKey: noteID) != nil else {
                 throw .notFound(.note, id: noteID.description)
             }
+            storage.noteChanges[id, default: NoteChangeLog()].removed(noteID)
+        }
+    }
+
+    /// What changed in the token owner's notes since `cursor` (with `nil`: nothing, and the
+    /// cursor of now).
+    public func noteChanges(_ token: AccessToken, since cursor: NotesCursor?) throws(AppError) -> NoteChanges {
+        try storage.withLock { storage throws(AppError) in
+            let id = try Self.owner(of: token, in: storage)
+            let log = storage.noteChanges[id] ?? NoteChangeLog()
+            let now = NotesCursor(position: log.count)
+            guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
+            let notes = storage.notes[id] ?? [:]
+            return NoteChanges(
+                changed: log.changedAt.filter { $0.value > cursor.position }.compactMap { notes[$0.key] }.sorted { $0.isListed(before: $1) },
+                removed: log.removedAt.filter { $0.value > cursor.position }.map(\.key).sorted(),
+                cursor: now)
+        }
+    }
+
+    /// Wakes the iterator whenever a client other than `writer` (see ``NotesClient/inMemory(_:)``)
+    /// writes a note: how two environments sharing this backend hear of each other's writes.
+    func writes(otherThan writer: UInt64) -> AsyncStream<Void> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let key = storage.withLock { storage in
+                storage.nextListener += 1
+                storage.writeListeners[storage.nextListener] = (writer, continuation)
+                return storage.nextListener
+            }
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.storage.withLock { $0.writeListeners.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    /// Tells the listeners of every writer but `writer` that notes were written.
+    func announceWrite(by writer: UInt64) {
+        let listeners = storage.withLock { $0.writeListeners.values.filter { $0.writer != writer } }
+        for listener in listeners { listener.continuation.yield() }
+    }
+
+    /// A number for each notes client made on this backend.
+    fileprivate func newWriter() -> UInt64 {
+        storage.withLock { storage in
+            storage.nextListener += 1
+            return storage.nextListener
         }
     }
 
@@ -171,14 +243,27 @@ extension ProfileClient {
 }
 
 extension NotesClient {
-    /// Notes backed by `backend`.
+    /// Notes backed by `backend`. Clients made on one backend hear of each other's writes
+    /// through ``externalWrites``, as live clients on one database file do.
     public static func inMemory(_ backend: InMemoryBackend) -> NotesClient {
-        NotesClient(
+        let writer = backend.newWriter()
+        return NotesClient(
             list: { token throws(AppError) in try backend.notes(token) },
-            create: { token, note throws(AppError) in try backend.create(token, note) },
-            update: { token, note throws(AppError) in try backend.update(token, note) },
-            delete: { token, id throws(AppError) in try backend.delete(token, id) },
-            search: { token, query throws(AppError) in try backend.notes(token, matching: query) }
+            create: { token, note throws(AppError) in
+                defer { backend.announceWrite(by: writer) }
+                return try backend.create(token, note)
+            },
+            update: { token, note throws(AppError) in
+                defer { backend.announceWrite(by: writer) }
+                return try backend.update(token, note)
+            },
+            delete: { token, id throws(AppError) in
+                defer { backend.announceWrite(by: writer) }
+                try backend.delete(token, id)
+            },
+            search: { token, query throws(AppError) in try backend.notes(token, matching: query) },
+            changes: { token, since throws(AppError) in try backend.noteChanges(token, since: since) },
+            externalWrites: { backend.writes(otherThan: writer) }
         )
     }
 }

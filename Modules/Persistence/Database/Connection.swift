@@ -251,6 +251,12 @@ public final class Connection {
         try !query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) { $0.int(0) }.isEmpty
     }
 
+    /// A number that moves whenever another connection (of this process or another) commits
+    /// a change to the file: `PRAGMA data_version`. This connection's own commits leave it.
+    public func externalChangeCount() throws(DatabaseError) -> Int64 {
+        try query("PRAGMA data_version") { $0.int(0) }.first.map(Int64.init) ?? 0
+    }
+
     // MARK: - Schema version
 
     func userVersion() throws(DatabaseError) -> Int {

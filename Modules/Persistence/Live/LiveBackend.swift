@@ -129,7 +129,11 @@ extension AppEnvironment {
                 delete: { token, id throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.delete(token, id) } },
                 search: { token, query throws(AppError) in
                     try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query) }
-                }
+                },
+                changes: { token, since throws(AppError) in
+                    try await backend.offCaller { () throws(AppError) in try backend.changes(token, since: since) }
+                },
+                externalWrites: { backend.externalWrites() }
             ),
             clock: clock,
             uuid: uuid,

@@ -12,21 +12,28 @@ public struct LiveConfiguration: Sendable {
     public var throttleBase: Duration
     /// The longest wait.
     public var throttleCap: Duration
+    /// How often the notes client looks whether another process wrote to the database
+    /// (``AppEnvironment/NotesClient/externalWrites``): the longest a change made elsewhere
+    /// waits before it is noticed.
+    public var externalWriteInterval: Duration
 
     /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
-    /// tokens, 3 free attempts, then 1 s doubling up to 60 s.
+    /// tokens, 3 free attempts, then 1 s doubling up to 60 s; writes by other processes noticed
+    /// within 100 ms.
     public init(
         passwordIterations: Int = 600_000,
         tokenLifetime: TimeInterval = 30 * 24 * 3600,
         freeAttempts: Int = 3,
         throttleBase: Duration = .seconds(1),
-        throttleCap: Duration = .seconds(60)
+        throttleCap: Duration = .seconds(60),
+        externalWriteInterval: Duration = .milliseconds(100)
     ) {
         self.passwordIterations = passwordIterations
         self.tokenLifetime = tokenLifetime
         self.freeAttempts = freeAttempts
         self.throttleBase = throttleBase
         self.throttleCap = throttleCap
+        self.externalWriteInterval = externalWriteInterval
     }
 
     /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.
