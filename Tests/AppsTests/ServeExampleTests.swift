@@ -41,12 +41,23 @@ struct ServeExampleTests {
         #expect(replies.count == requests.count)
         let first = try #require(replies.first?["status"] as? [String: Any])
         #expect((first["rejected"] as? [String: String])?["reason"] == "You are not signed in. Sign in first.")
+        // The first reply holds every screen; each later one what changed since the one before.
+        let firstScreens = try #require(replies.first?["screens"] as? [String: Any])
+        #expect(firstScreens["changed"] as? [String] == ["login", "session", "profile", "notes", "counter"])
+        #expect((replies[3]["screens"] as? [String: Any])?["changed"] as? [String] == ["login"])
+        #expect((replies[3]["screens"] as? [String: Any])?["notes"] == nil)
         let added = replies[5]
         #expect((added["status"] as? [String: Any])?["completed"] != nil)
-        #expect(added["changed"] as? [String] == ["notes"])
-        let notes = try #require((added["screens"] as? [String: Any])?["notes"] as? [String: Any])
-        let rows = try #require(notes["rows"] as? [[String: Any]])
-        #expect(rows.first?["title"] as? String == "milk" && rows.first?["isPending"] as? Bool == false)
+        let screens = try #require(added["screens"] as? [String: Any])
+        #expect(screens["changed"] as? [String] == ["notes"])
+        let notes = try #require(screens["notes"] as? [String: Any])
+        #expect(notes["count"] as? Int == 1)
+        let changes = try #require((notes["rows"] as? [String: Any])?["changes"] as? [String: Any])
+        let upserted = try #require(changes["upserted"] as? [[String: Any]])
+        #expect(upserted.count == 1 && upserted.first?["at"] as? Int == 0)
+        let row = try #require(upserted.first?["row"] as? [String: Any])
+        #expect(row["title"] as? String == "milk" && row["isPending"] as? Bool == false)
+        #expect((changes["removed"] as? [Any])?.isEmpty == true)
         #expect(replies.last?["error"] as? String == "it is not valid JSON (at byte 1)")
     }
 }

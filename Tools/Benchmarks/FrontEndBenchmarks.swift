@@ -1,5 +1,6 @@
 import AppHost
 import Foundation
+import Persistence
 import StoreBenchmarks
 
 /// The cases of the front-end issue (27): what a UI's main actor and a pipe's reader see.
@@ -62,6 +63,69 @@ final class MainActorTicker {
     }
 }
 
+/// A host signed in to the account of `scaleNotes` notes, and a second writer on the same file
+/// (another connection: what another process's commit looks like to the host, through the
+/// file's shared write-ahead-log index).
+struct ExternalChangeRig {
+    let host: AppHost
+    let writer: AppEnvironment
+    let writerToken: AccessToken
+
+    init(databasePath path: String) async throws {
+        host = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil))
+        for intent: Intent in [.typeUsername(username: scaleCredentials.username.rawValue),
+                               .typePassword(password: scaleCredentials.password.revealed), .signIn] {
+            let outcome = await host.perform(intent, timeout: .seconds(60))
+            precondition(outcome.status == .completed, "\(intent) ended \(outcome.status)")
+        }
+        precondition(host.screens.notes.count == scaleNotes)
+        writer = AppEnvironment.live(database: try AppSchema.open(path))
+        writerToken = try await writer.auth.authenticate(scaleCredentials).token
+    }
+
+    /// Milliseconds from the other writer's `create` to the note's arrival in `changes()`.
+    func sample() async -> Double {
+        let expected = host.screens.notes.count + 1
+        let arrival = Task {
+            for await screens in host.changes() where screens.notes.count == expected { return monotonicNanoseconds() }
+            return UInt64.max
+        }
+        // Subscribed (its first value, the current screens, is out) before writing.
+        try? await Task.sleep(for: .milliseconds(20))
+        let start = monotonicNanoseconds()
+        let note = Note(id: Note.ID(UUID()), text: "written elsewhere", createdAt: Date())
+        _ = try? await writer.notes.create(writerToken, note)
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(5))
+            arrival.cancel()
+        }
+        let arrived = await arrival.value
+        timeout.cancel()
+        precondition(arrived != .max, "the note written elsewhere did not arrive within 5 s")
+        return Double(arrived - start) / 1e6
+    }
+
+    /// Percent of a core this process used over `duration` with the host idle, watching.
+    func idleCPU(over duration: Duration) async -> Double {
+        let before = processCPUNanoseconds()
+        let start = monotonicNanoseconds()
+        try? await Task.sleep(for: duration)
+        return Double(processCPUNanoseconds() - before) / Double(monotonicNanoseconds() - start) * 100
+    }
+}
+
+/// User and system CPU time of this process so far.
+func processCPUNanoseconds() -> UInt64 {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    let micros = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    return UInt64(micros) * 1_000
+}
+
 func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
     var measurements: [CaseResult] = []
     if selected("main-actor-stall") {
@@ -72,6 +136,24 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
         do { try await prepareSignInDatabase(at: path, notes: scaleNotes) } catch { fatalError("could not prepare \(path): \(error)") }
         let samples = await repeated(plan) { await mainActorStallSample(databasePath: path) }
         measurements.append(CaseResult(name: "main-actor-stall", unit: .milliseconds, samples: samples, target: .atMost(8)))
+    }
+    if selected("external-change") {
+        let folder = NSTemporaryDirectory() + "appcore-bench-external-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/external.sqlite"
+        do {
+            try await prepareSignInDatabase(at: path, notes: scaleNotes)
+            let rig = try await ExternalChangeRig(databasePath: path)
+            let samples = await repeated(plan) { await rig.sample() }
+            measurements.append(CaseResult(name: "external-change", unit: .milliseconds, samples: samples, target: .atMost(250)))
+            var idle: [Double] = []
+            for _ in 0..<max(3, plan.runs / 2) { idle.append(await rig.idleCPU(over: .seconds(1))) }
+            measurements.append(CaseResult(name: "external-change-idle-cpu", unit: .percent, samples: idle, target: .atMost(1)))
+            try? await rig.host.close(timeout: .zero)
+        } catch {
+            fatalError("could not prepare \(path): \(error)")
+        }
     }
     return measurements
 }

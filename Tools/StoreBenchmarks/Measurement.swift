@@ -15,6 +15,8 @@ package struct CaseResult {
         case perSecond = "per_s"
         case bytes
         case milliseconds = "ms"
+        /// Percent of one core.
+        case percent = "%"
     }
 
     package let name: String

@@ -1,0 +1,141 @@
+import Models
+import ViewModels
+
+/// What a reader that holds some screens needs to hold newer ones: the screens that changed, and
+/// of the notes only the rows that changed. Its size is that of the change, whatever the number
+/// of notes: what a front end sends over a pipe or a socket.
+///
+/// ```json
+/// {"changed":["notes"],"notes":{"count":10001,"isLoading":false,…,
+///  "rows":{"changes":{"upserted":[{"at":0,"row":{"id":"…","title":"milk",…}}],"removed":[]}}}}
+/// ```
+///
+/// A reader applies ``NotesUpdate/rows``: with `all` (`{"all":{"rows":[…]}}`), the rows replace its list; with `changes`,
+/// it removes the `removed` ids and every upserted id from its list, then inserts each upserted
+/// row at its `at`, in the order given (ascending `at`): its list is then the new one.
+public struct ScreensUpdate: Codable, Equatable, Sendable {
+    /// The screens that changed, in ``Screen/allCases`` order; only these are present below.
+    public var changed: [Screen]
+    /// The sign-in screen, when it changed.
+    public var login: LoginViewModel.Snapshot?
+    /// Who is signed in, when it changed.
+    public var session: SessionViewModel.Snapshot?
+    /// The profile and posts, when they changed.
+    public var profile: ProfileViewModel.Snapshot?
+    /// The notes screen, when it changed, with the rows that changed.
+    public var notes: NotesUpdate?
+    /// The counter, when it changed.
+    public var counter: CounterViewModel.Snapshot?
+
+    /// What changed from `earlier` (what the reader holds) to `screens`; `nil` `earlier`: a
+    /// reader that holds nothing, who gets every screen and every row.
+    public init(_ screens: Screens, since earlier: Screens?) {
+        changed = earlier.map { screens.changed(since: $0) } ?? Screen.allCases
+        let changed = Set(changed)
+        login = changed.contains(.login) ? screens.login : nil
+        session = changed.contains(.session) ? screens.session : nil
+        profile = changed.contains(.profile) ? screens.profile : nil
+        notes = changed.contains(.notes) ? NotesUpdate(screens.notes, since: earlier?.notes) : nil
+        counter = changed.contains(.counter) ? screens.counter : nil
+    }
+}
+
+/// The notes screen's snapshot without its rows, and the rows that changed.
+public struct NotesUpdate: Codable, Equatable, Sendable {
+    /// Rows as the reader should change its list.
+    public enum Rows: Codable, Equatable, Sendable {
+        /// Every row: the list was loaded anew, sorted, or a search changed what is shown.
+        case all(rows: [NotesViewModel.Row])
+        /// The rows inserted or changed, each at its position in the new list (ascending), and
+        /// the ids of those gone.
+        case changes(upserted: [PositionedRow], removed: [Note.ID])
+    }
+
+    /// A row and its position in the list.
+    public struct PositionedRow: Codable, Equatable, Sendable {
+        /// The position, from 0.
+        public var at: Int
+        /// The row.
+        public var row: NotesViewModel.Row
+    }
+
+    /// How many rows are listed.
+    public var count: Int
+    /// The open note's id; `nil` when none.
+    public var selectedID: Note.ID?
+    /// The open note's full text; `nil` when none.
+    public var selectedText: String?
+    /// The search typed; empty when not searching.
+    public var searchQuery: String
+    /// Whether a search is waiting or in flight.
+    public var isSearching: Bool
+    /// Whether the list is loading.
+    public var isLoading: Bool
+    /// The error to show; `nil` when none.
+    public var errorMessage: String?
+    /// Whether there are no rows to list.
+    public var isEmpty: Bool
+    /// What to say instead of an empty list; `nil` when there are rows.
+    public var emptyMessage: String?
+    /// The rows that changed.
+    public var rows: Rows
+
+    /// What changed from `earlier` to `snapshot`: the rows that changed, found through the
+    /// list's change log (so a note added to ten thousand is one row); every row when that
+    /// cannot be told or there is no `earlier`.
+    public init(_ snapshot: NotesViewModel.Snapshot, since earlier: NotesViewModel.Snapshot?) {
+        count = snapshot.count
+        selectedID = snapshot.selectedID
+        selectedText = snapshot.selectedText
+        searchQuery = snapshot.searchQuery
+        isSearching = snapshot.isSearching
+        isLoading = snapshot.isLoading
+        errorMessage = snapshot.errorMessage
+        isEmpty = snapshot.isEmpty
+        emptyMessage = snapshot.emptyMessage
+        guard let earlier, let ids = snapshot.rows.changedIDs(since: earlier.rows) else {
+            rows = .all(rows: Array(snapshot.rows))
+            return
+        }
+        var upserted: [PositionedRow] = []
+        var removed: [Note.ID] = []
+        for id in ids {
+            if let position = snapshot.rows.index(id: id) {
+                upserted.append(PositionedRow(at: position, row: snapshot.rows[position]))
+            } else if earlier.rows.index(id: id) != nil {
+                removed.append(id)
+            }
+        }
+        upserted.sort { $0.at < $1.at }
+        rows = .changes(upserted: upserted, removed: removed.sorted())
+    }
+
+    /// `rows` with this update applied (what a reader holding `rows` does with it).
+    public func applied(to rows: [NotesViewModel.Row]) -> [NotesViewModel.Row] {
+        switch self.rows {
+        case .all(let all):
+            return all
+        case .changes(let upserted, let removed):
+            let leaving = Set(removed).union(upserted.map(\.row.id))
+            var result = rows.filter { !leaving.contains($0.id) }
+            for change in upserted { result.insert(change.row, at: min(change.at, result.count)) }
+            return result
+        }
+    }
+}
+
+extension IntentOutcome {
+    /// The outcome as an update of the screens `earlier` a reader holds: its status, and only
+    /// what changed (see ``ScreensUpdate``), so its size is that of the change.
+    public struct Update: Codable, Equatable, Sendable {
+        /// How the intent ended.
+        public var status: Status
+        /// What changed from the reader's screens.
+        public var screens: ScreensUpdate
+    }
+
+    /// This outcome for a reader holding `earlier` (`nil`: nothing yet).
+    public func update(since earlier: Screens?) -> Update {
+        Update(status: status, screens: ScreensUpdate(screens, since: earlier))
+    }
+}
