@@ -65,7 +65,7 @@ let tools: [Target] = [
         name: "appcore-bench",
         dependencies: [
             "StateStore", "Models", "AppEnvironment", "Reducers", "Persistence", "AppHost", "AppExploration", "Console", "StoreBenchmarks",
-            "appcore-bench-dispatch",
+            "appcore-bench-dispatch", "appcore-serve",
         ],
         path: "Tools/Benchmarks"
     ),

@@ -126,6 +126,77 @@ func processCPUNanoseconds() -> UInt64 {
     return UInt64(micros) * 1_000
 }
 
+/// `appcore-serve` on a database whose account holds `scaleNotes` notes, signed in, then sent
+/// `count` `addNote` lines at once: addNotes per second from the first line written to the last
+/// reply read, and the longest reply in bytes.
+func serveAddSample(databasePath path: String, count: Int) throws -> (perSecond: Double, longestReply: Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        .deletingLastPathComponent().appendingPathComponent("appcore-serve")
+    process.arguments = [path]
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let replies = ReplyReader(output.fileHandleForReading)
+    let signIn = [#"{"typeUsername":{"username":"\#(scaleCredentials.username.rawValue)"}}"#,
+                  #"{"typePassword":{"password":"\#(scaleCredentials.password.revealed)"}}"#, #"{"signIn":{}}"#]
+    input.fileHandleForWriting.write(Data((signIn.joined(separator: "\n") + "\n").utf8))
+    _ = replies.wait(for: signIn.count)
+    let lines = (0..<count).map { #"{"addNote":{"text":"served note \#($0)"}}"# }.joined(separator: "\n") + "\n"
+    let start = monotonicNanoseconds()
+    // Written from a thread of its own: the pipe holds less than every line, and replies are
+    // read meanwhile.
+    Thread.detachNewThread { input.fileHandleForWriting.write(Data(lines.utf8)) }
+    let (end, longest) = replies.wait(for: signIn.count + count)
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    return (Double(count) / (Double(end - start) / 1e9), longest)
+}
+
+/// Reads reply lines on a thread of its own, counting them and keeping the longest.
+final class ReplyReader: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var lines = 0
+    private var longest = 0
+    private var lastArrival: UInt64 = 0
+    private var longestSinceWait = 0
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            var current = 0
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                condition.lock()
+                for byte in data {
+                    if byte == UInt8(ascii: "\n") {
+                        lines += 1
+                        longestSinceWait = max(longestSinceWait, current)
+                        current = 0
+                    } else {
+                        current += 1
+                    }
+                }
+                lastArrival = monotonicNanoseconds()
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    /// Waits until `count` lines arrived in all; when the last did, and the longest line since
+    /// the previous wait.
+    func wait(for count: Int) -> (arrival: UInt64, longest: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        while lines < count { condition.wait() }
+        defer { longestSinceWait = 0 }
+        return (lastArrival, longestSinceWait)
+    }
+}
+
 func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
     var measurements: [CaseResult] = []
     if selected("main-actor-stall") {
@@ -136,6 +207,24 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
         do { try await prepareSignInDatabase(at: path, notes: scaleNotes) } catch { fatalError("could not prepare \(path): \(error)") }
         let samples = await repeated(plan) { await mainActorStallSample(databasePath: path) }
         measurements.append(CaseResult(name: "main-actor-stall", unit: .milliseconds, samples: samples, target: .atMost(8)))
+    }
+    if selected("serve-add-10k") {
+        let folder = NSTemporaryDirectory() + "appcore-bench-serve-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/serve.sqlite"
+        do { try await prepareSignInDatabase(at: path, notes: scaleNotes) } catch { fatalError("could not prepare \(path): \(error)") }
+        var rates: [Double] = []
+        var longest: [Double] = []
+        for _ in 0..<plan.runs {
+            guard let sample = try? serveAddSample(databasePath: path, count: plan.iterations(1_000)) else {
+                fatalError("appcore-serve could not be run (build it: swift build -c release --product appcore-bench)")
+            }
+            rates.append(sample.perSecond)
+            longest.append(Double(sample.longestReply))
+        }
+        measurements.append(CaseResult(name: "serve-add-10k", unit: .perSecond, samples: rates, target: .atLeast(5_000)))
+        measurements.append(CaseResult(name: "serve-add-10k-reply", unit: .bytes, samples: longest, target: .atMost(4_096)))
     }
     if selected("external-change") {
         let folder = NSTemporaryDirectory() + "appcore-bench-external-" + UUID().uuidString

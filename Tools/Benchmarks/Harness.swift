@@ -13,7 +13,7 @@ func formatNumber(_ value: Double) -> String {
 }
 
 private func formatBytes(_ value: Double) -> String {
-    String(format: "%.1f MiB", value / 1_048_576)
+    value < 1_048_576 ? String(format: "%.1f KiB", value / 1_024) : String(format: "%.1f MiB", value / 1_048_576)
 }
 
 func printTable(_ measurements: [CaseResult], baseline: [String: Double]? = nil) {
