@@ -66,6 +66,10 @@ public final class AppHost: Sendable {
         /// clients are wrapped to ask it first. Off by default, so an app's clients are called
         /// directly; scripts, the shells and tests turn it on.
         public var injectsFailures = false
+        /// Where the view models (and the store) tell Observation of changes: on the main actor
+        /// for a SwiftUI or other main-actor interface, whose observed values then change there
+        /// only, once per settled burst; by default where the change was made.
+        public var observation: ObservationDelivery = .reducingThread
         /// The state to start from instead of a fresh app's (a database host's journal, when
         /// it holds anything, wins).
         public var initialState: AppFeature.State?
@@ -209,7 +213,8 @@ public final class AppHost: Sendable {
         restoredActions = replayed
         loginStyle = initialState.login.style
         let environment = environment
-        let store = RootStore(initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics) {
+        let store = RootStore(initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics,
+                              observation: options.observation) {
             AppFeature.loginMiddleware(environment)
         }
         self.store = store

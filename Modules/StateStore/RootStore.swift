@@ -18,19 +18,23 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     ///   - initialState: The state before the first action.
     ///   - reducer: The feature's rules; its clients are injected as its properties.
     ///   - diagnostics: Where runtime warnings go; standard error unless you say otherwise.
+    ///   - observation: Where Observation hears of changes: on the thread that reduced them, or
+    ///     (for SwiftUI and other main-actor interfaces) on the main actor.
     ///   - middleware: The middleware actions pass through before the reducer, in order.
     @inlinable
     public convenience init<R: Reducer>(
         initialState: State,
         reducer: R,
         diagnostics: Diagnostics = .standardError,
+        observation: ObservationDelivery = .reducingThread,
         @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
         self.init(runtime: StoreRuntime(
             initialState: initialState,
             reducer: .sync { reducer.reduce(into: &$0, action: $1) },
             middleware: middleware().middleware,
-            diagnostics: diagnostics
+            diagnostics: diagnostics,
+            observation: observation
         ))
     }
 
@@ -43,13 +47,15 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         initialState: State,
         asyncReducer reducer: R,
         diagnostics: Diagnostics = .standardError,
+        observation: ObservationDelivery = .reducingThread,
         @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
         self.init(runtime: StoreRuntime(
             initialState: initialState,
             reducer: .async { await reducer.reduce($0, $1) },
             middleware: middleware().middleware,
-            diagnostics: diagnostics
+            diagnostics: diagnostics,
+            observation: observation
         ))
     }
 
@@ -168,4 +174,16 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     public var isShutDown: Bool {
         root.hasShutDown
     }
+}
+
+/// Where a store tree tells Observation (`withObservationTracking`, SwiftUI) that state changed.
+/// Either way it is told once per settled burst of actions (see ``Store``).
+public enum ObservationDelivery: Sendable {
+    /// On the thread that reduced the burst, at once: for readers that may run anywhere.
+    case reducingThread
+    /// On the main actor: a SwiftUI or other main-actor interface's observed values (scoped
+    /// stores' and view models' `state`) change there only, with the notification, once for
+    /// however many bursts settled since it last ran. Subscribers of ``Store/observe(_:)`` and
+    /// ``RootStore/observeActions(_:)`` are still called where the action was reduced.
+    case mainActor
 }

@@ -74,11 +74,15 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     /// Reading it inside `withObservationTracking` (or a SwiftUI body) registers for changes.
     /// The first read switches Observation notifications on for this store; code that only needs
     /// the value, such as a command-line front end, reads ``currentState`` instead.
+    ///
+    /// In a tree made with ``ObservationDelivery/mainActor``, a scoped store's `state` is the
+    /// value presented on the main actor: it moves there, with Observation's notification, once
+    /// for the bursts settled since the last one (``currentState`` is the value now).
     public var state: State {
         node.accessObservedState()
         return lock.withLock {
             node.markTracked()
-            return readWhileLocked()
+            return node.presented ?? readWhileLocked()
         }
     }
 
@@ -329,6 +333,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             scopeNode = ScopeNode(project: toChildState, projectFromBytes: fromBytes, readParent: read,
                                   parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent, isStored: isStored)
             parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
+            scopeNode.presenter = parent.presenter
             if let key { parent.sharedScopes[key] = scopeNode }
         }
         scopeNode.storeCount += 1
@@ -384,6 +389,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             parent.addChild(collectionNode) { address, _, deliveries in collectionNode.update(from: address, deliveries: &deliveries) }
         }
         let elementNode = ElementNode(element: element)
+        elementNode.presenter = parent.presenter
         collectionNode.add(elementNode)
         lock.unlock()
         return Store<Element, ElementAction>(

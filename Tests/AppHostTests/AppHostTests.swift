@@ -1,5 +1,6 @@
 import AppHost
 import Foundation
+import Observation
 import Models
 import Persistence
 import StateStore
@@ -87,6 +88,36 @@ struct AppHostTests {
         #expect(!task.isSettled, "send came back before hashing and writing the account: they run elsewhere")
         #expect(await task.settle(timeout: .seconds(30)))
         #expect(host.screens.session.message?.contains("frank.ocean") == true, "\(host.screens.session)")
+        try await host.close()
+    }
+
+    @MainActor
+    @Test func aMainActorHostsViewModelsChangeOnTheMainActorOnlyOncePerSettledBurst() async throws {
+        let path = NSTemporaryDirectory() + "appcore-main-actor-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var options = AppHost.Options(journal: .off, history: nil, live: .testing)
+        options.observation = .mainActor
+        let host = try await AppHost(storage: .database(path: path), options: options)
+        await signIn(host)
+        let mainActorThread = pthread_self()
+        let told = Locked<[(onMainActor: Bool, count: Int)]>([])
+        let notes = host.notes
+        @Sendable func track() {
+            withObservationTracking { _ = notes.snapshot } onChange: {
+                told.withLock { $0.append((pthread_equal(pthread_self(), mainActorThread) != 0, notes.snapshot.count)) }
+                track()
+            }
+        }
+        track()
+        // The note's save is written on the database's queue and answered on the pool: two
+        // bursts, the second reduced off the main actor.
+        #expect(await host.perform(.addNote(text: "milk")).status == .completed)
+        while told.withLock({ $0 }).isEmpty { await Task.yield() }
+        await Task.yield()
+        let notifications = told.withLock { $0 }
+        #expect(notifications.allSatisfy { $0.onMainActor }, "Observation heard of the change on the main actor only")
+        #expect((1...2).contains(notifications.count), "once per settled burst: \(notifications.count)")
+        #expect(notes.snapshot.rows.first?.title == "milk")
         try await host.close()
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Observation
 import StateStore
 import Testing
@@ -118,6 +119,36 @@ struct SettledNotificationTests {
         subscription.cancel()
     }
 
+    @MainActor
+    @Test func onTheMainActorObservedValuesMoveThereOnlyOnceForTheBurstsSettledMeanwhile() async {
+        let store = RootStore(initialState: Dial.State(), reducer: Dial(), observation: .mainActor)
+        let dial = store.scope(state: \.value, action: { $0 })
+        let mainActorThread = pthread_self()
+        let told = Locked<[Bool]>([])
+        let subscriberThreads = Locked<[Bool]>([])
+        let subscription = dial.observe { _ in subscriberThreads.withLock { $0.append(pthread_equal(pthread_self(), mainActorThread) != 0) } }
+        track({ _ = dial.state }, recording: told, mainActorThread: mainActorThread)
+        #expect(dial.state == 0)
+        // Three bursts reduced on another thread while the main actor is busy (blocked here).
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            store.send(.set(1))
+            store.send(.set(2))
+            store.send(.sweep([3, 4]))
+            done.signal()
+        }
+        done.wait()
+        #expect(dial.currentState == 4, "the store moved on")
+        #expect(dial.state == 0, "what the main actor observes has not: it moves only on the main actor")
+        #expect(told.withLock { $0 }.isEmpty)
+        while told.withLock({ $0 }).isEmpty { await Task.yield() }
+        #expect(dial.state == 4)
+        #expect(told.withLock { $0 } == [true], "told once, on the main actor, for the three bursts")
+        // Subscribers still hear each burst where it was reduced.
+        #expect(subscriberThreads.withLock { $0 } == [true, false, false, false])
+        subscription.cancel()
+    }
+
     @Test func storesScopedToOnePropertyEachHearTheChangeAndOutliveEachOther() {
         let store = dialStore()
         let seenByA = Collected<Int>()
@@ -145,5 +176,14 @@ private func track(_ read: @escaping @Sendable () -> Void, counting changes: Cou
     withObservationTracking(read) {
         changes.increment()
         track(read, counting: changes)
+    }
+}
+
+/// Records, for every change Observation reports for what `read` reads, whether it came on the
+/// main actor's thread, tracking again after each.
+private func track(_ read: @escaping @Sendable () -> Void, recording told: Locked<[Bool]>, mainActorThread: pthread_t) {
+    withObservationTracking(read) {
+        told.withLock { $0.append(pthread_equal(pthread_self(), mainActorThread) != 0) }
+        track(read, recording: told, mainActorThread: mainActorThread)
     }
 }

@@ -60,8 +60,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) var childStores: [ChildStoreKey: WeakStore] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
-    /// The Observation subject standing for the store's `state`.
-    @usableFromInline let observation = StateObservation()
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
     /// mean an equal value, so a reader can tell what changed without comparing values.
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
@@ -70,7 +68,10 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
-    @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
+    /// The value Observation readers on the main actor see, when the tree presents there
+    /// (``ObservationDelivery/mainActor``): it changes on the main actor only, with the
+    /// notification. `nil` otherwise (readers see the value now).
+    @exclusivity(unchecked) @usableFromInline final var presented: Value?
 
     @inlinable
     override init() {
@@ -80,17 +81,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         deliverSettled = { [unowned(unsafe) self] in deliverTaken() }
     }
 
-    /// Reports a tracked read of the store's state.
-    @inlinable
-    final func accessObservedState() {
-        observation.access()
-    }
-
-    /// Tells Observation the store's state changed.
-    @inlinable
-    final func notifyRegistrar() {
-        observation.notifyChange()
-    }
 
     /// Records that a change to `value` is owed to this node's observers (once per burst of
     /// actions, whatever the number of changes), and propagates it to the children.
@@ -128,10 +118,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// Delivers what was taken by `owe(_:)` or `settleRegistrar()`, and forgets it.
     @inlinable
     final func deliverTaken() {
-        if settledTellsRegistrar {
-            settledTellsRegistrar = false
-            notifyRegistrar()
-        }
         guard let value = settledValue.take() else { return }
         let first = settledFirst.take()
         let others = settledOthers
@@ -171,6 +157,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         refreshIfStale()
         isTracked = true
         isObserved = true
+        // From its first tracked read, a presented value changes only on the main actor.
+        if presenter != nil, presented == nil { present() }
     }
 
     @usableFromInline
@@ -234,7 +222,15 @@ final class StateObservation: Observable, Sendable {
 
     @usableFromInline
     func notifyChange() {
+        willChange()
+        didChange()
+    }
+
+    func willChange() {
         registrar.willSet(self, keyPath: Self.member)
+    }
+
+    func didChange() {
         registrar.didSet(self, keyPath: Self.member)
     }
 }
@@ -271,6 +267,16 @@ func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool
 class SettlingNode: @unchecked Sendable {
     /// Whether the node is listed as owed in the current burst. Lock held.
     @exclusivity(unchecked) @usableFromInline final var isOwed = false
+    /// Whether `settle` found Observation owed a change; the runtime tells it (where the tree
+    /// says: here, or on the main actor through `presenter`).
+    @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
+    /// The Observation subject standing for the store's `state`.
+    @usableFromInline final let observation = StateObservation()
+    /// Where Observation is told, when the tree presents on the main actor; set when the
+    /// node joins the tree.
+    @exclusivity(unchecked) @usableFromInline final var presenter: MainActorPresenter?
+    /// Makes the value now the one presented to main-actor readers. Lock held.
+    @exclusivity(unchecked) @usableFromInline final var present: () -> Void = {}
     /// Takes what the burst owes the observers there are now, for `deliverSettled`. Lock held.
     @exclusivity(unchecked) @usableFromInline final var settle: () -> Void = {}
     /// Delivers what `settle` took, then forgets it. Lock released; called by the drainer.
@@ -278,6 +284,78 @@ class SettlingNode: @unchecked Sendable {
 
     @inlinable
     init() {}
+
+    /// Reports a tracked read of the store's state.
+    @inlinable
+    final func accessObservedState() {
+        observation.access()
+    }
+
+    /// Tells Observation the store's state changed.
+    @inlinable
+    final func notifyRegistrar() {
+        observation.notifyChange()
+    }
+
+    /// Tells Observation what `settle` found owed: here, or on the main actor. Lock released.
+    @inlinable
+    final func tellRegistrarIfOwed() {
+        guard settledTellsRegistrar else { return }
+        settledTellsRegistrar = false
+        if let presenter {
+            presenter.post(self)
+        } else {
+            notifyRegistrar()
+        }
+    }
+}
+
+/// Tells Observation of a store tree's changes on the main actor, once for however many bursts
+/// happened since it last did, and moves the values main-actor readers see at that moment
+/// (``ObservationDelivery/mainActor``).
+@usableFromInline
+final class MainActorPresenter: @unchecked Sendable {
+    /// The tree's lock, under which presented values move.
+    let treeLock: Lock
+    private let lock = Lock()
+    /// The nodes to tell, in the order their bursts settled; each once.
+    private var pending: [SettlingNode] = []
+    private var pendingIDs: Set<ObjectIdentifier> = []
+
+    @usableFromInline
+    init(treeLock: Lock) {
+        self.treeLock = treeLock
+    }
+
+    /// Tells `node`'s observers on the main actor, soon.
+    @usableFromInline
+    func post(_ node: SettlingNode) {
+        let schedules = lock.withLock { () -> Bool in
+            guard pendingIDs.insert(ObjectIdentifier(node)).inserted else { return false }
+            pending.append(node)
+            return pending.count == 1
+        }
+        guard schedules else { return }
+        Task { @MainActor in self.presentPending() }
+    }
+
+    /// On the main actor: each pending node's value moves to what it is now, between
+    /// Observation's will-change and did-change.
+    @MainActor
+    private func presentPending() {
+        let nodes = lock.withLock { () -> [SettlingNode] in
+            defer {
+                pending.removeAll()
+                pendingIDs.removeAll()
+            }
+            return pending
+        }
+        for node in nodes {
+            node.observation.willChange()
+            treeLock.withLock { node.present() }
+            node.observation.didChange()
+        }
+    }
 }
 
 /// A node listed as owed a notification at the end of the burst (see ``SettlingNode``).
@@ -307,6 +385,8 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
         self.current = current
         super.init()
         settle = { [unowned(unsafe) self] in settleDeduplicated() }
+        // `self.current`: a bare `current` here is the initial value, the parameter.
+        present = { [unowned(unsafe) self] in presented = self.current }
     }
 
     /// Makes `value` the current one, when it differs, and owes it to the observers.

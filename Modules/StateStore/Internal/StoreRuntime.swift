@@ -194,7 +194,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         initialState: State,
         reducer: ReducerKind,
         middleware: [AnyMiddleware<State, Action>],
-        diagnostics: Diagnostics
+        diagnostics: Diagnostics,
+        observation: ObservationDelivery = .reducingThread
     ) {
         let handle = RuntimeHandle<State, Action>()
         self.handle = handle
@@ -232,6 +233,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 }
             }
         }
+        if case .mainActor = observation { rootNode.presenter = MainActorPresenter(treeLock: lock) }
         handle.connect(self)
     }
 
@@ -530,7 +532,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         swap(&core.pointee.owed, &core.pointee.settling)
         for delivery in core.pointee.settling { delivery.node.settle() }
         lock.unlock()
-        for delivery in core.pointee.settling { delivery.node.deliverSettled() }
+        for delivery in core.pointee.settling {
+            delivery.node.tellRegistrarIfOwed()
+            delivery.node.deliverSettled()
+        }
         core.pointee.settling.removeAll(keepingCapacity: true)
     }
 
