@@ -1,0 +1,31 @@
+import AppHost
+
+// The README's main-actor front end, checked against it by MainActorLoopExampleTests: keep the
+// two the same. (Everything from the line after the marker to the end of the file.)
+// README:
+@MainActor
+final class NotesWindow {
+    let host: AppHost
+    private(set) var shown: Screens?
+    private var drawing: Task<Void, Never>?
+
+    init(host: AppHost) { self.host = host }
+
+    /// Draws the screens as they are, then after every change: the user's own intents, the
+    /// effects they started, and notes another process wrote to the same database.
+    func open(draw: @escaping @MainActor (ScreensUpdate) -> Void) {
+        drawing = Task {
+            for await screens in host.changes() {
+                draw(ScreensUpdate(screens, since: shown))   // only what changed since the last drawing
+                shown = screens
+            }
+        }
+    }
+
+    /// What a button does: the main actor is free while the work runs.
+    func add(_ text: String) async -> IntentOutcome.Status {
+        await host.perform(.addNote(text: text)).status
+    }
+
+    func close() { drawing?.cancel() }
+}
