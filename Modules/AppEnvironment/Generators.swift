@@ -15,8 +15,17 @@ public struct UUIDGenerator: Sendable {
         generate()
     }
 
-    /// Random version-4 UUIDs from the system.
-    public static let live = UUIDGenerator { UUID() }
+    /// Random version-4 UUIDs from the system's secure generator (`getrandom` on Linux, where
+    /// Foundation's `UUID()` opens, reads and closes `/dev/urandom` for every id).
+    public static let live = UUIDGenerator {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            raw[6] = raw[6] & 0x0F | 0x40   // version 4
+            raw[8] = raw[8] & 0x3F | 0x80   // RFC 4122 variant
+            return UUID(uuid: raw.load(as: uuid_t.self))
+        }
+    }
 
     /// `00000000-0000-0000-0000-000000000001`, then `…0002`, and so on: a fresh sequence per
     /// call of this function, safe to use from many tasks.

@@ -169,6 +169,17 @@ struct EnvironmentDecoratorTests {
         await #expect(throws: AppError.self) { try await environment.profile.load(token) }
     }
 
+    @Test func liveIdentifiersAreRandomVersion4UUIDs() {
+        let ids = (0..<1_000).map { _ in UUIDGenerator.live() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            let text = id.uuidString.lowercased()
+            let characters = Array(text)
+            #expect(characters[14] == "4", "version 4: \(text)")
+            #expect("89ab".contains(characters[19]), "RFC 4122 variant: \(text)")
+        }
+    }
+
     @Test func generatorsArePredictable() {
         let ids = UUIDGenerator.incrementing()
         #expect(ids().uuidString == "00000000-0000-0000-0000-000000000001")
