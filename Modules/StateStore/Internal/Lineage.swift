@@ -93,14 +93,6 @@ final class Lineage: Sendable {
         mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
         await rare.wait(in: \.waiters) { _ in isSettled }
     }
-
-    /// Returns once nothing is outstanding (`true`), or once `timeout` passed or the calling
-    /// task was cancelled (`false`).
-    func waitUntilSettled(timeout: Duration) async -> Bool {
-        let rare = rare
-        mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
-        return await rare.wait(in: \.waiters, timeout: timeout) { [self] _ in isSettled }
-    }
 }
 
 /// Runs `operation` until it returns or `timeout` passes on the continuous clock, whichever

@@ -1,4 +1,3 @@
-import Dispatch
 /// Tasks suspended until a condition on some locked state holds: kept inside that state, so
 /// checking the condition and starting to wait happen under one lock and no wake-up is missed.
 @usableFromInline
@@ -47,35 +46,5 @@ extension Locked {
         } onCancel: {
             withLock { $0[keyPath: waiters].remove(key: key) }?.resume()
         }
-    }
-}
-
-extension Locked {
-    /// ``wait(in:until:)`` for at most `timeout`; returns whether `isMet` held (`false`: the time
-    /// passed, or the calling task was cancelled). The time is kept by one dispatch timer, not
-    /// by tasks: a wait costs one suspension and one wake-up.
-    package func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, timeout: Duration,
-                      until isMet: @escaping @Sendable (Value) -> Bool) async -> Bool {
-        let key = withLock { $0[keyPath: waiters].makeKey() }
-        let expiry = DispatchWorkItem { [self] in
-            withLock { $0[keyPath: waiters].remove(key: key) }?.resume()
-        }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = seconds >= Int64(Int.max / 1_000_000_000) ? Int.max : Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds)), execute: expiry)
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let met = withLock { value -> Bool in
-                    if isMet(value) || Task.isCancelled { return true }
-                    value[keyPath: waiters].add(continuation, key: key)
-                    return false
-                }
-                if met { continuation.resume() }
-            }
-        } onCancel: {
-            withLock { $0[keyPath: waiters].remove(key: key) }?.resume()
-        }
-        expiry.cancel()
-        return withLock { isMet($0) }
     }
 }
