@@ -307,7 +307,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             return StoreTask()
         }
         core.pointee.mode.startDraining()
-        unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
+        // An action without effects, with nothing queued behind it, is a whole burst: what it
+        // owes scoped stores is settled under this lock and delivered with the rest.
+        unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes,
+                        settles: effect.isNone && core.pointee.queue.isEmpty)
         let task: StoreTask
         if effect.isNone {
             task = StoreTask()
@@ -529,9 +532,21 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Called by the drainer only, which alone touches `settling`.
     @inlinable
     func settleOwed() {
+        takeOwed()
+        lock.unlock()
+        deliverTaken()
+    }
+
+    /// Settles the owed nodes into `settling`. Lock held; the drainer's.
+    @inlinable
+    func takeOwed() {
         swap(&core.pointee.owed, &core.pointee.settling)
         for delivery in core.pointee.settling { delivery.node.settle() }
-        lock.unlock()
+    }
+
+    /// Delivers what `takeOwed()` settled. Lock released; the drainer's.
+    @inlinable
+    func deliverTaken() {
         for delivery in core.pointee.settling {
             delivery.node.tellRegistrarIfOwed()
             delivery.node.deliverSettled()
@@ -553,9 +568,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// Only what is handed out is copied: the state when someone takes it, never the
     /// notification itself (copies of the app's state and of a notification holding it were
     /// most of what an observed action moved in memory).
+    /// With `settles`, the burst ends with this change: what it owes is settled and delivered too.
     @inlinable
-    func unlockAndNotify(after action: Action?, bytesKept: Bool) {
+    func unlockAndNotify(after action: Action?, bytesKept: Bool, settles: Bool = false) {
         let notification = collectNotification(after: action, bytesKept: bytesKept)
+        let settling = settles && !core.pointee.owed.isEmpty
+        if settling { takeOwed() }
         if notification.handsOutState {
             let state = core.pointee.state
             lock.unlock()
@@ -564,16 +582,17 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             lock.unlock()
             notification.deliver(after: action)
         }
+        if settling { deliverTaken() }
     }
 
-    /// ``unlockAndNotify(after:bytesKept:)`` when anyone observes; otherwise only unlocks.
+    /// ``unlockAndNotify(after:bytesKept:settles:)`` when anyone observes; otherwise only unlocks.
     @inlinable
-    func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool) {
+    func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool, settles: Bool = false) {
         guard isObserved else {
             lock.unlock()
             return
         }
-        unlockAndNotify(after: action, bytesKept: bytesKept)
+        unlockAndNotify(after: action, bytesKept: bytesKept, settles: settles)
     }
 
     /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
