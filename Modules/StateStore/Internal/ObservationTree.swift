@@ -63,8 +63,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
     /// mean an equal value, so a reader can tell what changed without comparing values.
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
-    /// What `settle()` took for delivery: the value and who hears it, and whether Observation
-    /// is told. Written with the lock held and read after it, by the drainer only.
+    /// What `settle` took for delivery: the value and who hears it. Written with the lock held
+    /// and read after it, by the drainer only.
     @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
@@ -80,7 +80,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         settle = { [unowned(unsafe) self] in settleRegistrar() }
         deliverSettled = { [unowned(unsafe) self] in deliverTaken() }
     }
-
 
     /// Records that a change to `value` is owed to this node's observers (once per burst of
     /// actions, whatever the number of changes), and propagates it to the children.
