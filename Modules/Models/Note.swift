@@ -131,7 +131,8 @@ public struct NotesCursor: Hashable, Sendable, Codable, Comparable, CustomString
 
 /// What changed in a user's stored notes since a ``NotesCursor``: the notes created or updated
 /// (as they are now) and the ids of those deleted, with the cursor to ask from next time. Its
-/// size is that of the change, whatever the number of notes.
+/// size is that of the change, whatever the number of notes. A note deleted and created again
+/// may be in both: apply the removals first.
 public struct NoteChanges: Hashable, Sendable, Codable {
     /// The notes created or updated, as they are now.
     public var changed: [Note]

@@ -81,7 +81,6 @@ extension LiveBackend {
                         change_sequence = excluded.change_sequence
                     """, [.text(owner.description), .text(note.id.description), .text(note.text),
                           .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
-                try db.execute("DELETE FROM note_removals WHERE owner_id = ? AND id = ?", [.text(owner.description), .text(note.id.description)])
             }
             searchIndex.catchUp(afterWrite: true)
             return note
