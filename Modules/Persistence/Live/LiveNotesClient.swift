@@ -163,27 +163,56 @@ extension LiveBackend {
     /// to the database: its `PRAGMA data_version` is read every `externalWriteInterval`, a
     /// counter in shared memory, without reading the file (a hundredth of a millisecond per
     /// look, so an idle host costs no measurable CPU). Writes of this backend leave it alone.
+    /// The looks run on a dispatch timer of their own: one that waits for the connection while a
+    /// long write holds it blocks no thread of the concurrency pool.
     func externalWrites() -> AsyncStream<Void> {
         let database = database
         let interval = configuration.externalWriteInterval
         return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-            let watcher = Task.detached(priority: .utility) {
-                var seen = try? database.read { db throws(DatabaseError) in try db.externalChangeCount() }
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    guard let now = try? database.read({ db throws(DatabaseError) in try db.externalChangeCount() }) else {
-                        // Closed: nothing will change any more.
-                        if database.isClosed { break }
-                        continue
-                    }
-                    if now != seen {
-                        seen = now
-                        continuation.yield()
-                    }
+            let watch = ExternalWriteWatch(database: database, every: interval) { look in
+                switch look {
+                case .changed: continuation.yield()
+                case .same: break
+                case .closed: continuation.finish()
                 }
-                continuation.finish()
             }
-            continuation.onTermination = { _ in watcher.cancel() }
+            continuation.onTermination = { _ in watch.stop() }
         }
+    }
+}
+
+/// The timer behind `externalWrites`, and what it remembers between looks (touched on its
+/// queue only).
+private final class ExternalWriteWatch: @unchecked Sendable {
+    enum Look { case changed, same, closed }
+
+    private let database: Database
+    private let timer: any DispatchSourceTimer
+    private var seen: Int64?
+
+    init(database: Database, every interval: Duration, _ onLook: @escaping @Sendable (Look) -> Void) {
+        self.database = database
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "appcore.live.external-writes", qos: .utility))
+        seen = try? database.read { db throws(DatabaseError) in try db.externalChangeCount() }
+        let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(max(1_000_000, nanoseconds)))
+        timer.setEventHandler { [self] in onLook(look()) }
+        timer.resume()
+    }
+
+    func stop() {
+        timer.cancel()
+    }
+
+    private func look() -> Look {
+        guard let now = try? database.read({ db throws(DatabaseError) in try db.externalChangeCount() }) else {
+            if database.isClosed {
+                timer.cancel()
+                return .closed
+            }
+            return .same
+        }
+        defer { seen = now }
+        return now == seen ? .same : .changed
     }
 }
