@@ -57,7 +57,8 @@ let commandLine = ShellCommandLine<BatchOptions>(
             return true
         },
     ],
-    notes: ["Exits 0 when every script passed, 1 when one failed, 2 on bad usage or a database that cannot be opened or closed."]
+    notes: ["Exits 0 when every script passed, 1 when one failed, 2 on bad usage or a database that cannot be opened or closed."],
+    takesFiles: true
 )
 
 func fail(_ message: String) -> Never {

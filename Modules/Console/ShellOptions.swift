@@ -96,6 +96,10 @@ public struct ShellCommandLine<Settings>: Sendable {
         case run(Settings)
         /// Print ``ShellCommandLine/usage`` and stop (`--help`, `-h`).
         case help
+        /// Print the tool's name and ``AppHost/AppCoreVersion`` and stop (`--version`).
+        case version
+        /// Print ``ShellCommandLine/completionScript(for:)`` and stop (`--generate-completion-script SHELL`).
+        case completionScript(CompletionShell)
         /// The arguments are wrong; the message says how, ready to print after the tool's name.
         case usageError(String)
     }
@@ -108,13 +112,17 @@ public struct ShellCommandLine<Settings>: Sendable {
     public let options: [ShellOption<Settings>]
     /// Lines after the options (exit codes, keys).
     public let notes: [String]
+    /// Whether the words that are not options are files (the batch runner's scripts), which
+    /// completion then offers.
+    public let takesFiles: Bool
 
-    /// A command line of `tool` taking `options`.
-    public init(tool: String, synopsis: [String], options: [ShellOption<Settings>], notes: [String] = []) {
+    /// A command line of `tool` taking `options`, and files as its other words when `takesFiles`.
+    public init(tool: String, synopsis: [String], options: [ShellOption<Settings>], notes: [String] = [], takesFiles: Bool = false) {
         self.tool = tool
         self.synopsis = synopsis
         self.options = options
         self.notes = notes
+        self.takesFiles = takesFiles
     }
 
     /// The usage text `--help` prints: the forms, then each option with its value and summary.
@@ -123,7 +131,8 @@ public struct ShellCommandLine<Settings>: Sendable {
         let spelt = options.map { option in option.name + (option.placeholder.map { " " + $0 } ?? "") }
         let width = (spelt.map(\.count).max() ?? 0) + 2
         let rows = zip(spelt, options).map { "  " + $0.padding(toLength: width, withPad: " ", startingAt: 0) + $1.summary }
-        return (forms + rows + notes).joined(separator: "\n")
+        let builtIns = ["  --version: print the version; --generate-completion-script bash|zsh|fish: a completion script"]
+        return (forms + rows + builtIns + notes).joined(separator: "\n")
     }
 
     /// The settings `arguments` ask for, for a shell about to run: on `--help` the usage is
@@ -139,6 +148,12 @@ public struct ShellCommandLine<Settings>: Sendable {
             return settings
         case .help:
             print(usage)
+            exit(0)
+        case .version:
+            print("\(tool) \(AppCoreVersion.current)")
+            exit(0)
+        case .completionScript(let shell):
+            print(completionScript(for: shell), terminator: "")
             exit(0)
         case .usageError(let message):
             FileHandle.standardError.write(Data("\(tool): \(message)\n".utf8))
@@ -157,6 +172,15 @@ public struct ShellCommandLine<Settings>: Sendable {
         var words = arguments.makeIterator()
         while let word = words.next() {
             if word == "--help" || word == "-h" { return .help }
+            if word == "--version" { return .version }
+            if word == "--generate-completion-script" {
+                let names = CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")
+                guard let name = words.next() else { return .usageError("--generate-completion-script needs a shell: \(names)") }
+                guard let shell = CompletionShell(rawValue: name) else {
+                    return .usageError("--generate-completion-script needs a shell: \(names) (got \(name))")
+                }
+                return .completionScript(shell)
+            }
             guard let option = options.first(where: { $0.name == word }) else {
                 if word.hasPrefix("-"), word != "-" { return .usageError("unknown option \(word) (try --help)") }
                 if let problem = positional(&settings, word) { return .usageError(problem + " (try --help)") }
