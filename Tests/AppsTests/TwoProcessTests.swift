@@ -29,6 +29,19 @@ struct TwoProcessTests {
         return (process, output, errors)
     }
 
+    /// Runs `lines` as a script of `appcore-batch` on the live clients of `database`, quietly;
+    /// its exit status.
+    static func batch(_ lines: String, on database: String, scriptAt script: String) async throws -> Int32 {
+        try lines.write(toFile: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = try executable("appcore-batch")
+        process.arguments = ["--env", "live", "--db", database, "--quiet", script]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try await onOwnThread { process.waitUntilExit() }
+        return process.terminationStatus
+    }
+
     static func session(_ user: String, notes: Int) -> [String] {
         ["signup \(user) wonderland", "login.username \(user)", "login.password wonderland", "login.submit"]
             + (0..<notes).flatMap { ["notes.add \"\(user) \($0)\"", "counter.increment"] }
@@ -75,20 +88,13 @@ struct TwoProcessTests {
 
         // The notes both stored are there for each user, from a third process.
         for user in ["alice.liddell", "bob.builder"] {
-            let script = folder + "/\(user).script"
-            try """
+            let status = try await Self.batch("""
                 login.username \(user)
                 login.password wonderland
                 login.submit
                 expect notes.count == \(count)
-                """.write(toFile: script, atomically: true, encoding: .utf8)
-            let check = Process()
-            check.executableURL = try Self.executable("appcore-batch")
-            check.arguments = ["--env", "live", "--db", path, "--quiet", script]
-            check.standardOutput = FileHandle.nullDevice
-            try check.run()
-            try await onOwnThread { check.waitUntilExit() }
-            #expect(check.terminationStatus == 0, "\(user)'s notes are not all there")
+                """, on: path, scriptAt: folder + "/\(user).script")
+            #expect(status == 0, "\(user)'s notes are not all there")
         }
     }
 
@@ -111,16 +117,9 @@ struct TwoProcessTests {
             return false
         }
 
-        let script = folder + "/add.script"
-        try "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.add \"from another process\"\n"
-            .write(toFile: script, atomically: true, encoding: .utf8)
-        let writer = Process()
-        writer.executableURL = try Self.executable("appcore-batch")
-        writer.arguments = ["--env", "live", "--db", path, "--quiet", script]
-        writer.standardOutput = FileHandle.nullDevice
-        try writer.run()
-        try await onOwnThread { writer.waitUntilExit() }
-        #expect(writer.terminationStatus == 0)
+        let status = try await Self.batch("login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.add \"from another process\"\n",
+                                          on: path, scriptAt: folder + "/add.script")
+        #expect(status == 0)
 
         let timeout = Task {
             try? await Task.sleep(for: .seconds(10))

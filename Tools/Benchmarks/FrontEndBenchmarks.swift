@@ -197,52 +197,47 @@ final class ReplyReader: @unchecked Sendable {
     }
 }
 
+/// Runs `body` with the path of a fresh database whose account (`scaleCredentials`) holds
+/// `scaleNotes` notes, in a temporary folder removed afterwards.
+func withSignInDatabase<Result>(_ name: String, _ body: (String) async throws -> Result) async -> Result {
+    let folder = NSTemporaryDirectory() + "appcore-bench-\(name)-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/\(name).sqlite"
+    do {
+        try await prepareSignInDatabase(at: path, notes: scaleNotes)
+        return try await body(path)
+    } catch {
+        fatalError("the \(name) benchmark failed on \(path): \(error)")
+    }
+}
+
 func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) async -> [CaseResult] {
     var measurements: [CaseResult] = []
     if selected("main-actor-stall") {
-        let folder = NSTemporaryDirectory() + "appcore-bench-stall-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/stall.sqlite"
-        do { try await prepareSignInDatabase(at: path, notes: scaleNotes) } catch { fatalError("could not prepare \(path): \(error)") }
-        let samples = await repeated(plan) { await mainActorStallSample(databasePath: path) }
+        let samples = await withSignInDatabase("stall") { path in await repeated(plan) { await mainActorStallSample(databasePath: path) } }
         measurements.append(CaseResult(name: "main-actor-stall", unit: .milliseconds, samples: samples, target: .atMost(8)))
     }
     if selected("serve-add-10k") {
-        let folder = NSTemporaryDirectory() + "appcore-bench-serve-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/serve.sqlite"
-        do { try await prepareSignInDatabase(at: path, notes: scaleNotes) } catch { fatalError("could not prepare \(path): \(error)") }
-        var rates: [Double] = []
-        var longest: [Double] = []
-        for _ in 0..<plan.runs {
-            guard let sample = try? serveAddSample(databasePath: path, count: plan.iterations(1_000)) else {
-                fatalError("appcore-serve could not be run (build it: swift build -c release --product appcore-bench)")
-            }
-            rates.append(sample.perSecond)
-            longest.append(Double(sample.longestReply))
+        let samples = await withSignInDatabase("serve") { path in
+            // Thrown when appcore-serve is missing: build it with `swift build -c release --product appcore-bench`.
+            try (0..<plan.runs).map { _ in try serveAddSample(databasePath: path, count: plan.iterations(1_000)) }
         }
-        measurements.append(CaseResult(name: "serve-add-10k", unit: .perSecond, samples: rates, target: .atLeast(5_000)))
-        measurements.append(CaseResult(name: "serve-add-10k-reply", unit: .bytes, samples: longest, target: .atMost(4_096)))
+        measurements.append(CaseResult(name: "serve-add-10k", unit: .perSecond, samples: samples.map(\.perSecond), target: .atLeast(5_000)))
+        measurements.append(CaseResult(name: "serve-add-10k-reply", unit: .bytes, samples: samples.map { Double($0.longestReply) },
+                                       target: .atMost(4_096)))
     }
     if selected("external-change") {
-        let folder = NSTemporaryDirectory() + "appcore-bench-external-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/external.sqlite"
-        do {
-            try await prepareSignInDatabase(at: path, notes: scaleNotes)
+        let (latency, idle) = await withSignInDatabase("external") { path in
             let rig = try await ExternalChangeRig(databasePath: path)
-            let samples = await repeated(plan) { await rig.sample() }
-            measurements.append(CaseResult(name: "external-change", unit: .milliseconds, samples: samples, target: .atMost(250)))
+            let latency = await repeated(plan) { await rig.sample() }
             var idle: [Double] = []
             for _ in 0..<max(3, plan.runs / 2) { idle.append(await rig.idleCPU(over: .seconds(1))) }
-            measurements.append(CaseResult(name: "external-change-idle-cpu", unit: .percent, samples: idle, target: .atMost(1)))
             try? await rig.host.close(timeout: .zero)
-        } catch {
-            fatalError("could not prepare \(path): \(error)")
+            return (latency, idle)
         }
+        measurements.append(CaseResult(name: "external-change", unit: .milliseconds, samples: latency, target: .atMost(250)))
+        measurements.append(CaseResult(name: "external-change-idle-cpu", unit: .percent, samples: idle, target: .atMost(1)))
     }
     return measurements
 }

@@ -109,8 +109,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     }
 
     /// Runs work that cannot suspend at once, on this thread, without a task or a registration
-    /// (it is over before anyone could cancel it); an error it throws goes to its handler in a
-    /// task, or to the diagnostics. Refused, as a task would be, after shutdown or for
+    /// (it is over before anyone could cancel it); an error it throws is handled in a task, as
+    /// any effect's is (`handle`). Refused, as a task would be, after shutdown or for
     /// cancelled work.
     /// `Task.cancel(id:)` from the work reaches this runner through ``ImmediateEffect/current``;
     /// cancelling one of the work's own `ids` drops what it sends afterwards.
@@ -125,17 +125,11 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             try context.run { try work(send) }
             outlet.end()
         } catch {
-            guard let onError = run.onError else {
-                outlet.end()
-                if !(error is CancellationError) {
-                    report(Diagnostic(.unhandledEffectError,
-                        "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
-                }
-                return
-            }
+            // Handling the error is what a task is for (a catch handler may await); it starts
+            // inline, so a diagnostic is raised before `send` returns, as before.
             _ = launch(outlet, ids: [], priority: run.priority, startInline: true) { key in
                 { [self] in
-                    await onError(error, send)
+                    await handle(error, of: run, origin: origin, lineage: lineage, send: send)
                     outlet.end()
                     finished(key)
                 }
