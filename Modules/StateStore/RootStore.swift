@@ -150,8 +150,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     @discardableResult
     public func waitForEffects(timeout: Duration) async -> Bool {
         if root.effects.isIdle { return true }
-        let effects = root.effects
-        return await withTimeout(timeout) { await effects.waitUntilIdle() }
+        return await root.effects.waitUntilIdle(timeout: timeout)
     }
 
     /// How many effects are running.

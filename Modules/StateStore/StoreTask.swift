@@ -102,7 +102,7 @@ public struct StoreTask: Sendable {
     @discardableResult
     public func settle(timeout: Duration = .seconds(10)) async -> Bool {
         guard let lineage, !lineage.isSettled else { return true }
-        return await withTimeout(timeout) { await lineage.waitUntilSettled() }
+        return await lineage.waitUntilSettled(timeout: timeout)
     }
 
     /// Whether the work the action set in motion has settled (see ``settle(timeout:)``).

@@ -453,7 +453,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
 
     /// Returns once something was recorded after `generation`, or after `timeout`.
     func waitForChange(since generation: UInt64, timeout: Duration) async {
-        _ = await withTimeout(timeout) { await self.contents.wait(in: \.waiters) { $0.generation != generation } }
+        await contents.wait(in: \.waiters, timeout: timeout) { $0.generation != generation }
     }
 
     private func signal(_ change: (inout Contents) -> Void) {

@@ -27,7 +27,12 @@ struct BatchTests {
         output.replacingOccurrences(of: #" in [0-9]+\.[0-9]{2} s"#, with: " in <time> s", options: .regularExpression)
     }
 
-    static func batch(_ arguments: [String]) throws -> Run {
+    static func batch(_ arguments: [String]) async throws -> Run {
+        try await onOwnThread { try batchBlocking(arguments) }
+    }
+
+    /// `batch` on the calling thread, blocking it (a thread of the tasks' shared pool must not).
+    private static func batchBlocking(_ arguments: [String]) throws -> Run {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-batch")
@@ -44,8 +49,8 @@ struct BatchTests {
     }
 
     @Test(arguments: scripts)
-    func transcriptMatchesItsGolden(script: String) throws {
-        var run = try Self.batch(["scripts/\(script)"])
+    func transcriptMatchesItsGolden(script: String) async throws {
+        var run = try await Self.batch(["scripts/\(script)"])
         run.output = Self.timeless(run.output)
         #expect(run.status == 0, "\(script) failed:\n\(run.output)")
         let golden = Self.fixtures.appendingPathComponent("golden").appendingPathComponent(script.replacingOccurrences(of: ".script", with: ".transcript"))
@@ -57,13 +62,13 @@ struct BatchTests {
         #expect(run.output == expected, "the transcript of \(script) changed; re-record with APPCORE_RECORD_GOLDEN=1 if that is intended")
     }
 
-    @Test func exploreSummarisesAndExitsZeroWhenEveryInvariantHolds() throws {
-        let run = try Self.batch(["--explore", "--depth", "4"])
+    @Test func exploreSummarisesAndExitsZeroWhenEveryInvariantHolds() async throws {
+        let run = try await Self.batch(["--explore", "--depth", "4"])
         #expect(run.status == 0, "\(run.output)\(run.errors)")
         #expect(run.output.hasPrefix("explored "))
         #expect(run.output.contains("transitions to depth 4 in "))
 
-        let json = try Self.batch(["--explore", "--depth", "3", "--login-style", "middleware", "--json"])
+        let json = try await Self.batch(["--explore", "--depth", "3", "--login-style", "middleware", "--json"])
         #expect(json.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         let explored = try #require(object["explored"] as? [String: Any])
@@ -73,61 +78,64 @@ struct BatchTests {
         #expect(explored["seconds"] is Double)
         #expect(object["violation"] == nil)
 
-        #expect(try Self.batch(["--depth", "3"]).status == 2, "--depth alone is a usage error")
-        #expect(try Self.batch(["--explore", "--depth", "99"]).status == 2)
+        #expect(try await Self.batch(["--depth", "3"]).status == 2, "--depth alone is a usage error")
+        #expect(try await Self.batch(["--explore", "--depth", "99"]).status == 2)
     }
 
-    @Test func anExplorationsCounterexampleScriptReproducesItsStateInTheBatch() throws {
+    @Test func anExplorationsCounterexampleScriptReproducesItsStateInTheBatch() async throws {
         // The script AppExplorerTests expects for "no note is ever left unsaved", run as a user would.
         let path = NSTemporaryDirectory() + "appcore-counterexample-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let script = ["signup explorer correct-horse", "login.username explorer", "login.password correct-horse", "login.submit",
                       "fail notes.create", "! notes.add milk", "notes.edit @1 \"oat milk\"", "expect notes.count == 1", "view notes"]
         try script.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        let run = try Self.batch([path])
+        let run = try await Self.batch([path])
         #expect(run.status == 0, "\(run.output)\(run.errors)")
         #expect(run.output.contains("oat milk"))
     }
 
-    @Test func aDatabaseThatCannotBeOpenedIsOneLineAndExitTwo() throws {
-        let run = try Self.batch(["--env", "live", "--db", "/nonexistent-\(UUID().uuidString)/app.sqlite", "scripts/notes.script"])
+    @Test func aDatabaseThatCannotBeOpenedIsOneLineAndExitTwo() async throws {
+        let run = try await Self.batch(["--env", "live", "--db", "/nonexistent-\(UUID().uuidString)/app.sqlite", "scripts/notes.script"])
         #expect(run.status == 2)
         #expect(run.errors.hasPrefix("appcore-batch: open ") && run.errors.split(separator: "\n").count == 1, "\(run.errors)")
     }
 
-    @Test func typosNeverShowThePasswordInTheTranscriptOrJSON() throws {
+    @Test func typosNeverShowThePasswordInTheTranscriptOrJSON() async throws {
         let path = NSTemporaryDirectory() + "appcore-typos-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try ["login.pasword hunter22secret", "sigup alice hunter22secret", "login.password=hunter22secret", "signup \"alice hunter22secret"]
             .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         for arguments in [[path], ["--json", path]] {
-            let run = try Self.batch(arguments)
+            let run = try await Self.batch(arguments)
             #expect(run.status == 1)
             #expect(!run.output.contains("hunter22") && !run.errors.contains("hunter22"), "\(run.output)")
             #expect(run.output.contains("login.pasword"), "the command's name still shows: \(run.output)")
         }
     }
 
-    @Test func theThreeLoginStylesGiveIdenticalTranscripts() throws {
-        let transcripts = try ["fsm", "adhoc", "middleware"].map { try Self.batch(["--login-style", $0, "scripts/login-styles.script"]) }
+    @Test func theThreeLoginStylesGiveIdenticalTranscripts() async throws {
+        var transcripts: [Run] = []
+        for style in ["fsm", "adhoc", "middleware"] {
+            transcripts.append(try await Self.batch(["--login-style", style, "scripts/login-styles.script"]))
+        }
         #expect(transcripts.allSatisfy { $0.status == 0 })
         let outputs = transcripts.map { Self.timeless($0.output) }
         #expect(outputs[0] == outputs[1] && outputs[1] == outputs[2])
     }
 
-    @Test func aFailedExpectationNamesFileLineAndValuesAndExitsOne() throws {
+    @Test func aFailedExpectationNamesFileLineAndValuesAndExitsOne() async throws {
         let path = NSTemporaryDirectory() + "appcore-failing-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "counter.increment\nexpect counter.count == 5\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let run = try Self.batch(["--quiet", path])
+        let run = try await Self.batch(["--quiet", path])
         #expect(run.status == 1)
         #expect(run.output.contains("FAILED at \(path):2: expect counter.count == 5"))
         #expect(run.output.contains("expected counter.count == 5, but it is 1"))
         #expect(Self.timeless(run.output).hasSuffix("0 passed, 1 failed in <time> s\n"))
     }
 
-    @Test func jsonLinesDescribeEveryCommand() throws {
-        let run = try Self.batch(["--json", "scripts/time-travel.script", "scripts/sign-in.script"])
+    @Test func jsonLinesDescribeEveryCommand() async throws {
+        let run = try await Self.batch(["--json", "scripts/time-travel.script", "scripts/sign-in.script"])
         #expect(run.status == 0)
         // Every line of standard output is a JSON object: the commands, then the summary.
         let all = try run.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
@@ -145,7 +153,7 @@ struct BatchTests {
         #expect(scripts.allSatisfy { $0["passed"] as? Bool == true && $0["seconds"] is Double })
     }
 
-    @Test func aScriptOnStandardInputIsAnsweredLineByLine() throws {
+    @Test func aScriptOnStandardInputIsAnsweredLineByLine() async throws {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-batch")
@@ -181,11 +189,11 @@ struct BatchTests {
         #expect(process.terminationStatus == 0)
     }
 
-    @Test func aLineThatIsNotUTF8IsRefusedNotRepaired() throws {
+    @Test func aLineThatIsNotUTF8IsRefusedNotRepaired() async throws {
         let path = NSTemporaryDirectory() + "appcore-bytes-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("counter.increment\nnotes.add caf".utf8 + [0xE9] + Data(" au lait\ncounter.increment\n".utf8)).write(to: URL(fileURLWithPath: path))
-        let run = try Self.batch([path])
+        let run = try await Self.batch([path])
         #expect(run.status == 1)
         #expect(run.output.contains("FAILED at \(path):2"))
         #expect(run.output.contains("the line is not UTF-8 (byte 0xE9 at byte 14); it was not run"))
@@ -193,31 +201,32 @@ struct BatchTests {
         #expect(!run.output.contains("\u{FFFD}"))
     }
 
-    @Test func shardsCoverEveryScriptExactlyOnceWhateverTheArgumentOrder() throws {
+    @Test func shardsCoverEveryScriptExactlyOnceWhateverTheArgumentOrder() async throws {
         let all = Self.scripts.map { "scripts/\($0)" }
         var seen: [String] = []
         for (index, order) in [all, all.reversed(), all.shuffled()].enumerated() {
-            let parts = try (1...3).map { shard in
-                try Self.batch(["--shard", "\(shard)/3", "--list"] + order).output.split(separator: "\n").map(String.init)
+            var parts: [[String]] = []
+            for shard in 1...3 {
+                parts.append(try await Self.batch(["--shard", "\(shard)/3", "--list"] + order).output.split(separator: "\n").map(String.init))
             }
             #expect(parts.flatMap { $0 }.sorted() == all.sorted(), "order \(index)")
             #expect(parts.allSatisfy { !$0.isEmpty })
             if seen.isEmpty { seen = parts.flatMap { $0 } } else { #expect(parts.flatMap { $0 } == seen, "the same split whatever the order") }
         }
-        let second = try Self.batch(["--shard", "2/3", "--list"] + all).output.split(separator: "\n")
-        let run = try Self.batch(["--shard", "2/3", "--quiet"] + all)
+        let second = try await Self.batch(["--shard", "2/3", "--list"] + all).output.split(separator: "\n")
+        let run = try await Self.batch(["--shard", "2/3", "--quiet"] + all)
         #expect(run.status == 0)
         #expect(Self.timeless(run.output) == "\(second.count) passed, 0 failed in <time> s\n", "only its shard ran")
-        #expect(try Self.batch(["--shard", "4/3", "--list"] + all).status == 2)
+        #expect(try await Self.batch(["--shard", "4/3", "--list"] + all).status == 2)
     }
 
-    @Test func aJUnitReportNamesEachScriptAndEachFailure() throws {
+    @Test func aJUnitReportNamesEachScriptAndEachFailure() async throws {
         let folder = NSTemporaryDirectory() + "appcore-junit-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/suite", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try "counter.increment\nexpect counter.count == 5\n".write(toFile: folder + "/suite/failing.script", atomically: true, encoding: .utf8)
         let report = folder + "/report.xml"
-        let run = try Self.batch(["--junit", report, "scripts/time-travel.script", folder + "/suite/failing.script"])
+        let run = try await Self.batch(["--junit", report, "scripts/time-travel.script", folder + "/suite/failing.script"])
         #expect(run.status == 1)
         let cases = try JUnitCases(contentsOf: URL(fileURLWithPath: report))
         #expect(cases.suites == 1 && cases.tests == 2 && cases.failures == 1)
@@ -228,53 +237,53 @@ struct BatchTests {
         #expect(cases.cases[1].failure?.text.contains("failing.script:2: expect counter.count == 5") == true)
     }
 
-    @Test func failFastStopsAtTheFirstFailedLineAndStartsNoOtherScript() throws {
+    @Test func failFastStopsAtTheFirstFailedLineAndStartsNoOtherScript() async throws {
         let path = NSTemporaryDirectory() + "appcore-failfast-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "counter.increment\nexpect counter.count == 5\ncounter.increment\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let run = try Self.batch(["--fail-fast", path, "scripts/time-travel.script", "scripts/notes.script"])
+        let run = try await Self.batch(["--fail-fast", path, "scripts/time-travel.script", "scripts/notes.script"])
         #expect(run.status == 1)
         #expect(!run.output.contains("counter: 2"), "the line after the failure did not run")
         #expect(!run.output.contains("time-travel.script"))
         #expect(Self.timeless(run.output).hasSuffix("0 passed, 1 failed, 2 not run in <time> s\n"))
     }
 
-    @Test func aScriptThatRunsTooLongFailsAtItsTimeout() throws {
+    @Test func aScriptThatRunsTooLongFailsAtItsTimeout() async throws {
         let path = NSTemporaryDirectory() + "appcore-timeout-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try String(repeating: "counter.increment\n", count: 2_000_000).write(toFile: path, atomically: true, encoding: .utf8)
         let started = Date()
-        let run = try Self.batch(["--timeout", "300ms", "--quiet", path])
+        let run = try await Self.batch(["--timeout", "300ms", "--quiet", path])
         #expect(Date().timeIntervalSince(started) < 20)
         #expect(run.status == 1)
         #expect(run.output.contains("the script timed out after 0.3 seconds"))
-        #expect(try Self.batch(["--timeout", "forever", path]).status == 2)
+        #expect(try await Self.batch(["--timeout", "forever", path]).status == 2)
     }
 
-    @Test func badUsageExitsTwoWithAMessage() throws {
-        let unknown = try Self.batch(["--frobnicate"])
+    @Test func badUsageExitsTwoWithAMessage() async throws {
+        let unknown = try await Self.batch(["--frobnicate"])
         #expect(unknown.status == 2 && unknown.errors.contains("unknown option --frobnicate"))
-        let missing = try Self.batch(["no/such/file.script"])
+        let missing = try await Self.batch(["no/such/file.script"])
         #expect(missing.status == 2 && missing.errors.contains("cannot read the script no/such/file.script"))
-        let none = try Self.batch([])
+        let none = try await Self.batch([])
         #expect(none.status == 2)
-        let history = try Self.batch(["--history-mib", "none", "scripts/notes.script"])
+        let history = try await Self.batch(["--history-mib", "none", "scripts/notes.script"])
         #expect(history.status == 2 && history.errors.contains("--history-mib needs a positive number"))
     }
 
-    @Test func aHistoryLimitDropsTheOldestEntries() throws {
+    @Test func aHistoryLimitDropsTheOldestEntries() async throws {
         let path = NSTemporaryDirectory() + "appcore-history-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try (Array(repeating: "counter.increment", count: 30) + ["! jump 2", "jump 21", "expect counter.count == 21"])
             .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        let run = try Self.batch(["--history-entries", "10", path])
+        let run = try await Self.batch(["--history-entries", "10", path])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("entry 2 is no longer kept: the timeline keeps at most 10 entries and 64 MiB, and drops the oldest (entries 21…30 are available)"))
     }
 
-    @Test func scriptsRunInParallelWithTheSameResults() throws {
-        let sequential = try Self.batch(["--quiet"] + Self.scripts.map { "scripts/\($0)" })
-        let parallel = try Self.batch(["--quiet", "--jobs", "4"] + Self.scripts.map { "scripts/\($0)" })
+    @Test func scriptsRunInParallelWithTheSameResults() async throws {
+        let sequential = try await Self.batch(["--quiet"] + Self.scripts.map { "scripts/\($0)" })
+        let parallel = try await Self.batch(["--quiet", "--jobs", "4"] + Self.scripts.map { "scripts/\($0)" })
         #expect(sequential.status == 0 && parallel.status == 0)
         #expect(Self.timeless(parallel.output) == Self.timeless(sequential.output))
     }

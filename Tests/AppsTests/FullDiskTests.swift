@@ -42,7 +42,7 @@ struct FullDiskTests {
         let lines = ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit"]
             + (1...400).map { "notes.add \"note \($0) \(filler)\"" }
         try lines.joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
-        let run = try await onOwnThread { try BatchTests.batch(["--json", "--env", "live", "--db", folder + "/app.sqlite", script]) }
+        let run = try await BatchTests.batch(["--json", "--env", "live", "--db", folder + "/app.sqlite", script])
         #expect(run.status == 1, "\(run.errors)")
         let reports = try run.output.split(separator: "\n").dropLast().map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])

@@ -186,7 +186,12 @@ struct REPLTests {
 
     /// Runs the built `appcore-repl` with `arguments` on piped `input`; returns what it printed
     /// (standard output and error together).
-    static func runPiped(_ arguments: [String], input text: String) throws -> String {
+    static func runPiped(_ arguments: [String], input text: String) async throws -> String {
+        try await onOwnThread { try runPipedBlocking(arguments, input: text) }
+    }
+
+    /// `runPiped` on the calling thread, blocking it (a thread of the tasks' shared pool must not).
+    private static func runPipedBlocking(_ arguments: [String], input text: String) throws -> String {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
@@ -204,19 +209,19 @@ struct REPLTests {
         return printed
     }
 
-    @Test func pipedInputGivesPlainResults() throws {
-        let text = try Self.runPiped(["--in-memory"], input: "counter.increment\nnotes.add x\n")
+    @Test func pipedInputGivesPlainResults() async throws {
+        let text = try await Self.runPiped(["--in-memory"], input: "counter.increment\nnotes.add x\n")
         #expect(text == "counter: 1\nerror: rejected: You are not signed in. Sign in first.\n")
         #expect(!text.contains("\u{1B}"), "no colour or prompt when not on a terminal")
     }
 
     /// A restart restores the app from the journal. The session cannot survive it (its token is
     /// never written down), so it ends, keeping the username; the password alone signs in again.
-    @Test func aReadOnlyDatabaseIsRefusedOrOpenedOnlyToLook() throws {
+    @Test func aReadOnlyDatabaseIsRefusedOrOpenedOnlyToLook() async throws {
         let folder = NSTemporaryDirectory() + "appcore-readonly-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = folder + "/app.sqlite"
-        _ = try Self.runPiped(["--db", path], input: "counter.increment\ncounter.increment\n")
+        _ = try await Self.runPiped(["--db", path], input: "counter.increment\ncounter.increment\n")
         // Root writes any file whatever its mode, but not an immutable one.
         func protect(_ on: Bool) -> Bool {
             guard getuid() == 0 else { return chmod(path, on ? 0o400 : 0o600) == 0 }
@@ -233,35 +238,35 @@ struct REPLTests {
             try? FileManager.default.removeItem(atPath: folder)
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let refused = try Self.runPiped(["--db", path], input: "view counter\n")
+        let refused = try await Self.runPiped(["--db", path], input: "view counter\n")
         #expect(refused.contains("cannot be written") && refused.contains("--read-only"), "\(refused)")
-        let looked = try Self.runPiped(["--db", path, "--read-only"], input: "expect counter.count == 2\nsignup alice.liddell wonderland\n")
+        let looked = try await Self.runPiped(["--db", path, "--read-only"], input: "expect counter.count == 2\nsignup alice.liddell wonderland\n")
         #expect(looked.contains("ok: counter.count is 2"), "\(looked)")
         #expect(looked.contains("nothing can be changed while it is open with --read-only"), "\(looked)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file did not change")
     }
 
-    @Test func aRestartResumesAfterAnUndoOrAJump() throws {
+    @Test func aRestartResumesAfterAnUndoOrAJump() async throws {
         let folder = NSTemporaryDirectory() + "appcore-undo-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let arguments = ["--db", folder + "/app.sqlite"]
-        let first = try Self.runPiped(arguments, input: "counter.increment\ncounter.increment\ncounter.increment\nundo\nexpect counter.count == 2\n")
+        let first = try await Self.runPiped(arguments, input: "counter.increment\ncounter.increment\ncounter.increment\nundo\nexpect counter.count == 2\n")
         #expect(!first.contains("error"), "\(first)")
         // A restart's history starts at the restored state: entry 1 is the restore, 2 the first increment.
-        let second = try Self.runPiped(arguments, input: "expect counter.count == 2\ncounter.increment\ncounter.increment\njump 2\nexpect counter.count == 3\n")
+        let second = try await Self.runPiped(arguments, input: "expect counter.count == 2\ncounter.increment\ncounter.increment\njump 2\nexpect counter.count == 3\n")
         #expect(second.contains("ok: counter.count is 2"), "the undo was kept: \(second)")
         #expect(!second.contains("error"), "\(second)")
-        let third = try Self.runPiped(arguments, input: "expect counter.count == 3\n")
+        let third = try await Self.runPiped(arguments, input: "expect counter.count == 3\n")
         #expect(third.contains("ok: counter.count is 3"), "the jump was kept: \(third)")
     }
 
-    @Test func aRestartRestoresTheAppAndAsksForThePasswordAgain() throws {
+    @Test func aRestartRestoresTheAppAndAsksForThePasswordAgain() async throws {
         let folder = NSTemporaryDirectory() + "appcore-restart-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let arguments = ["--db", folder + "/app.sqlite", "--env", "live"]
-        let first = try Self.runPiped(arguments, input: """
+        let first = try await Self.runPiped(arguments, input: """
             signup alice.liddell "through the looking glass"
             login.username alice.liddell
             login.password "through the looking glass"
@@ -271,7 +276,7 @@ struct REPLTests {
 
             """)
         #expect(first.contains("session: signed in as alice.liddell"), "\(first)")
-        let second = try Self.runPiped(arguments, input: """
+        let second = try await Self.runPiped(arguments, input: """
             expect session.isSignedIn == false
             expect session.message == "Your session has expired. Sign in again."
             expect login.username == alice.liddell

@@ -13,7 +13,7 @@ struct ServeExampleTests {
         #expect(readme.contains("```swift\n" + source + "```\n"), "README.md's example differs from Apps/Serve/main.swift")
     }
 
-    @Test func itAnswersEachIntentWithItsSettledOutcome() throws {
+    @Test func itAnswersEachIntentWithItsSettledOutcome() async throws {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-serve")
@@ -32,8 +32,11 @@ struct ServeExampleTests {
         ]
         input.fileHandleForWriting.write(Data((requests.joined(separator: "\n") + "\n").utf8))
         try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try await onOwnThread {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return data
+        }
         #expect(process.terminationStatus == 0)
         let text = String(decoding: data, as: UTF8.self)
         #expect(!text.contains("wonderland"), "a password never comes back")

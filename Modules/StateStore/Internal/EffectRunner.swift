@@ -403,21 +403,21 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         withRegistry { $0.liveCount }
     }
 
-    /// Returns once no effect is running, or when the calling task is cancelled.
-    func waitUntilIdle() async {
+    /// Returns once no effect is running, when the calling task is cancelled, or when `timeout`
+    /// passed (`nil`: never); returns whether no effect is running.
+    @discardableResult
+    func waitUntilIdle(timeout: Duration? = nil) async -> Bool {
         let key = withRegistry { $0.idleWaiters.makeKey() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let idle = withRegistry { registry -> Bool in
-                    if registry.liveCount == 0 || Task.isCancelled { return true }
-                    registry.idleWaiters.add(continuation, key: key)
-                    return false
-                }
-                if idle { continuation.resume() }
+        await suspendAsWaiter(timeout: timeout) { continuation in
+            withRegistry { registry -> Bool in
+                if registry.liveCount == 0 || Task.isCancelled { return false }
+                registry.idleWaiters.add(continuation, key: key)
+                return true
             }
-        } onCancel: {
-            withRegistry { $0.idleWaiters.remove(key: key) }?.resume()
+        } remove: { [self] in
+            withRegistry { $0.idleWaiters.remove(key: key) }
         }
+        return isIdle
     }
 }
 

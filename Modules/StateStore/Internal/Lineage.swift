@@ -87,11 +87,12 @@ final class Lineage: Sendable {
         rareStorage.load()?.withLock { $0.diagnostics } ?? []
     }
 
-    /// Returns once nothing is outstanding, or when the calling task is cancelled.
-    func waitUntilSettled() async {
+    /// Returns once nothing is outstanding, when the calling task is cancelled, or when `timeout`
+    /// passed; returns whether nothing is outstanding.
+    func waitUntilSettled(timeout: Duration) async -> Bool {
         let rare = rare
         mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
-        await rare.wait(in: \.waiters) { _ in isSettled }
+        return await rare.wait(in: \.waiters, timeout: timeout) { _ in isSettled }
     }
 }
 

@@ -30,21 +30,22 @@ package struct Waiters {
 }
 
 extension Locked {
-    /// Returns once `isMet` holds for the value, or when the calling task is cancelled. Whoever
-    /// makes it hold must resume the waiters at `waiters` (``Waiters/takeAll()``).
-    package func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, until isMet: (Value) -> Bool) async {
+    /// Returns once `isMet` holds for the value, when the calling task is cancelled, or when
+    /// `timeout` passed (`nil`: never); returns whether `isMet` holds then. Whoever makes it hold
+    /// must resume the waiters at `waiters` (``Waiters/takeAll()``).
+    @discardableResult
+    package func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, timeout: Duration? = nil,
+                      until isMet: (Value) -> Bool) async -> Bool {
         let key = withLock { $0[keyPath: waiters].makeKey() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let met = withLock { value -> Bool in
-                    if isMet(value) || Task.isCancelled { return true }
-                    value[keyPath: waiters].add(continuation, key: key)
-                    return false
-                }
-                if met { continuation.resume() }
+        await suspendAsWaiter(timeout: timeout) { continuation in
+            withLock { value -> Bool in
+                if isMet(value) || Task.isCancelled { return false }
+                value[keyPath: waiters].add(continuation, key: key)
+                return true
             }
-        } onCancel: {
-            withLock { $0[keyPath: waiters].remove(key: key) }?.resume()
+        } remove: { [self] in
+            withLock { $0[keyPath: waiters].remove(key: key) }
         }
+        return withLock { isMet($0) }
     }
 }
