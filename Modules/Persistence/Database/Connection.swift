@@ -139,11 +139,11 @@ public final class Connection {
     /// its end.
     private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
         // An empty buffer may have no address, and a null pointer would bind NULL.
-        guard !text.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, SQLITE_TRANSIENT) }
+        guard !text.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, sqliteTransient) }
         var text = text
         return text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { characters in
-                sqlite3_bind_text(statement, index, characters.baseAddress, Int32(characters.count), SQLITE_TRANSIENT)
+                sqlite3_bind_text(statement, index, characters.baseAddress, Int32(characters.count), sqliteTransient)
             }
         }
     }
@@ -335,7 +335,7 @@ public final class Connection {
             case .real(let number): sqlite3_bind_double(statement, index, number)
             case .text(let text): Self.bind(text, to: statement, at: index)
             case .blob(let bytes): bytes.withUnsafeBytes { buffer in
-                sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), SQLITE_TRANSIENT)
+                sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
             }
             }
             guard code == SQLITE_OK else { throw failure(code, sql) }
@@ -373,7 +373,7 @@ public final class Connection {
 }
 
 /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes.
-private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// POSIX `open` with a mode (outside ``Connection``, whose own `close` would shadow the C one).
 private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
