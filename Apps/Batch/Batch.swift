@@ -1,6 +1,7 @@
 import AppHost
 import Console
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -149,7 +150,8 @@ struct Batch {
     private static func makeRunner(_ options: BatchOptions) -> ScriptRunner {
         var runner = ScriptRunner {
             guard options.live, let path = options.databasePath else {
-                return try await ConsoleSession.scripted(loginStyle: options.loginStyle ?? .finiteStates, history: options.history, waitsForEffects: options.wait)
+                return try await ConsoleSession.scripted(
+                    loginStyle: options.loginStyle ?? .finiteStates, history: options.history, waitsForEffects: options.wait)
             }
             var hostOptions = AppHost.Options(journal: .off, history: options.history)
             hostOptions.readOnly = options.readOnly
@@ -189,8 +191,10 @@ struct Batch {
         struct Summary: Encodable { let passed: Int; let failed: Int; let notRun: Int; let seconds: Double; let scripts: [Script] }
         struct Line: Encodable { let summary: Summary }
         func seconds(_ duration: Duration) -> Double { (Double(Self.seconds(duration)) ?? 0) }
-        let line = Line(summary: Summary(passed: passed, failed: failed, notRun: notRun, seconds: seconds(elapsed),
-            scripts: reports.map { Script(script: $0.name, passed: $0.passed, seconds: seconds($0.duration)) }))
+        let line = Line(
+            summary: Summary(
+                passed: passed, failed: failed, notRun: notRun, seconds: seconds(elapsed),
+                scripts: reports.map { Script(script: $0.name, passed: $0.passed, seconds: seconds($0.duration)) }))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return ((try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"

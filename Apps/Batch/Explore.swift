@@ -13,8 +13,9 @@ func explore(depth: Int, loginStyle: ConsoleLoginStyle, json: Bool) async -> Int
         struct Violation: Encodable { let invariant: String; let script: [String] }
         struct Report: Encodable { let explored: Explored; let summary: String; let violation: Violation? }
         let report = Report(
-            explored: Explored(states: outcome.statesVisited, transitions: outcome.transitions, depth: depth,
-                               depthReached: outcome.depthReached, seconds: Double(Batch.seconds(outcome.duration)) ?? 0),
+            explored: Explored(
+                states: outcome.statesVisited, transitions: outcome.transitions, depth: depth,
+                depthReached: outcome.depthReached, seconds: Double(Batch.seconds(outcome.duration)) ?? 0),
             summary: outcome.summary,
             violation: outcome.violatedInvariant.map { Violation(invariant: $0, script: outcome.script) })
         let encoder = JSONEncoder()

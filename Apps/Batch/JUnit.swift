@@ -20,7 +20,8 @@ struct JUnitReport {
             let url = URL(fileURLWithPath: report.name)
             let folder = url.deletingLastPathComponent().relativePath
             let classname = folder == "." || folder.isEmpty ? "scripts" : folder.split(separator: "/").joined(separator: ".")
-            let attributes = "classname=\"\(Self.escaped(classname))\" name=\"\(Self.escaped(url.lastPathComponent))\" time=\"\(Batch.seconds(report.duration))\""
+            let attributes =
+                "classname=\"\(Self.escaped(classname))\" name=\"\(Self.escaped(url.lastPathComponent))\" time=\"\(Batch.seconds(report.duration))\""
             let failed = report.failures
             guard let first = failed.first else {
                 xml += "    <testcase \(attributes)/>\n"
@@ -29,7 +30,8 @@ struct JUnitReport {
             let message = first.output.split(separator: "\n").last.map(String.init) ?? "failed"
             let details = failed.map { "\(report.name):\($0.line): \($0.command)\n\($0.output)" }.joined(separator: "\n\n")
             xml += "    <testcase \(attributes)>\n"
-            xml += "      <failure message=\"\(Self.escaped(message))\" type=\"\(first.output.contains("expected") ? "expectation" : "error")\">\(Self.escaped(details))</failure>\n"
+            xml +=
+                "      <failure message=\"\(Self.escaped(message))\" type=\"\(first.output.contains("expected") ? "expectation" : "error")\">\(Self.escaped(details))</failure>\n"
             xml += "    </testcase>\n"
         }
         return xml + "  </testsuite>\n</testsuites>\n"

@@ -1,6 +1,7 @@
 import AppHost
 import Console
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,8 +30,10 @@ let commandLine = ShellCommandLine<BatchOptions>(
             return true
         },
         .flag("--quiet", "print only failures and the summary") { $0.quiet = true },
-        .value("--shard", "K/N", "run the K-th of N parts of the scripts (sorted by path, dealt in turn)",
-               needs: "K/N with 1 ≤ K ≤ N, like 2/4") { options, value in
+        .value(
+            "--shard", "K/N", "run the K-th of N parts of the scripts (sorted by path, dealt in turn)",
+            needs: "K/N with 1 ≤ K ≤ N, like 2/4"
+        ) { options, value in
             let parts = value.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else { return false }
             options.shard = (parts[0], parts[1])
@@ -38,8 +41,10 @@ let commandLine = ShellCommandLine<BatchOptions>(
         },
         .flag("--list", "print the scripts that would run (after --shard), and run none") { $0.list = true },
         .flag("--fail-fast", "stop at the first failed line; start no script after it") { $0.failFast = true },
-        .value("--timeout", "DURATION", "fail a script still running after DURATION (like 30s or 2m)",
-               needs: "a duration like 500ms, 30s or 2m, of at most a day") { options, value in
+        .value(
+            "--timeout", "DURATION", "fail a script still running after DURATION (like 30s or 2m)",
+            needs: "a duration like 500ms, 30s or 2m, of at most a day"
+        ) { options, value in
             guard case .success(let timeout) = DurationText.parse(value), timeout > .zero else { return false }
             options.timeout = timeout
             return true

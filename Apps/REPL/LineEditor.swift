@@ -113,18 +113,18 @@ final class LineEditor {
 
     private func escapeSequence() {
         guard let second = terminal.readByte() else { return }
-        if second == 98 { moveWord(-1); return }           // Alt-b
-        if second == 102 { moveWord(1); return }           // Alt-f
-        if second == 127 { deleteWordBackward(); return }  // Alt-Backspace
+        if second == 98 { moveWord(-1); return } // Alt-b
+        if second == 102 { moveWord(1); return } // Alt-f
+        if second == 127 { deleteWordBackward(); return } // Alt-Backspace
         guard second == 91 || second == 79, let third = terminal.readByte() else { return }
         switch third {
-        case 65: recall(-1)                                 // up
-        case 66: recall(1)                                  // down
-        case 67: cursor = min(buffer.count, cursor + 1)    // right
-        case 68: cursor = max(0, cursor - 1)               // left
-        case 72: cursor = 0                                 // home
-        case 70: cursor = buffer.count                      // end
-        case 49, 51, 52, 55, 56:                            // ESC [ n ~
+        case 65: recall(-1) // up
+        case 66: recall(1) // down
+        case 67: cursor = min(buffer.count, cursor + 1) // right
+        case 68: cursor = max(0, cursor - 1) // left
+        case 72: cursor = 0 // home
+        case 70: cursor = buffer.count // end
+        case 49, 51, 52, 55, 56: // ESC [ n ~
             guard terminal.readByte() == 126 else { return }
             switch third {
             case 49, 55: cursor = 0

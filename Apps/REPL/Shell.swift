@@ -2,6 +2,7 @@ import AppHost
 import Console
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,16 +47,18 @@ final class Shell: @unchecked Sendable {
             // a terminal time is real, since nobody would move the clock for a debounced search.
             session = try await ConsoleSession.scripted(loginStyle: loginStyle ?? .finiteStates, history: history)
         } else {
-            let host = try await AppHost(storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
-                                         loginStyle: loginStyle, options: {
-                                             var options = AppHost.Options(history: history)
-                                             options.readOnly = readOnly
-                                             // The console's `fail` works at the REPL too.
-                                             options.injectsFailures = true
-                                             // At a terminal, trouble with kept data shows above the line being edited.
-                                             if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: \($0)", "33")) } }
-                                             return options
-                                         }())
+            let host = try await AppHost(
+                storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
+                loginStyle: loginStyle,
+                options: {
+                    var options = AppHost.Options(history: history)
+                    options.readOnly = readOnly
+                    // The console's `fail` works at the REPL too.
+                    options.injectsFailures = true
+                    // At a terminal, trouble with kept data shows above the line being edited.
+                    if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: \($0)", "33")) } }
+                    return options
+                }())
             // Piped into a database, a line waits for real work (a password hash, a busy disk
             // shared with other processes) rather than give up on it after the scripts' 5 s.
             session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: .seconds(60))
@@ -63,7 +66,9 @@ final class Shell: @unchecked Sendable {
         let host = session.host
         if terminal.isInteractive {
             if let databasePath {
-                terminal.printAbove("appcore: database \(databasePath)\(readOnly ? " (read-only)" : ""); restored \(host.restoredActions) actions; login style \(host.loginStyle) (type help)")
+                terminal.printAbove(
+                    "appcore: database \(databasePath)\(readOnly ? " (read-only)" : ""); restored \(host.restoredActions) actions; login style \(host.loginStyle) (type help)"
+                )
             } else {
                 terminal.printAbove("appcore: in memory, nothing is kept (type help)")
             }
@@ -123,7 +128,8 @@ final class Shell: @unchecked Sendable {
     }
 
     private func runInteractive() async {
-        let history = self.history.withLock { $0.path }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
+        let history =
+            self.history.withLock { $0.path }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
             .split(separator: "\n").map(String.init) ?? []
         self.history.withLock { $0.lines = history }
         let session = session

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +22,8 @@ final class Terminal: @unchecked Sendable {
 
     init() {
         isInteractive = isatty(0) == 1 && isatty(1) == 1
-        usesColour = isInteractive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        usesColour =
+            isInteractive && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 

@@ -1,6 +1,7 @@
 import AppHost
 import Console
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,8 +29,10 @@ let commandLine = ShellCommandLine<REPLOptions>(
         .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
         .environment("the database's live clients (the default), or in memory (as --in-memory)"),
     ],
-    notes: ["Without --db the database is appcore.sqlite in the user's data directory.",
-            "Type help for the commands. Ctrl-C cancels running effects, Ctrl-D quits."]
+    notes: [
+        "Without --db the database is appcore.sqlite in the user's data directory.",
+        "Type help for the commands. Ctrl-C cancels running effects, Ctrl-D quits.",
+    ]
 )
 
 func exitWithUsage(_ message: String) -> Never {

@@ -22,14 +22,14 @@ do { host = try await AppHost(storage: storage) } catch { fail("\(error)") }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-var shown: Screens?                                // what the reader holds: replies carry what changed since
-for await line in InputLines() {                   // read on a thread of its own, never blocking a task
+var shown: Screens? // what the reader holds: replies carry what changed since
+for await line in InputLines() { // read on a thread of its own, never blocking a task
     if line.isEmpty { continue }
     let reply: Data
     do {
-        let intent = try Intent(jsonLine: line)    // never echoes the line: it may hold a password
-        let outcome = await host.perform(intent)       // returns once everything the intent started has finished
-        reply = try encoder.encode(outcome.update(since: shown))   // sized by the change, not by the notes
+        let intent = try Intent(jsonLine: line) // never echoes the line: it may hold a password
+        let outcome = await host.perform(intent) // returns once everything the intent started has finished
+        reply = try encoder.encode(outcome.update(since: shown)) // sized by the change, not by the notes
         shown = outcome.screens
     } catch {
         reply = (try? encoder.encode(["error": "\(error)"])) ?? Data()

@@ -119,10 +119,16 @@ public struct AppExplorer: Sendable {
         let first = state.notes.visibleItems.first?.id
         return switch kind {
         case .signUp: [Move(intent: .signUp(username: account.username.rawValue, password: account.password.revealed), failing: nil)]
-        case .typeUsername: [Move(intent: .typeUsername(username: account.username.rawValue), failing: nil),
-                             Move(intent: .typeUsername(username: "x"), failing: nil)]
-        case .typePassword: [Move(intent: .typePassword(password: account.password.revealed), failing: nil),
-                             Move(intent: .typePassword(password: wrongPassword), failing: nil)]
+        case .typeUsername:
+            [
+                Move(intent: .typeUsername(username: account.username.rawValue), failing: nil),
+                Move(intent: .typeUsername(username: "x"), failing: nil),
+            ]
+        case .typePassword:
+            [
+                Move(intent: .typePassword(password: account.password.revealed), failing: nil),
+                Move(intent: .typePassword(password: wrongPassword), failing: nil),
+            ]
         case .signIn: [Move(intent: .signIn, failing: nil), Move(intent: .signIn, failing: .authAuthenticate)]
         case .dismissError: [Move(intent: .dismissError, failing: nil)]
         case .signOut: [Move(intent: .signOut, failing: nil)]
@@ -176,19 +182,24 @@ public struct AppExplorer: Sendable {
             ] + invariants.map { invariant in .state(invariant.name) { invariant.holds(Screens($0)) } },
             middleware: { state, reducer in
                 guard state.login.style == .middleware else { return [] }
-                return [AnyMiddleware(LoginMiddleware<AppFeature.State, IntentReducer.Action>(
-                    auth: reducer.clients.auth, action: IntentReducer.loginPath))]
+                return [
+                    AnyMiddleware(
+                        LoginMiddleware<AppFeature.State, IntentReducer.Action>(
+                            auth: reducer.clients.auth, action: IntentReducer.loginPath))
+                ]
             }
         ).run()
-        let path = report.violation?.path.compactMap { step -> Move? in
-            guard case .intent(let move) = step.action else { return nil }
-            return move
-        } ?? []
+        let path =
+            report.violation?.path.compactMap { step -> Move? in
+                guard case .intent(let move) = step.action else { return nil }
+                return move
+            } ?? []
         let moves = await Self.markingRefusals(of: path, from: initial)
-        return Outcome(summary: report.description.split(separator: "\n").first.map(String.init) ?? "",
-                       violatedInvariant: report.violation?.invariant, counterexample: moves,
-                       statesVisited: report.statesVisited, transitions: report.transitions,
-                       depthReached: report.depthReached, duration: report.duration)
+        return Outcome(
+            summary: report.description.split(separator: "\n").first.map(String.init) ?? "",
+            violatedInvariant: report.violation?.invariant, counterexample: moves,
+            statesVisited: report.statesVisited, transitions: report.transitions,
+            depthReached: report.depthReached, duration: report.duration)
     }
 
     /// `moves` taken again from `initial`, each marked with whether it was rejected or met a

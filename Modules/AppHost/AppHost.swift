@@ -178,7 +178,8 @@ public final class AppHost: Sendable {
         var replayed = 0
         switch storage {
         case .inMemory(let latency):
-            let base = options.clients
+            let base =
+                options.clients
                 ?? (options.testClock == nil ? AppEnvironment.inMemory(clock: clock, start: Date()) : AppEnvironment.inMemory(clock: clock))
             environment = injecting(latency > .zero ? base.withLatency(latency) : base)
             database = nil
@@ -203,7 +204,8 @@ public final class AppHost: Sendable {
                     replayed = restored.replayed
                 }
                 // Only looking (or no journal): nothing is recorded, and no stream is touched.
-                journal = options.journal == .restoreAndRecord && !options.readOnly
+                journal =
+                    options.journal == .restoreAndRecord && !options.readOnly
                     ? try AppJournal.startOwnStream(in: database, from: initialState, report: report) : nil
                 self.database = database
             } catch {
@@ -213,8 +215,10 @@ public final class AppHost: Sendable {
         restoredActions = replayed
         loginStyle = initialState.login.style
         let environment = environment
-        let store = RootStore(initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics,
-                              observation: options.observation) {
+        let store = RootStore(
+            initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics,
+            observation: options.observation
+        ) {
             AppFeature.loginMiddleware(environment)
         }
         self.store = store
@@ -227,13 +231,14 @@ public final class AppHost: Sendable {
         screenCache = ScreenCache(login: login, session: session, profile: profile, notes: notes, counter: counter)
         timeTravel = TimeTravel(store: store, timeline: timeline, journal: journal)
         recording = Locked(options.journal == .restoreAndRecord ? journal.map { $0.record(store) { $0.carriesSecret } } : nil)
-        externalWrites = Locked(Task { [notes = environment.notes] in
-            for await _ in notes.externalWrites() {
-                // Only a signed-in user has notes to update; the notice is journaled like any action.
-                guard store.currentState.user != nil else { continue }
-                store.send(.notes(.externalChangesNoticed))
-            }
-        })
+        externalWrites = Locked(
+            Task { [notes = environment.notes] in
+                for await _ in notes.externalWrites() {
+                    // Only a signed-in user has notes to update; the notice is journaled like any action.
+                    guard store.currentState.user != nil else { continue }
+                    store.send(.notes(.externalChangesNoticed))
+                }
+            })
         if journal != nil || (options.readOnly && options.journal == .restoreAndRecord) {
             // A session restored without its token (tokens are never saved) ends now.
             let outcome = await perform(actions: [.session(.restored)])
@@ -271,8 +276,10 @@ public final class AppHost: Sendable {
     /// with actions of their own beyond ``Intent``. `earlier` is what the outcome's
     /// ``IntentOutcome/changed`` is measured against, as there.
     @discardableResult
-    nonisolated(nonsending) public func perform(actions: [AppFeature.Action], timeout: Duration = .seconds(10),
-                                                since earlier: Screens? = nil) async -> IntentOutcome {
+    nonisolated(nonsending) public func perform(
+        actions: [AppFeature.Action], timeout: Duration = .seconds(10),
+        since earlier: Screens? = nil
+    ) async -> IntentOutcome {
         await perform(actions: actions, timeout: timeout, before: earlier ?? screens)
     }
 
@@ -475,7 +482,9 @@ public final class AppHost: Sendable {
             let unwritten = journal?.unwrittenCount ?? 0
             database?.close()
             guard unwritten > 0 else { throw AppHostError(error) }
-            throw AppHostError("the last \(unwritten) action\(unwritten == 1 ? "" : "s") could not be written to the journal, so a restart will not resume after \(unwritten == 1 ? "it" : "them"): \(error)")
+            throw AppHostError(
+                "the last \(unwritten) action\(unwritten == 1 ? "" : "s") could not be written to the journal, so a restart will not resume after \(unwritten == 1 ? "it" : "them"): \(error)"
+            )
         }
         database?.close()
     }
@@ -485,7 +494,9 @@ public final class AppHost: Sendable {
         { event in
             switch event {
             case .writeFailed(let error, let unwritten):
-                warnings("the journal cannot be written (\(error)); \(unwritten) action\(unwritten == 1 ? " waits" : "s wait") in memory and writing is retried, but quitting now would lose what it holds")
+                warnings(
+                    "the journal cannot be written (\(error)); \(unwritten) action\(unwritten == 1 ? " waits" : "s wait") in memory and writing is retried, but quitting now would lose what it holds"
+                )
             case .writeRecovered:
                 warnings("the journal is written again; nothing waiting was lost")
             case .damaged(let what):

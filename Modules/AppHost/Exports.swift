@@ -5,6 +5,7 @@
 @_exported import Reducers
 @_exported import StateStore
 @_exported import ViewModels
+
 // Of storage, only what the host's API names: the error behind an `AppHostError` and the live
 // clients' settings (the database itself stays behind the host).
 @_exported import struct Persistence.DatabaseError

@@ -35,7 +35,7 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
     private static func payloadBytes(of action: AppFeature.Action) -> Int {
         switch action {
         case .notes(.addTapped(let text)), .notes(.edited(_, let text)), .notes(.changed(_, let text, _)),
-             .notes(.searchQueryChanged(let text)), .posts(.add(let text)):
+            .notes(.searchQueryChanged(let text)), .posts(.add(let text)):
             text.utf8.count
         case .notes(.inserted(let note)), .notes(.saveResponse(_, _, .success(let note))):
             note.text.utf8.count
@@ -50,9 +50,9 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
         case .notes(.searchResponse(let query, .failure)):
             query.utf8.count
         case .notes(.listRequested), .notes(.listResponse(.failure)), .notes(.deleteTapped), .notes(.selected),
-             .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .failure)), .notes(.deleteResponse), .notes(.errorDismissed),
-             .notes(.followingChanges), .notes(.externalChangesNoticed), .notes(.changesResponse(_, .failure)),
-             .posts(.load), .posts(.failed), .posts(.addFailed), .profile, .login, .session, .counter:
+            .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .failure)), .notes(.deleteResponse), .notes(.errorDismissed),
+            .notes(.followingChanges), .notes(.externalChangesNoticed), .notes(.changesResponse(_, .failure)),
+            .posts(.load), .posts(.failed), .posts(.addFailed), .profile, .login, .session, .counter:
             0
         }
     }

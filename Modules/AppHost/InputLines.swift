@@ -1,5 +1,6 @@
 import Foundation
 import StateStore
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -132,7 +132,8 @@ extension Intent {
             case .selectNote: [Parameter("id", .optionalNote)]
             case .searchNotes: [Parameter("query", .text)]
             case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .dismissNotesError,
-                 .increment, .decrement, .reset: []
+                .increment, .decrement, .reset:
+                []
             }
         }
 
@@ -241,7 +242,8 @@ extension Intent {
         case .deleteNote(let id), .retryNote(let id): [.note(id)]
         case .selectNote(let id): [.note(id)]
         case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .dismissNotesError,
-             .increment, .decrement, .reset: []
+            .increment, .decrement, .reset:
+            []
         }
     }
 
@@ -257,28 +259,29 @@ extension Intent {
             return .some(id)
         }
         guard arguments.count == kind.parameters.count else { return nil }
-        let intent: Intent? = switch kind {
-        case .signUp: text(0).flatMap { username in text(1).map { .signUp(username: username, password: $0) } }
-        case .typeUsername: text(0).map { .typeUsername(username: $0) }
-        case .typePassword: text(0).map { .typePassword(password: $0) }
-        case .signIn: .signIn
-        case .dismissError: .dismissError
-        case .signOut: .signOut
-        case .loadProfile: .loadProfile
-        case .retryProfile: .retryProfile
-        case .addPost: text(0).map { .addPost(text: $0) }
-        case .addNote: text(0).map { .addNote(text: $0) }
-        case .editNote: note(0).flatMap { $0 }.flatMap { id in text(1).map { .editNote(id: id, text: $0) } }
-        case .deleteNote: note(0).flatMap { $0 }.map { .deleteNote(id: $0) }
-        case .selectNote: note(0).map { .selectNote(id: $0) }
-        case .searchNotes: text(0).map { .searchNotes(query: $0) }
-        case .retryNote: note(0).flatMap { $0 }.map { .retryNote(id: $0) }
-        case .reloadNotes: .reloadNotes
-        case .dismissNotesError: .dismissNotesError
-        case .increment: .increment
-        case .decrement: .decrement
-        case .reset: .reset
-        }
+        let intent: Intent? =
+            switch kind {
+            case .signUp: text(0).flatMap { username in text(1).map { .signUp(username: username, password: $0) } }
+            case .typeUsername: text(0).map { .typeUsername(username: $0) }
+            case .typePassword: text(0).map { .typePassword(password: $0) }
+            case .signIn: .signIn
+            case .dismissError: .dismissError
+            case .signOut: .signOut
+            case .loadProfile: .loadProfile
+            case .retryProfile: .retryProfile
+            case .addPost: text(0).map { .addPost(text: $0) }
+            case .addNote: text(0).map { .addNote(text: $0) }
+            case .editNote: note(0).flatMap { $0 }.flatMap { id in text(1).map { .editNote(id: id, text: $0) } }
+            case .deleteNote: note(0).flatMap { $0 }.map { .deleteNote(id: $0) }
+            case .selectNote: note(0).map { .selectNote(id: $0) }
+            case .searchNotes: text(0).map { .searchNotes(query: $0) }
+            case .retryNote: note(0).flatMap { $0 }.map { .retryNote(id: $0) }
+            case .reloadNotes: .reloadNotes
+            case .dismissNotesError: .dismissNotesError
+            case .increment: .increment
+            case .decrement: .decrement
+            case .reset: .reset
+            }
         guard let intent else { return nil }
         self = intent
     }

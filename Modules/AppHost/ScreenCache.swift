@@ -42,8 +42,10 @@ final class ScreenCache: Sendable {
             if login == nil, session == nil, profile == nil, notes == nil, counter == nil { return last }
             screens = Screens(Screens.Boxes(kept, login: login, session: session, profile: profile, notes: notes, counter: counter))
         } else {
-            screens = Screens(Screens.Boxes(login: reading(login), session: reading(session), profile: reading(profile),
-                                            notes: reading(notes), counter: reading(counter)))
+            screens = Screens(
+                Screens.Boxes(
+                    login: reading(login), session: reading(session), profile: reading(profile),
+                    notes: reading(notes), counter: reading(counter)))
         }
         self.last.withLock { $0 = screens }
         return screens

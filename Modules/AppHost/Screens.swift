@@ -44,8 +44,9 @@ public struct Screens: Codable, Equatable, Sendable {
 
     /// The screens as they are for `state`.
     public init(_ state: AppFeature.State) {
-        self.init(login: state.loginSnapshot, session: state.sessionSnapshot, profile: state.profileSnapshot,
-                  notes: state.notesSnapshot, counter: state.counterSnapshot)
+        self.init(
+            login: state.loginSnapshot, session: state.sessionSnapshot, profile: state.profileSnapshot,
+            notes: state.notesSnapshot, counter: state.counterSnapshot)
     }
 
     /// The screens from their snapshots.
@@ -92,11 +93,12 @@ public struct Screens: Codable, Equatable, Sendable {
     /// Decodes the five snapshots.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(login: try container.decode(LoginViewModel.Snapshot.self, forKey: .login),
-                  session: try container.decode(SessionViewModel.Snapshot.self, forKey: .session),
-                  profile: try container.decode(ProfileViewModel.Snapshot.self, forKey: .profile),
-                  notes: try container.decode(NotesViewModel.Snapshot.self, forKey: .notes),
-                  counter: try container.decode(CounterViewModel.Snapshot.self, forKey: .counter))
+        self.init(
+            login: try container.decode(LoginViewModel.Snapshot.self, forKey: .login),
+            session: try container.decode(SessionViewModel.Snapshot.self, forKey: .session),
+            profile: try container.decode(ProfileViewModel.Snapshot.self, forKey: .profile),
+            notes: try container.decode(NotesViewModel.Snapshot.self, forKey: .notes),
+            counter: try container.decode(CounterViewModel.Snapshot.self, forKey: .counter))
     }
 
     /// Encodes the five snapshots.
@@ -117,8 +119,10 @@ public struct Screens: Codable, Equatable, Sendable {
         let notes: Shown<NotesViewModel.Snapshot>
         let counter: Shown<CounterViewModel.Snapshot>
 
-        init(login: Shown<LoginViewModel.Snapshot>, session: Shown<SessionViewModel.Snapshot>, profile: Shown<ProfileViewModel.Snapshot>,
-             notes: Shown<NotesViewModel.Snapshot>, counter: Shown<CounterViewModel.Snapshot>) {
+        init(
+            login: Shown<LoginViewModel.Snapshot>, session: Shown<SessionViewModel.Snapshot>, profile: Shown<ProfileViewModel.Snapshot>,
+            notes: Shown<NotesViewModel.Snapshot>, counter: Shown<CounterViewModel.Snapshot>
+        ) {
             self.login = login
             self.session = session
             self.profile = profile
@@ -127,11 +131,14 @@ public struct Screens: Codable, Equatable, Sendable {
         }
 
         /// `boxes` with the boxes given here instead of theirs.
-        convenience init(_ boxes: Boxes, login: Shown<LoginViewModel.Snapshot>? = nil, session: Shown<SessionViewModel.Snapshot>? = nil,
-                         profile: Shown<ProfileViewModel.Snapshot>? = nil, notes: Shown<NotesViewModel.Snapshot>? = nil,
-                         counter: Shown<CounterViewModel.Snapshot>? = nil) {
-            self.init(login: login ?? boxes.login, session: session ?? boxes.session, profile: profile ?? boxes.profile,
-                      notes: notes ?? boxes.notes, counter: counter ?? boxes.counter)
+        convenience init(
+            _ boxes: Boxes, login: Shown<LoginViewModel.Snapshot>? = nil, session: Shown<SessionViewModel.Snapshot>? = nil,
+            profile: Shown<ProfileViewModel.Snapshot>? = nil, notes: Shown<NotesViewModel.Snapshot>? = nil,
+            counter: Shown<CounterViewModel.Snapshot>? = nil
+        ) {
+            self.init(
+                login: login ?? boxes.login, session: session ?? boxes.session, profile: profile ?? boxes.profile,
+                notes: notes ?? boxes.notes, counter: counter ?? boxes.counter)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import StateStore
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -23,28 +23,29 @@ extension Intent.Kind {
     /// The intent as a command of the line language: its name, group and arguments (from its
     /// parameters) and its summary (from the intent's own, with what the console adds).
     var commandSpec: CommandSpec {
-        let (name, group): (String, CommandSpec.Group) = switch self {
-        case .signUp: ("signup", .account)
-        case .typeUsername: ("login.username", .login)
-        case .typePassword: ("login.password", .login)
-        case .signIn: ("login.submit", .login)
-        case .dismissError: ("login.ack", .login)
-        case .signOut: ("logout", .account)
-        case .loadProfile: ("profile.load", .profile)
-        case .retryProfile: ("profile.retry", .profile)
-        case .addPost: ("posts.add", .profile)
-        case .addNote: ("notes.add", .notes)
-        case .editNote: ("notes.edit", .notes)
-        case .deleteNote: ("notes.delete", .notes)
-        case .selectNote: ("notes.select", .notes)
-        case .searchNotes: ("notes.search", .notes)
-        case .retryNote: ("notes.retry", .notes)
-        case .reloadNotes: ("notes.reload", .notes)
-        case .dismissNotesError: ("notes.ack", .notes)
-        case .increment: ("counter.increment", .counter)
-        case .decrement: ("counter.decrement", .counter)
-        case .reset: ("counter.reset", .counter)
-        }
+        let (name, group): (String, CommandSpec.Group) =
+            switch self {
+            case .signUp: ("signup", .account)
+            case .typeUsername: ("login.username", .login)
+            case .typePassword: ("login.password", .login)
+            case .signIn: ("login.submit", .login)
+            case .dismissError: ("login.ack", .login)
+            case .signOut: ("logout", .account)
+            case .loadProfile: ("profile.load", .profile)
+            case .retryProfile: ("profile.retry", .profile)
+            case .addPost: ("posts.add", .profile)
+            case .addNote: ("notes.add", .notes)
+            case .editNote: ("notes.edit", .notes)
+            case .deleteNote: ("notes.delete", .notes)
+            case .selectNote: ("notes.select", .notes)
+            case .searchNotes: ("notes.search", .notes)
+            case .retryNote: ("notes.retry", .notes)
+            case .reloadNotes: ("notes.reload", .notes)
+            case .dismissNotesError: ("notes.ack", .notes)
+            case .increment: ("counter.increment", .counter)
+            case .decrement: ("counter.decrement", .counter)
+            case .reset: ("counter.reset", .counter)
+            }
         var required: [CommandSpec.Parameter] = [], optional: [CommandSpec.Parameter] = []
         for parameter in parameters {
             switch parameter.value {
@@ -73,17 +74,25 @@ public enum ConsoleCommand: String, CaseIterable, Hashable, Sendable {
         return switch self {
         case .help: CommandSpec(command, name: name, [], optional: [.command], "list the commands, or explain one", .session)
         case .state: CommandSpec(command, name: name, [], optional: [.statePath], "show the app state or a part of it (state notes)", .inspect)
-        case .view: CommandSpec(command, name: name, [.screen], optional: [.flag(.all)], "show a screen: login, session, profile, notes, counter or all (--all: every note)", .inspect)
+        case .view:
+            CommandSpec(
+                command, name: name, [.screen], optional: [.flag(.all)], "show a screen: login, session, profile, notes, counter or all (--all: every note)",
+                .inspect)
         case .expect: CommandSpec(command, name: name, [.property, .comparison, .expected], "check a screen property: expect counter.count == 2", .inspect)
         case .wait: CommandSpec(command, name: name, [], optional: [.duration("timeout")], "wait until every running effect finished (default 5s)", .time)
         case .advance: CommandSpec(command, name: name, [.duration("duration")], "move the test clock: advance 300ms", .time)
-        case .fail: CommandSpec(command, name: name, [.endpoint], optional: [.count], "make the next call(s) of an endpoint fail (help fail lists them)", .faults)
-        case .history: CommandSpec(command, name: name, [], optional: [.flag(.full)], "list the actions reduced so far, one line each (--full: each whole)", .time)
+        case .fail:
+            CommandSpec(command, name: name, [.endpoint], optional: [.count], "make the next call(s) of an endpoint fail (help fail lists them)", .faults)
+        case .history:
+            CommandSpec(command, name: name, [], optional: [.flag(.full)], "list the actions reduced so far, one line each (--full: each whole)", .time)
         case .undo: CommandSpec(command, name: name, [], "go back one action (effects are not re-run)", .time)
         case .redo: CommandSpec(command, name: name, [], "go forward one action", .time)
         case .jump: CommandSpec(command, name: name, [.historyIndex], "go to the state after action n of history", .time)
         case .diff: CommandSpec(command, name: name, [], optional: [.historyIndex], "what action n (default: the last) changed", .time)
-        case .record: CommandSpec(command, name: name, [.file], optional: [.flag(.includeSecrets), .flag(.force)], "write the commands typed from now on as a script (--force replaces an existing file)", .recording)
+        case .record:
+            CommandSpec(
+                command, name: name, [.file], optional: [.flag(.includeSecrets), .flag(.force)],
+                "write the commands typed from now on as a script (--force replaces an existing file)", .recording)
         case .stop: CommandSpec(command, name: name, [], "stop recording", .recording)
         case .quit: CommandSpec(command, name: name, [], "leave (end of input does too)", .session)
         }
@@ -318,7 +327,8 @@ public struct ParsedLine: Hashable, Sendable {
         for (index, token) in arguments.enumerated().dropFirst(positional) {
             guard let flag = CommandSpec.Flag(rawValue: token.text), spec.flags.contains(flag) else {
                 let known = spec.flags.map { "\($0.rawValue), which \($0.meaning)" }.joined(separator: "; ")
-                throw LineError("argument \(index + 1) at column \(token.column): unknown option “\(token.text)” (\(spec.flags.count == 1 ? "only " : "")\(known))")
+                throw LineError(
+                    "argument \(index + 1) at column \(token.column): unknown option “\(token.text)” (\(spec.flags.count == 1 ? "only " : "")\(known))")
             }
             flags.insert(flag)
         }
@@ -368,7 +378,9 @@ public struct ParsedLine: Hashable, Sendable {
     /// The part of a command word that may be shown: its leading letters, digits, `.`, `-` and
     /// `_`, then `<redacted>` for the rest if there is any (`login.password=X` holds a secret).
     static func shownName(_ word: String) -> String {
-        let name = word.unicodeScalars.prefix { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "._-".unicodeScalars.contains($0)) }
+        let name = word.unicodeScalars.prefix {
+            $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "._-".unicodeScalars.contains($0))
+        }
         return name.count == word.unicodeScalars.count ? word : String(String.UnicodeScalarView(name)) + "<redacted>"
     }
 
@@ -414,7 +426,9 @@ public struct ParsedLine: Hashable, Sendable {
             var message = "\(spec.name) takes \(expected) argument\(range.upperBound == 1 ? "" : "s") (usage: \(spec.usage)), got \(arguments.count)"
             if arguments.count > range.upperBound, let extra = arguments.dropFirst(range.upperBound).first {
                 // Never quote what may be a password.
-                message += spec.secretArgument == nil ? "; the first extra one is “\(extra.text)” at column \(extra.column)" : "; the first extra one is at column \(extra.column)"
+                message +=
+                    spec.secretArgument == nil
+                    ? "; the first extra one is “\(extra.text)” at column \(extra.column)" : "; the first extra one is at column \(extra.column)"
                 if case .text = spec.required.last { message += " — put text with spaces in double quotes" }
             }
             throw LineError(message)

@@ -20,9 +20,13 @@ extension ShellCommandLine {
 
     /// The options every tool answers besides its table, with what they take.
     private var builtIns: [(name: String, placeholder: String?, summary: String)] {
-        [("--help", nil, "print the usage and stop"), ("--version", nil, "print the version and stop"),
-         ("--generate-completion-script", CompletionShell.allCases.map(\.rawValue).joined(separator: "|"),
-          "print a completion script for the shell")]
+        [
+            ("--help", nil, "print the usage and stop"), ("--version", nil, "print the version and stop"),
+            (
+                "--generate-completion-script", CompletionShell.allCases.map(\.rawValue).joined(separator: "|"),
+                "print a completion script for the shell"
+            ),
+        ]
     }
 
     private var allOptions: [(name: String, placeholder: String?, summary: String)] {
@@ -45,11 +49,12 @@ extension ShellCommandLine {
         var cases: [String] = []
         for option in allOptions {
             guard let placeholder = option.placeholder else { continue }
-            let reply = switch Self.kind(of: placeholder) {
-            case .choices(let choices): "COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$cur\"))"
-            case .files: "COMPREPLY=($(compgen -f -- \"$cur\"))"
-            case .free: "COMPREPLY=()"
-            }
+            let reply =
+                switch Self.kind(of: placeholder) {
+                case .choices(let choices): "COMPREPLY=($(compgen -W \"\(choices.joined(separator: " "))\" -- \"$cur\"))"
+                case .files: "COMPREPLY=($(compgen -f -- \"$cur\"))"
+                case .free: "COMPREPLY=()"
+                }
             cases.append("        \(option.name)) \(reply); return ;;")
         }
         let names = allOptions.map(\.name).joined(separator: " ")
@@ -82,11 +87,12 @@ extension ShellCommandLine {
         for option in allOptions {
             var spec = "'\(option.name)[\(escaped(option.summary))]"
             if let placeholder = option.placeholder {
-                let action = switch Self.kind(of: placeholder) {
-                case .choices(let choices): "(\(choices.joined(separator: " ")))"
-                case .files: "_files"
-                case .free: " "
-                }
+                let action =
+                    switch Self.kind(of: placeholder) {
+                    case .choices(let choices): "(\(choices.joined(separator: " ")))"
+                    case .files: "_files"
+                    case .free: " "
+                    }
                 spec += ":\(escaped(placeholder)):\(action)"
             }
             specs.append(spec + "'")

@@ -39,7 +39,8 @@ extension ConsoleSession {
         case .view: return try view(line)
         case .expect: return try expect(line)
         case .wait:
-            let timeout = try line.argument(0).map { (text: String) throws(LineError) -> Duration in try Self.duration(text, argument: 1, in: line) } ?? defaultTimeout
+            let timeout =
+                try line.argument(0).map { (text: String) throws(LineError) -> Duration in try Self.duration(text, argument: 1, in: line) } ?? defaultTimeout
             guard await host.waitForEffects(timeout: timeout) else {
                 return Result(status: .error(timeoutMessage(host.runningEffects, after: timeout)))
             }
@@ -84,7 +85,8 @@ extension ConsoleSession {
         switch noteIDs.resolve(token.text) {
         case .note(let id): return id
         case .none: throw LineError("argument \(index + 1) \(name) at column \(token.column): there is no note with id “\(token.text)” (view notes lists them)")
-        case .several(let count): throw LineError("argument \(index + 1) \(name) at column \(token.column): “\(token.text)” matches \(count) notes; type more of the id")
+        case .several(let count):
+            throw LineError("argument \(index + 1) \(name) at column \(token.column): “\(token.text)” matches \(count) notes; type more of the id")
         }
     }
 
@@ -101,16 +103,24 @@ extension ConsoleSession {
         guard let name else {
             let width = CommandSpec.all.map(\.usage.count).max() ?? 0
             let lines = CommandSpec.all.map { $0.usage.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
-            return Result(status: .ok, output: (lines + ["", CommandSpec.noteIDHelp, "A line starting with “! ” expects its command to be rejected; # starts a comment."]).joined(separator: "\n"))
+            return Result(
+                status: .ok,
+                output: (lines + ["", CommandSpec.noteIDHelp, "A line starting with “! ” expects its command to be rejected; # starts a comment."]).joined(
+                    separator: "\n"))
         }
         guard let spec = CommandSpec.named(name) else {
             let suggestions = CommandSpec.suggestions(for: name)
-            return Result(status: .error("unknown command “\(name)”" + (suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "“\($0)”" }.joined(separator: " or "))?")))
+            return Result(
+                status: .error(
+                    "unknown command “\(name)”" + (suggestions.isEmpty ? "" : "; did you mean \(suggestions.map { "“\($0)”" }.joined(separator: " or "))?")))
         }
         var output = "\(spec.usage)\n  \(spec.summary)"
         if spec.takesNote { output += "\n  " + CommandSpec.noteIDHelp }
         if spec.command == .console(.fail) { output += "\n  endpoints: " + Endpoint.allCases.map(\.rawValue).joined(separator: ", ") }
-        if spec.command == .console(.view) { output += "\n  screens: " + Self.screenNames.joined(separator: ", ") + "; a long list shows its first \(ConsoleScreens.pageSize) notes, --all every one" }
+        if spec.command == .console(.view) {
+            output +=
+                "\n  screens: " + Self.screenNames.joined(separator: ", ") + "; a long list shows its first \(ConsoleScreens.pageSize) notes, --all every one"
+        }
         if spec.command == .console(.expect) { output += "\n  ops: \(Comparison.list); nil stands for no value" }
         return Result(status: .ok, output: output)
     }
@@ -119,7 +129,8 @@ extension ConsoleSession {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? JSONEncoder().encode(host.store.currentState),
-              var value = try? JSONSerialization.jsonObject(with: data) else {
+            var value = try? JSONSerialization.jsonObject(with: data)
+        else {
             throw LineError("the state could not be rendered")
         }
         if let path {
@@ -132,7 +143,9 @@ extension ConsoleSession {
             }
         }
         guard JSONSerialization.isValidJSONObject(value) || value is String || value is NSNumber || value is NSNull,
-              let rendered = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
+            let rendered = try? JSONSerialization.data(
+                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else {
             throw LineError("the state could not be rendered")
         }
         return Result(status: .ok, output: String(decoding: rendered, as: UTF8.self))
@@ -157,7 +170,8 @@ extension ConsoleSession {
             throw LineError("argument 2 <op> at column \(op.column): unknown operator “\(op.text)” (\(Comparison.list))")
         }
         guard let holds = comparison.holds(actualText, expected.text) else {
-            throw LineError("argument 2 <op> at column \(op.column): \(op.text) compares numbers, but \(path.text) is \(actualText) and the value is \(expected.text)")
+            throw LineError(
+                "argument 2 <op> at column \(op.column): \(op.text) compares numbers, but \(path.text) is \(actualText) and the value is \(expected.text)")
         }
         guard holds else {
             return Result(status: .rejected("expected \(path.text) \(op.text) \(expected.text), but it is \(actualText)"), screens: screens)
@@ -169,10 +183,14 @@ extension ConsoleSession {
     private static func unknownProperty(_ path: Token) -> LineError {
         // Split at the first "." (a byte: no character breaking).
         guard let dot = path.text.utf8.firstIndex(of: UInt8(ascii: ".")), let screen = Screen(rawValue: String(path.text[..<dot])) else {
-            return LineError("argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screen.allCases.map(\.rawValue).joined(separator: ", ")))")
+            return LineError(
+                "argument 1 <path> at column \(path.column): “\(path.text)” is not screen.property (screens: \(Screen.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         let property = String(path.text[path.text.utf8.index(after: dot)...])
-        return LineError("argument 1 <path> at column \(path.column): \(screen.rawValue) has no property “\(property)” (it has \(ConsoleScreens.propertyNames(of: screen).joined(separator: ", ")))")
+        return LineError(
+            "argument 1 <path> at column \(path.column): \(screen.rawValue) has no property “\(property)” (it has \(ConsoleScreens.propertyNames(of: screen).joined(separator: ", ")))"
+        )
     }
 
     private func advance(_ line: ParsedLine) async throws(LineError) -> Result {
@@ -210,8 +228,9 @@ extension ConsoleSession {
         let name = line.arguments[0]
         guard let endpoint = Endpoint(rawValue: name.text) else {
             let close = name.text.utf8.count > 64 ? [] : Endpoint.allCases.map(\.rawValue).filter { editDistance($0, name.text) <= 3 }
-            throw LineError("argument 1 <client.endpoint> at column \(name.column): no endpoint “\(name.text)”" +
-                (close.isEmpty ? " (help fail lists them)" : "; did you mean \(close.map { "“\($0)”" }.joined(separator: " or "))?"))
+            throw LineError(
+                "argument 1 <client.endpoint> at column \(name.column): no endpoint “\(name.text)”"
+                    + (close.isEmpty ? " (help fail lists them)" : "; did you mean \(close.map { "“\($0)”" }.joined(separator: " or "))?"))
         }
         var count = 1
         if let text = line.argument(1) {
@@ -255,7 +274,9 @@ extension ConsoleSession {
 
     private func jump(_ line: ParsedLine) throws(LineError) -> Result {
         let token = line.arguments[0]
-        guard let index = Int(token.text) else { throw LineError("argument 1 <n> at column \(token.column): “\(token.text)” is not a number (history lists them)") }
+        guard let index = Int(token.text) else {
+            throw LineError("argument 1 <n> at column \(token.column): “\(token.text)” is not a number (history lists them)")
+        }
         _ = try timeline()
         let before = ConsoleScreens(self)
         do {

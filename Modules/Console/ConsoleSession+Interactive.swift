@@ -56,18 +56,19 @@ extension ConsoleSession {
         let position = words.count - 1
         let parameters = spec.required + spec.optional
         guard position < parameters.count else { return [] }
-        let candidates: [String] = switch parameters[position] {
-        case .note: noteIDs.allShortIDs()
-        case .screen: Self.screenNames
-        case .endpoint: Endpoint.allCases.map(\.rawValue)
-        case .command: CommandSpec.all.map(\.name)
-        // The state's parts, as `state` shows them (its coding keys are its properties' names).
-        case .statePath: Mirror(reflecting: host.store.currentState).children.compactMap(\.label)
-        case .property: ConsoleScreens.properties.map { "\($0.screen.rawValue).\($0.name)" }
-        case .comparison: Comparison.allCases.map(\.rawValue)
-        case .flag: spec.flags.map(\.rawValue)
-        case .text, .secret, .expected, .duration, .count, .historyIndex, .file: []
-        }
+        let candidates: [String] =
+            switch parameters[position] {
+            case .note: noteIDs.allShortIDs()
+            case .screen: Self.screenNames
+            case .endpoint: Endpoint.allCases.map(\.rawValue)
+            case .command: CommandSpec.all.map(\.name)
+            // The state's parts, as `state` shows them (its coding keys are its properties' names).
+            case .statePath: Mirror(reflecting: host.store.currentState).children.compactMap(\.label)
+            case .property: ConsoleScreens.properties.map { "\($0.screen.rawValue).\($0.name)" }
+            case .comparison: Comparison.allCases.map(\.rawValue)
+            case .flag: spec.flags.map(\.rawValue)
+            case .text, .secret, .expected, .duration, .count, .historyIndex, .file: []
+            }
         return candidates.filter { $0.hasPrefix(partial) }
     }
 }

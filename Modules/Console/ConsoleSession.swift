@@ -91,12 +91,13 @@ public final class ConsoleSession: Sendable {
         history: HistoryLimits = HistoryLimits(),
         waitsForEffects: Bool = true
     ) async throws(AppHostError) -> ConsoleSession {
-        let host = try await AppHost(storage: .inMemory(), loginStyle: loginStyle,
-                                     options: {
-                                         var options = AppHost.Options(testClock: ManualClock(), history: history)
-                                         options.injectsFailures = true
-                                         return options
-                                     }())
+        let host = try await AppHost(
+            storage: .inMemory(), loginStyle: loginStyle,
+            options: {
+                var options = AppHost.Options(testClock: ManualClock(), history: history)
+                options.injectsFailures = true
+                return options
+            }())
         return ConsoleSession(host: host, waitsForEffects: waitsForEffects)
     }
 

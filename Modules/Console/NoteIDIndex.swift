@@ -192,8 +192,10 @@ struct HexDigits: Hashable {
         for position in 0..<16 {
             bytes[position] = self[2 * position] << 4 | self[2 * position + 1]
         }
-        let uuid = (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
+        let uuid = (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        )
         return Note.ID(UUID(uuid: uuid))
     }
 

@@ -82,14 +82,16 @@ public struct ScriptRunner: Sendable {
         let lineFeed = UInt8(ascii: "\n")
         let lineFeeds = script.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(0) { $1 == lineFeed ? $0 + 1 : $0 } } ?? 0
         var next = 0
-        return await run(name: name, expectedLines: lineFeeds + 1, nextLine: {
-            script.utf8.withContiguousStorageIfAvailable { bytes -> ReadLine? in
-                guard next <= bytes.count else { return nil }
-                let end = bytes[next...].firstIndex(of: lineFeed) ?? bytes.count
-                defer { next = end + 1 }
-                return .text(String(decoding: UnsafeBufferPointer(rebasing: bytes[next..<end]), as: UTF8.self))
-            } ?? nil
-        }, onLine: onLine)
+        return await run(
+            name: name, expectedLines: lineFeeds + 1,
+            nextLine: {
+                script.utf8.withContiguousStorageIfAvailable { bytes -> ReadLine? in
+                    guard next <= bytes.count else { return nil }
+                    let end = bytes[next...].firstIndex(of: lineFeed) ?? bytes.count
+                    defer { next = end + 1 }
+                    return .text(String(decoding: UnsafeBufferPointer(rebasing: bytes[next..<end]), as: UTF8.self))
+                } ?? nil
+            }, onLine: onLine)
     }
 
     /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not
@@ -128,7 +130,9 @@ public struct ScriptRunner: Sendable {
         return report
     }
 
-    private func runLines(name: String, expectedLines: Int, nextLine: () async -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void) async -> Report {
+    private func runLines(name: String, expectedLines: Int, nextLine: () async -> ReadLine?, deadline: ContinuousClock.Instant?, onLine: (LineReport) -> Void)
+        async -> Report
+    {
         let session: ConsoleSession
         do {
             session = try await makeSession()
@@ -160,8 +164,10 @@ public struct ScriptRunner: Sendable {
             guard let result = await execute(line, in: session, before: deadline) else {
                 let command = Self.trimmed(ParsedLine.displayable(trimmed))
                 let running = session.host.runningEffects.map(ConsoleSession.plain)
-                let report = LineReport(line: number, command: command, ok: false, output: "the script timed out after \(timeout ?? .zero)"
-                    + (running.isEmpty ? "" : "; still running: " + running.joined(separator: ", ")), changes: [])
+                let report = LineReport(
+                    line: number, command: command, ok: false,
+                    output: "the script timed out after \(timeout ?? .zero)"
+                        + (running.isEmpty ? "" : "; still running: " + running.joined(separator: ", ")), changes: [])
                 onLine(report)
                 reports.append(report)
                 break
@@ -208,7 +214,9 @@ public struct ScriptRunner: Sendable {
 extension ScriptRunner {
     /// Runs `line`, giving up when `deadline` passes first (`nil`): the session's running
     /// effects are then cancelled.
-    nonisolated(nonsending) private func execute(_ line: String, in session: ConsoleSession, before deadline: ContinuousClock.Instant?) async -> ConsoleSession.Result? {
+    nonisolated(nonsending) private func execute(_ line: String, in session: ConsoleSession, before deadline: ContinuousClock.Instant?) async -> ConsoleSession
+        .Result?
+    {
         guard let deadline else { return await session.execute(line) }
         let result = await withTaskGroup(of: ConsoleSession.Result?.self) { group in
             group.addTask { await session.execute(line) }

@@ -58,8 +58,10 @@ extension ShellOption where Settings: ShellSettings {
                 return !path.isEmpty
             },
             .flag("--read-only", "open the database only to look: nothing in it is changed") { $0.readOnly = true },
-            .value("--login-style", "fsm|adhoc|middleware", "which login feature drives the sign-in screen (default: the database's, else fsm)",
-                   needs: "fsm, adhoc or middleware") { settings, value in
+            .value(
+                "--login-style", "fsm|adhoc|middleware", "which login feature drives the sign-in screen (default: the database's, else fsm)",
+                needs: "fsm, adhoc or middleware"
+            ) { settings, value in
                 guard let style = ConsoleLoginStyle(rawValue: value) else { return false }
                 settings.loginStyle = style
                 return true

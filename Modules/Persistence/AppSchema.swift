@@ -13,54 +13,56 @@ public enum AppSchema {
 
     /// Every step, oldest first. Append new steps; never edit one that has shipped.
     public static let migrations: [Migration] = [
-        Migration(version: 1, name: "accounts, sessions, posts, notes, journal", sql: """
-            CREATE TABLE accounts (
-                id TEXT PRIMARY KEY,
-                username TEXT NOT NULL,
-                username_key TEXT NOT NULL UNIQUE,
-                display_name TEXT NOT NULL,
-                bio TEXT NOT NULL DEFAULT '',
-                password_hash BLOB NOT NULL,
-                salt BLOB NOT NULL,
-                iterations INTEGER NOT NULL,
-                failed_attempts INTEGER NOT NULL DEFAULT 0,
-                created_at REAL NOT NULL
-            );
-            CREATE TABLE sessions (
-                token_hash BLOB PRIMARY KEY,
-                user_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-                expires_at REAL NOT NULL
-            );
-            CREATE TABLE posts (
-                id TEXT PRIMARY KEY,
-                author_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-                text TEXT NOT NULL,
-                created_at REAL NOT NULL,
-                sequence INTEGER NOT NULL
-            );
-            CREATE INDEX posts_by_author ON posts(author_id, sequence);
-            CREATE TABLE notes (
-                id TEXT PRIMARY KEY,
-                owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-                text TEXT NOT NULL,
-                created_at REAL NOT NULL,
-                updated_at REAL NOT NULL
-            );
-            CREATE INDEX notes_by_owner ON notes(owner_id, updated_at);
-            CREATE TABLE journal (
-                stream TEXT NOT NULL,
-                first_sequence INTEGER NOT NULL,
-                count INTEGER NOT NULL,
-                actions BLOB NOT NULL,
-                PRIMARY KEY (stream, first_sequence)
-            );
-            CREATE TABLE snapshots (
-                stream TEXT NOT NULL,
-                sequence INTEGER NOT NULL,
-                state BLOB NOT NULL,
-                PRIMARY KEY (stream, sequence)
-            );
-            """),
+        Migration(
+            version: 1, name: "accounts, sessions, posts, notes, journal",
+            sql: """
+                CREATE TABLE accounts (
+                    id TEXT PRIMARY KEY,
+                    username TEXT NOT NULL,
+                    username_key TEXT NOT NULL UNIQUE,
+                    display_name TEXT NOT NULL,
+                    bio TEXT NOT NULL DEFAULT '',
+                    password_hash BLOB NOT NULL,
+                    salt BLOB NOT NULL,
+                    iterations INTEGER NOT NULL,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE sessions (
+                    token_hash BLOB PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    expires_at REAL NOT NULL
+                );
+                CREATE TABLE posts (
+                    id TEXT PRIMARY KEY,
+                    author_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    text TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    sequence INTEGER NOT NULL
+                );
+                CREATE INDEX posts_by_author ON posts(author_id, sequence);
+                CREATE TABLE notes (
+                    id TEXT PRIMARY KEY,
+                    owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    text TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL
+                );
+                CREATE INDEX notes_by_owner ON notes(owner_id, updated_at);
+                CREATE TABLE journal (
+                    stream TEXT NOT NULL,
+                    first_sequence INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    actions BLOB NOT NULL,
+                    PRIMARY KEY (stream, first_sequence)
+                );
+                CREATE TABLE snapshots (
+                    stream TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    state BLOB NOT NULL,
+                    PRIMARY KEY (stream, sequence)
+                );
+                """),
         Migration(version: 2, name: "full-text search of notes") { db throws(DatabaseError) in
             // A note written since the last search has search_indexed = 0 (set in the same row, so
             // writing a note touches no extra page); the index catches up in one transaction when
@@ -71,15 +73,17 @@ public enum AppSchema {
             guard db.hasCompileOption("ENABLE_FTS5") else { return }
             try db.execute("CREATE VIRTUAL TABLE notes_search USING fts5(text, tokenize='trigram')")
         },
-        Migration(version: 3, name: "a journal stream per process", sql: """
-            CREATE TABLE journal_streams (
-                stream TEXT PRIMARY KEY,
-                last_active INTEGER NOT NULL,
-                closed INTEGER NOT NULL DEFAULT 0
-            );
-            INSERT INTO journal_streams (stream, last_active, closed)
-                SELECT stream, 0, 1 FROM journal UNION SELECT stream, 0, 1 FROM snapshots;
-            """),
+        Migration(
+            version: 3, name: "a journal stream per process",
+            sql: """
+                CREATE TABLE journal_streams (
+                    stream TEXT PRIMARY KEY,
+                    last_active INTEGER NOT NULL,
+                    closed INTEGER NOT NULL DEFAULT 0
+                );
+                INSERT INTO journal_streams (stream, last_active, closed)
+                    SELECT stream, 0, 1 FROM journal UNION SELECT stream, 0, 1 FROM snapshots;
+                """),
         Migration(version: 4, name: "notes stored by owner") { db throws(DatabaseError) in
             // One b-tree keyed by (owner, id) instead of a rowid table, its id index and an owner
             // index: writing a note touches one page where it touched three, and a user's notes
@@ -87,7 +91,8 @@ public enum AppSchema {
             // longer learn from an error that an id exists in another. The full-text index is
             // keyed by `search_rowid` (a number given when the note is first indexed) and is
             // rebuilt at the next search.
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 CREATE TABLE notes_by_owner_and_id (
                     owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
                     id TEXT NOT NULL,
@@ -105,10 +110,12 @@ public enum AppSchema {
                 """)
             if try db.tableExists("notes_search") { try db.execute("DELETE FROM notes_search") }
         },
-        Migration(version: 5, name: "journal streams know their process", sql: """
-            ALTER TABLE journal_streams ADD COLUMN owner_pid INTEGER;
-            ALTER TABLE journal_streams ADD COLUMN owner_started INTEGER;
-            """),
+        Migration(
+            version: 5, name: "journal streams know their process",
+            sql: """
+                ALTER TABLE journal_streams ADD COLUMN owner_pid INTEGER;
+                ALTER TABLE journal_streams ADD COLUMN owner_started INTEGER;
+                """),
         Migration(version: 6, name: "search index of folded text") { db throws(DatabaseError) in
             // The index now holds each note's folded text (`SearchText`), so a search matches on a
             // database as in memory; it is built again, in small batches, after the migration.
@@ -116,19 +123,21 @@ public enum AppSchema {
             try db.execute("DELETE FROM notes_search")
             try db.execute("UPDATE notes SET search_indexed = 0, search_rowid = NULL")
         },
-        Migration(version: 7, name: "numbered note changes", sql: """
-            -- Each write of an owner's notes takes the next number of that owner's changes (one
-            -- more than the highest in either table), so a reader asks for the rows changed after
-            -- the last number it saw and reads those only. Deleted notes leave a row here.
-            ALTER TABLE notes ADD COLUMN change_sequence INTEGER NOT NULL DEFAULT 0;
-            CREATE INDEX notes_by_change ON notes(owner_id, change_sequence);
-            CREATE TABLE note_removals (
-                owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-                id TEXT NOT NULL,
-                change_sequence INTEGER NOT NULL,
-                PRIMARY KEY (owner_id, id)
-            ) WITHOUT ROWID;
-            CREATE INDEX note_removals_by_change ON note_removals(owner_id, change_sequence);
-            """),
+        Migration(
+            version: 7, name: "numbered note changes",
+            sql: """
+                -- Each write of an owner's notes takes the next number of that owner's changes (one
+                -- more than the highest in either table), so a reader asks for the rows changed after
+                -- the last number it saw and reads those only. Deleted notes leave a row here.
+                ALTER TABLE notes ADD COLUMN change_sequence INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX notes_by_change ON notes(owner_id, change_sequence);
+                CREATE TABLE note_removals (
+                    owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    id TEXT NOT NULL,
+                    change_sequence INTEGER NOT NULL,
+                    PRIMARY KEY (owner_id, id)
+                ) WITHOUT ROWID;
+                CREATE INDEX note_removals_by_change ON note_removals(owner_id, change_sequence);
+                """),
     ]
 }

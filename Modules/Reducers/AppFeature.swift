@@ -243,10 +243,11 @@ extension AppFeature.State: Codable {
         session = try container.decode(Session.State.self, forKey: .session)
         counter = try container.decode(Counter.State.self, forKey: .counter)
         user = try session.current.map { current in
-            SignedIn.State(token: current.token, username: current.user.username,
-                           profile: try container.decode(Profile.State.self, forKey: .profile),
-                           posts: try container.decode(Posts.State.self, forKey: .posts),
-                           notes: try container.decode(Notes.State.self, forKey: .notes))
+            SignedIn.State(
+                token: current.token, username: current.user.username,
+                profile: try container.decode(Profile.State.self, forKey: .profile),
+                posts: try container.decode(Posts.State.self, forKey: .posts),
+                notes: try container.decode(Notes.State.self, forKey: .notes))
         }
     }
 
@@ -268,29 +269,34 @@ extension AppFeature.Action {
     /// search, delete, sign in, sign up or sign out that failed. A request cancelled (by the
     /// user, a newer request or signing out) is not a failure.
     public var failure: AppError? {
-        let error: AppError? = switch self {
-        case .login(.authenticationResponse(.failure(let error))), .login(.loginFailed(let error)): error
-        case .login(.usernameChanged), .login(.passwordChanged), .login(.signInTapped), .login(.errorAcknowledged),
-             .login(.authenticationResponse(.success)), .login(.login), .login(.setAccessToken): nil
-        case .session(.signUpResponse(.failure(let error))), .session(.signOutResponse(.failure(let error))): error
-        case .session(.signUpTapped), .session(.signUpResponse(.success)), .session(.signedIn), .session(.signOutTapped),
-             .session(.signOutResponse(.success)), .session(.restored): nil
-        case .profile(.failed(let error)): error
-        case .profile(.load), .profile(.loaded): nil
-        case .posts(.failed(let error)), .posts(.addFailed(let error)): error
-        case .posts(.load), .posts(.loaded), .posts(.add), .posts(.added): nil
-        case .notes(.listResponse(.failure(let error))), .notes(.saveResponse(_, _, .failure(let error))),
-             .notes(.searchResponse(_, .failure(let error))), .notes(.changesResponse(_, .failure(let error))): error
-        // A note already gone is what a delete asked for.
-        case .notes(.deleteResponse(_, .failure(.notFound))): nil
-        case .notes(.deleteResponse(_, .failure(let error))): error
-        case .notes(.listRequested), .notes(.listResponse(.success)), .notes(.addTapped), .notes(.inserted),
-             .notes(.edited), .notes(.changed), .notes(.deleteTapped), .notes(.selected), .notes(.searchQueryChanged),
-             .notes(.searchResponse(_, .success)), .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .success)),
-             .notes(.deleteResponse(_, .success)), .notes(.errorDismissed), .notes(.followingChanges),
-             .notes(.externalChangesNoticed), .notes(.changesResponse(_, .success)): nil
-        case .counter: nil
-        }
+        let error: AppError? =
+            switch self {
+            case .login(.authenticationResponse(.failure(let error))), .login(.loginFailed(let error)): error
+            case .login(.usernameChanged), .login(.passwordChanged), .login(.signInTapped), .login(.errorAcknowledged),
+                .login(.authenticationResponse(.success)), .login(.login), .login(.setAccessToken):
+                nil
+            case .session(.signUpResponse(.failure(let error))), .session(.signOutResponse(.failure(let error))): error
+            case .session(.signUpTapped), .session(.signUpResponse(.success)), .session(.signedIn), .session(.signOutTapped),
+                .session(.signOutResponse(.success)), .session(.restored):
+                nil
+            case .profile(.failed(let error)): error
+            case .profile(.load), .profile(.loaded): nil
+            case .posts(.failed(let error)), .posts(.addFailed(let error)): error
+            case .posts(.load), .posts(.loaded), .posts(.add), .posts(.added): nil
+            case .notes(.listResponse(.failure(let error))), .notes(.saveResponse(_, _, .failure(let error))),
+                .notes(.searchResponse(_, .failure(let error))), .notes(.changesResponse(_, .failure(let error))):
+                error
+            // A note already gone is what a delete asked for.
+            case .notes(.deleteResponse(_, .failure(.notFound))): nil
+            case .notes(.deleteResponse(_, .failure(let error))): error
+            case .notes(.listRequested), .notes(.listResponse(.success)), .notes(.addTapped), .notes(.inserted),
+                .notes(.edited), .notes(.changed), .notes(.deleteTapped), .notes(.selected), .notes(.searchQueryChanged),
+                .notes(.searchResponse(_, .success)), .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .success)),
+                .notes(.deleteResponse(_, .success)), .notes(.errorDismissed), .notes(.followingChanges),
+                .notes(.externalChangesNoticed), .notes(.changesResponse(_, .success)):
+                nil
+            case .counter: nil
+            }
         return error == .cancelled ? nil : error
     }
 
@@ -306,8 +312,10 @@ extension AppFeature.Action {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Feature.self)
         guard container.allKeys.count == 1, let feature = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath,
-                debugDescription: "an app action has exactly one of login, session, profile, posts, notes, counter"))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "an app action has exactly one of login, session, profile, posts, notes, counter"))
         }
         switch feature {
         case .login: self = .login(try container.decode(LoginAction.self, forKey: .login))

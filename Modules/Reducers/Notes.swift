@@ -325,10 +325,13 @@ public struct Notes: Reducer {
             return .concatenate(
                 .cancel(id: SaveID(note: id)),
                 .run { send in
-                    send(.deleteResponse(id, await Outcome { () async throws(AppError) in
-                        try await client.delete(token, id)
-                        return Done()
-                    }))
+                    send(
+                        .deleteResponse(
+                            id,
+                            await Outcome { () async throws(AppError) in
+                                try await client.delete(token, id)
+                                return Done()
+                            }))
                 }
             )
 

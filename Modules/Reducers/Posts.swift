@@ -101,7 +101,7 @@ public enum Posts: Transducer {
             next.phase = .failed(error)
             return .to(next)
         case (.loaded, .initialized), (.loaded, .loaded), (.loaded, .failed),
-             (.failed, .initialized), (.failed, .loaded), (.failed, .failed):
+            (.failed, .initialized), (.failed, .loaded), (.failed, .failed):
             return .rejected("no posts request is in flight")
         case (.add(let text), .loaded):
             if let problem = Post.problem(with: text) { return .rejected(problem) }
@@ -121,26 +121,28 @@ public enum Posts: Transducer {
             next.draft = draft
             return .to(next)
         case (.added, .initialized), (.added, .loading), (.added, .failed),
-             (.addFailed, .initialized), (.addFailed, .loading), (.addFailed, .failed):
+            (.addFailed, .initialized), (.addFailed, .loading), (.addFailed, .failed):
             return .rejected("no post is being published")
         }
     }
 
     /// The machine as a reducer that loads and publishes the posts of the session holding `token`.
     public static func reducer(client: ProfileClient, token: AccessToken) -> TransducerReducer<Posts> {
-        TransducerReducer(Posts.self, interactor: Interactor(respond: { effect in
-            switch effect {
-            case .load:
-                switch await Outcome(catching: { () async throws(AppError) in try await client.loadPosts(token) }) {
-                case .success(let posts): .loaded(posts)
-                case .failure(let error): .failed(error)
+        TransducerReducer(
+            Posts.self,
+            interactor: Interactor(respond: { effect in
+                switch effect {
+                case .load:
+                    switch await Outcome(catching: { () async throws(AppError) in try await client.loadPosts(token) }) {
+                    case .success(let posts): .loaded(posts)
+                    case .failure(let error): .failed(error)
+                    }
+                case .add(let text):
+                    switch await Outcome(catching: { () async throws(AppError) in try await client.addPost(token, text) }) {
+                    case .success(let post): .added(post)
+                    case .failure(let error): .addFailed(error)
+                    }
                 }
-            case .add(let text):
-                switch await Outcome(catching: { () async throws(AppError) in try await client.addPost(token, text) }) {
-                case .success(let post): .added(post)
-                case .failure(let error): .addFailed(error)
-                }
-            }
-        }))
+            }))
     }
 }

@@ -55,21 +55,23 @@ public enum Profile: Transducer {
         case (.failed(let error), .loading):
             .to(.failed(error))
         case (.loaded, .initialized), (.loaded, .loaded), (.loaded, .failed),
-             (.failed, .initialized), (.failed, .loaded), (.failed, .failed):
+            (.failed, .initialized), (.failed, .loaded), (.failed, .failed):
             .rejected("no profile request is in flight")
         }
     }
 
     /// The machine as a reducer that loads the profile of the session holding `token`.
     public static func reducer(client: ProfileClient, token: AccessToken) -> TransducerReducer<Profile> {
-        TransducerReducer(Profile.self, interactor: Interactor(respond: { effect in
-            switch effect {
-            case .load:
-                switch await Outcome(catching: { () async throws(AppError) in try await client.load(token) }) {
-                case .success(let user): .loaded(user)
-                case .failure(let error): .failed(error)
+        TransducerReducer(
+            Profile.self,
+            interactor: Interactor(respond: { effect in
+                switch effect {
+                case .load:
+                    switch await Outcome(catching: { () async throws(AppError) in try await client.load(token) }) {
+                    case .success(let user): .loaded(user)
+                    case .failure(let error): .failed(error)
+                    }
                 }
-            }
-        }))
+            }))
     }
 }

@@ -106,10 +106,12 @@ public struct Session: Reducer {
             state.signUp = .idle
             let auth = auth
             return .run { send in
-                send(.signOutResponse(await Outcome { () async throws(AppError) in
-                    try await auth.signOut(session.token)
-                    return Done()
-                }))
+                send(
+                    .signOutResponse(
+                        await Outcome { () async throws(AppError) in
+                            try await auth.signOut(session.token)
+                            return Done()
+                        }))
             }
         case .signOutResponse(.success):
             return .none

@@ -23,8 +23,10 @@ public struct SignedIn: Reducer {
         public var notes: Notes.State
 
         /// A user just signed in: nothing loaded yet.
-        public init(token: AccessToken, username: Username, profile: Profile.State = .initialized,
-                    posts: Posts.State = Posts.State(), notes: Notes.State = Notes.State()) {
+        public init(
+            token: AccessToken, username: Username, profile: Profile.State = .initialized,
+            posts: Posts.State = Posts.State(), notes: Notes.State = Notes.State()
+        ) {
             self.token = token
             self.username = username
             self.profile = profile

@@ -154,7 +154,8 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         /// `explored 48,213 states, 301,554 transitions to depth 6 in 2.10 s`, then the violation.
         public var description: String {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            let summary = "explored \(grouped(statesVisited)) states, \(grouped(transitions)) transitions to depth \(depthReached)"
+            let summary =
+                "explored \(grouped(statesVisited)) states, \(grouped(transitions)) transitions to depth \(depthReached)"
                 + (stoppedByBudget ? " (state budget reached)" : "") + " in \(formatted(seconds)) s"
             guard let violation else { return summary }
             return summary + "\n" + violation.description
@@ -206,8 +207,9 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         perform = { node, step in
             let failing = if case .send(_, true) = step { true } else { false }
             let base = reducer(node.state, failing)
-            return await Self.run(step, from: node, reducer: Holding(base: base, holdsResponses: holds),
-                                  middleware: middleware(node.state, base).map(Holding<R>.adapt), timeout: timeout)
+            return await Self.run(
+                step, from: node, reducer: Holding(base: base, holdsResponses: holds),
+                middleware: middleware(node.state, base).map(Holding<R>.adapt), timeout: timeout)
         }
     }
 
@@ -233,8 +235,9 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
             return steps.reversed()
         }
         func report(_ violation: Violation?) -> Report {
-            Report(statesVisited: nodes.count, transitions: transitions, depthReached: depthReached,
-                   stoppedByBudget: stoppedByBudget, duration: clock.now - start, violation: violation)
+            Report(
+                statesVisited: nodes.count, transitions: transitions, depthReached: depthReached,
+                stoppedByBudget: stoppedByBudget, duration: clock.now - start, violation: violation)
         }
 
         for invariant in invariants {
@@ -310,15 +313,17 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
             if case .held = action { return }
             reached.withLock { $0.append(node.state) }
         }
-        let task = switch step {
-        case .send(let action, _): store.send(.send(action))
-        case .respond(let action): store.send(.respond(action))
-        }
+        let task =
+            switch step {
+            case .send(let action, _): store.send(.send(action))
+            case .respond(let action): store.send(.respond(action))
+            }
         let settled = await task.settle(timeout: timeout)
         subscription.cancel()
         let end = store.currentState
-        let transition = Transition(from: node.state, step: step, states: reached.withLock { $0 }, diagnostics: task.diagnostics,
-                                    settled: settled, inFlight: end.pending.map(\.action))
+        let transition = Transition(
+            from: node.state, step: step, states: reached.withLock { $0 }, diagnostics: task.diagnostics,
+            settled: settled, inFlight: end.pending.map(\.action))
         return (transition, end)
     }
 }

@@ -46,9 +46,11 @@ public struct Effect<Action: Sendable>: Sendable {
         @usableFromInline var immediate: (@Sendable (Send<Action>) throws -> Void)?
 
         @inlinable
-        init(priority: TaskPriority?, body: nonisolated(nonsending) @escaping @Sendable (Send<Action>) async throws -> Void,
-             onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?,
-             immediate: (@Sendable (Send<Action>) throws -> Void)? = nil) {
+        init(
+            priority: TaskPriority?, body: nonisolated(nonsending) @escaping @Sendable (Send<Action>) async throws -> Void,
+            onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?,
+            immediate: (@Sendable (Send<Action>) throws -> Void)? = nil
+        ) {
             self.priority = priority
             self.body = body
             self.onError = onError
@@ -266,8 +268,11 @@ public struct Effect<Action: Sendable>: Sendable {
     public func throttle<C: Clock>(
         id: some Hashable & Sendable, for interval: Duration, clock: C, latest: Bool
     ) -> Effect where C.Duration == Duration {
-        Effect(.throttle(Throttle(id: EffectID(id), interval: interval, latest: latest,
-            clock: ErasedClock(clock), effect: self)))
+        Effect(
+            .throttle(
+                Throttle(
+                    id: EffectID(id), interval: interval, latest: latest,
+                    clock: ErasedClock(clock), effect: self)))
     }
 
     // MARK: - Transforming
@@ -295,8 +300,10 @@ public struct Effect<Action: Sendable>: Sendable {
             if let immediate = run.immediate {
                 mappedImmediate = { send in try immediate(send.map(transform)) }
             }
-            return Effect<NewAction>(.run(Effect<NewAction>.Run(
-                priority: run.priority, body: mappedBody, onError: mappedOnError, immediate: mappedImmediate)))
+            return Effect<NewAction>(
+                .run(
+                    Effect<NewAction>.Run(
+                        priority: run.priority, body: mappedBody, onError: mappedOnError, immediate: mappedImmediate)))
         case .merge(let effects):
             return Effect<NewAction>(.merge(effects.map { $0.map(transform) }))
         case .concatenate(let effects):
@@ -306,8 +313,11 @@ public struct Effect<Action: Sendable>: Sendable {
         case .cancel(let id):
             return Effect<NewAction>(.cancel(id))
         case .throttle(let throttle):
-            return Effect<NewAction>(.throttle(.init(id: throttle.id, interval: throttle.interval,
-                latest: throttle.latest, clock: throttle.clock, effect: throttle.effect.map(transform))))
+            return Effect<NewAction>(
+                .throttle(
+                    .init(
+                        id: throttle.id, interval: throttle.interval,
+                        latest: throttle.latest, clock: throttle.clock, effect: throttle.effect.map(transform))))
         case .diagnostic(let diagnostic):
             return Effect<NewAction>(.diagnostic(diagnostic))
         }

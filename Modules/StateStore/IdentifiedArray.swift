@@ -416,8 +416,10 @@ extension IdentifiedArray: Decodable where Element: Decodable {
         do {
             try rebuild(from: elements)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                debugDescription: "Duplicate id \(error.id) in IdentifiedArray"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "Duplicate id \(error.id) in IdentifiedArray"))
         }
         if !tree.isEmpty { changeLog.recordReplacement() }
     }

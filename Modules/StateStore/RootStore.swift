@@ -29,13 +29,14 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         observation: ObservationDelivery = .reducingThread,
         @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
-        self.init(runtime: StoreRuntime(
-            initialState: initialState,
-            reducer: .sync { reducer.reduce(into: &$0, action: $1) },
-            middleware: middleware().middleware,
-            diagnostics: diagnostics,
-            observation: observation
-        ))
+        self.init(
+            runtime: StoreRuntime(
+                initialState: initialState,
+                reducer: .sync { reducer.reduce(into: &$0, action: $1) },
+                middleware: middleware().middleware,
+                diagnostics: diagnostics,
+                observation: observation
+            ))
     }
 
     /// Creates a store whose reducer is asynchronous (``AsyncReducer``).
@@ -50,13 +51,14 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         observation: ObservationDelivery = .reducingThread,
         @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
-        self.init(runtime: StoreRuntime(
-            initialState: initialState,
-            reducer: .async { await reducer.reduce($0, $1) },
-            middleware: middleware().middleware,
-            diagnostics: diagnostics,
-            observation: observation
-        ))
+        self.init(
+            runtime: StoreRuntime(
+                initialState: initialState,
+                reducer: .async { await reducer.reduce($0, $1) },
+                middleware: middleware().middleware,
+                diagnostics: diagnostics,
+                observation: observation
+            ))
     }
 
     private let root: StoreRuntime<State, Action>
@@ -75,7 +77,6 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
             detach: nil
         )
     }
-
 
     deinit {
         // Effects and subscriptions reach the runtime through its handle; cutting it ends the

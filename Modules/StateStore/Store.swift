@@ -200,8 +200,9 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
         let stored = ByteRange(toChildState)
-        return scope(deriving: { $0[keyPath: toChildState] }, reads: stored.map { [$0] } ?? [], isStored: stored != nil, action: embed,
-                     sharedAs: stored == nil ? nil : CollectionKey(toChildState))
+        return scope(
+            deriving: { $0[keyPath: toChildState] }, reads: stored.map { [$0] } ?? [], isStored: stored != nil, action: embed,
+            sharedAs: stored == nil ? nil : CollectionKey(toChildState))
     }
 
     /// The store for part of this store's state whose actions go through `path`: the same store
@@ -330,8 +331,9 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         } else {
             // A root store's state stays where it is while the lock is held (and the runtime
             // lives as long as `read`, which the node keeps).
-            scopeNode = ScopeNode(project: toChildState, projectFromBytes: fromBytes, readParent: read,
-                                  parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent, isStored: isStored)
+            scopeNode = ScopeNode(
+                project: toChildState, projectFromBytes: fromBytes, readParent: read,
+                parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent, isStored: isStored)
             parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
             scopeNode.presenter = parent.presenter
             if let key { parent.sharedScopes[key] = scopeNode }

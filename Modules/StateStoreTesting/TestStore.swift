@@ -67,7 +67,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         self.timeout = timeout
         self.reporter = reporter
         createdAt = sourceLocation
-        store = RootStore(initialState: initialState, reducer: reducer,
+        store = RootStore(
+            initialState: initialState, reducer: reducer,
             diagnostics: Diagnostics { recorder.append($0) }, middleware: middleware)
         recording = store.observeActions { action, state in
             recorder.append(action, state)
@@ -82,9 +83,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         var problems: [String] = []
         let running = store.runningEffects
         if !running.isEmpty {
-            problems.append("\(running.count) effect(s) still running, started by: "
-                + running.map { ValueRenderer.oneLine($0) }.joined(separator: ", ")
-                + ". Receive their actions, cancel them, or end the test with `await store.finish()`.")
+            problems.append(
+                "\(running.count) effect(s) still running, started by: "
+                    + running.map { ValueRenderer.oneLine($0) }.joined(separator: ", ")
+                    + ". Receive their actions, cancel them, or end the test with `await store.finish()`.")
         }
         problems += pendingProblems()
         store.shutDown()
@@ -130,7 +132,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             return task
         }
         let record = recorder.consume(index)
-        assertChange(by: "sending \(ValueRenderer.oneLine(action))", from: record.before, to: record.after,
+        assertChange(
+            by: "sending \(ValueRenderer.oneLine(action))", from: record.before, to: record.after,
             updateExpected, at: sourceLocation)
         return task
     }
@@ -154,14 +157,16 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             if let index = recorder.firstUnconsumed(from: 0, where: { _ in true }) {
                 let record = recorder.consume(index)
                 if record.action == expected {
-                    assertChange(by: "receiving \(ValueRenderer.oneLine(expected))", from: record.before,
+                    assertChange(
+                        by: "receiving \(ValueRenderer.oneLine(expected))", from: record.before,
                         to: record.after, updateExpected, at: sourceLocation)
                     return
                 }
                 // An action a failure already named is not reported again.
                 if exhaustivity == .on, !record.isReported {
                     let diff = ValueDiff(old: expected, new: record.action)
-                    reporter.report("""
+                    reporter.report(
+                        """
                         Expected to receive \(ValueRenderer.oneLine(expected)), but received \(ValueRenderer.oneLine(record.action)) \
                         (− expected, + received):
                         \(diff.render(oldMarker: "−", newMarker: "+"))
@@ -173,7 +178,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else {
                 let running = store.runningEffects.map { ValueRenderer.oneLine($0) }
-                reporter.report("""
+                reporter.report(
+                    """
                     Expected to receive \(ValueRenderer.oneLine(expected)), but no action arrived within \(timeout ?? self.timeout)\
                     \(running.isEmpty ? " and no effect is running" : "; effects still running, started by: " + running.joined(separator: ", ")).
                     """, at: sourceLocation)
@@ -200,7 +206,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else {
                 let reported = recorder.pendingDiagnostics.map(\.description)
-                reporter.report("""
+                reporter.report(
+                    """
                     Expected a \(kind.rawValue) diagnostic\(text.map { " containing \"\($0)\"" } ?? "")\
                     \(reported.isEmpty ? ", but none was reported" : ", but only these were reported:\n" + reported.joined(separator: "\n"))
                     """, at: sourceLocation)
@@ -221,7 +228,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         if !settled {
             let running = store.runningEffects
             if exhaustivity == .on, !running.isEmpty {
-                reporter.report("""
+                reporter.report(
+                    """
                     \(running.count) effect(s) still running after \(limit), started by: \
                     \(running.map { ValueRenderer.oneLine($0) }.joined(separator: ", ")). \
                     Advance the test clock, receive their actions, or cancel them.
@@ -270,7 +278,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             return
         }
         if updateExpected != nil, exhaustivity == .on, actual == before, expected == before {
-            reporter.report("""
+            reporter.report(
+                """
                 Expected \(step) to change the state, but it changed nothing, and neither did the \
                 assertion closure. If no change is expected, leave the closure out.
                 """, at: location)
@@ -278,7 +287,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         }
         guard expected != actual else { return }
         let diff = ValueDiff(old: expected, new: actual)
-        reporter.report("""
+        reporter.report(
+            """
             State after \(step) is not as expected (− expected, + actual):
             \(diff.isEmpty ? "(the values differ but render the same)" : diff.render(oldMarker: "−", newMarker: "+"))
             """, at: location)
@@ -305,8 +315,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         let received = recorder.reportUnasserted()
         let when = step.map { " before \($0)" } ?? ""
         if !received.isEmpty {
-            problems.append("\(received.count) received action(s) must be asserted\(when):\n"
-                + received.map { ValueRenderer.oneLine($0) }.joined(separator: "\n"))
+            problems.append(
+                "\(received.count) received action(s) must be asserted\(when):\n"
+                    + received.map { ValueRenderer.oneLine($0) }.joined(separator: "\n"))
         }
         if let diagnostics = unexpectedDiagnostics(when: when) { problems.append(diagnostics) }
         return problems

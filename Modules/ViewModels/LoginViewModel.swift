@@ -47,10 +47,13 @@ public final class LoginViewModel: FeatureViewModel {
             isSignInEnabled = status.isSignInEnabled
             // Only a field with something in it gets a hint: a username restored from a journal,
             // with the password still empty, is not a mistake yet.
-            let problems = status.isAuthenticated ? [] : [
-                status.username.isEmpty ? nil : status.username.problem,
-                status.password.isEmpty ? nil : status.password.problem,
-            ].compactMap { $0 }
+            let problems =
+                status.isAuthenticated
+                ? []
+                : [
+                    status.username.isEmpty ? nil : status.username.problem,
+                    status.password.isEmpty ? nil : status.password.problem,
+                ].compactMap { $0 }
             credentialsHint = problems.isEmpty ? nil : problems.joined(separator: " ")
         }
     }

@@ -10,8 +10,9 @@ public final class NotesViewModel: FeatureViewModel {
     public static let feature = FeatureScreen<Notes.State, Notes.Action, Snapshot>(
         scope: { appStore in
             // An action that leaves the user's notes alone is skipped unread.
-            appStore.scope(from: \.user, reading: \.notes, deriving: { $0.load(\.notes, at: SignedInLayout.notes) ?? Notes.State() },
-                           action: AppFeature.Action.notes)
+            appStore.scope(
+                from: \.user, reading: \.notes, deriving: { $0.load(\.notes, at: SignedInLayout.notes) ?? Notes.State() },
+                action: AppFeature.Action.notes)
         },
         snapshot: { $0.notesSnapshot })
 
@@ -74,10 +75,10 @@ public final class NotesViewModel: FeatureViewModel {
             isLoading = state.list == .loading
             errorMessage = state.error?.message
             isEmpty = rows.isEmpty
-            emptyMessage = if !rows.isEmpty { nil }
-                else if state.searchResults != nil { "No notes match “\(state.searchQuery)”." }
-                else if state.list == .loading { "Loading notes…" }
-                else { "No notes yet. Add one to get started." }
+            emptyMessage =
+                if !rows.isEmpty { nil } else if state.searchResults != nil { "No notes match “\(state.searchQuery)”." } else if state.list == .loading {
+                    "Loading notes…"
+                } else { "No notes yet. Add one to get started." }
         }
     }
 

@@ -65,10 +65,10 @@ public final class ProfileViewModel: ViewModel {
             if let error = errors.first {
                 rows.append(.error(message: error.message, canRetry: error != .sessionExpired && error != .notSignedIn))
             }
-            status = if isLoading { .loading }
-                else if !errors.isEmpty { .failed }
-                else if profile == .initialized && posts.phase == .initialized { .initialized }
-                else { .loaded }
+            status =
+                if isLoading { .loading } else if !errors.isEmpty { .failed } else if profile == .initialized && posts.phase == .initialized {
+                    .initialized
+                } else { .loaded }
             self.rows = rows
             postCount = loadedPosts.count
             canAddPost = if case .loaded = posts.phase { posts.draft?.isSending != true } else { false }
@@ -82,10 +82,13 @@ public final class ProfileViewModel: ViewModel {
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's profile and posts alone is skipped unread.
-        screen = appStore.scope(from: \.user, reading: \.profile, \.posts, deriving: { user in
-            ProfileScreen(profile: user.load(\.profile, at: SignedInLayout.profile) ?? .initialized,
-                          posts: user.load(\.posts, at: SignedInLayout.posts) ?? Posts.State())
-        }, action: { $0 })
+        screen = appStore.scope(
+            from: \.user, reading: \.profile, \.posts,
+            deriving: { user in
+                ProfileScreen(
+                    profile: user.load(\.profile, at: SignedInLayout.profile) ?? .initialized,
+                    posts: user.load(\.posts, at: SignedInLayout.posts) ?? Posts.State())
+            }, action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
 

@@ -77,8 +77,10 @@ public struct FeatureScreen<State: Sendable, Action: Sendable, Snapshot: Sendabl
     public let snapshot: @Sendable (State) -> Snapshot
 
     /// The feature `scope` finds in the app's store, whose screen `snapshot` makes.
-    public init(scope: @escaping @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>,
-                snapshot: @escaping @Sendable (State) -> Snapshot) {
+    public init(
+        scope: @escaping @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>,
+        snapshot: @escaping @Sendable (State) -> Snapshot
+    ) {
         self.scope = scope
         self.snapshot = snapshot
     }

@@ -1,8 +1,8 @@
 import AppEnvironment
 import Foundation
 import Models
-import StateStoreTesting
 import StateStore
+import StateStoreTesting
 import Testing
 
 @Suite("In-memory clients")
@@ -64,7 +64,7 @@ struct InMemoryBackendTests {
         let milk = Note(id: Note.ID(UUID(sequence: 50)), text: "buy milk", createdAt: date)
         let eggs = Note(id: Note.ID(UUID(sequence: 51)), text: "buy eggs", createdAt: date, updatedAt: date.addingTimeInterval(1))
         _ = try await environment.notes.create(session.token, milk)
-        _ = try await environment.notes.create(session.token, milk)   // a retried create is safe
+        _ = try await environment.notes.create(session.token, milk) // a retried create is safe
         _ = try await environment.notes.create(session.token, eggs)
         #expect(try await environment.notes.list(session.token).map(\.text) == ["buy eggs", "buy milk"])
         var edited = milk

@@ -1,9 +1,9 @@
 import AppExploration
 import AppHost
 import Console
+import Foundation
 import Models
 import Reducers
-import Foundation
 import Testing
 
 /// The whole app explored through intents (what `appcore-batch --explore` runs).
@@ -19,20 +19,24 @@ struct AppExplorerTests {
     }
 
     @Test func aBrokenScreenInvariantComesWithTheShortestScriptThatBreaksIt() async throws {
-        let outcome = await AppExplorer(depth: 6, invariants: [
-            AppExplorer.Invariant("no note is ever left unsaved") { screens in !screens.notes.rows.contains { $0.isUnsaved } },
-        ]).run()
+        let outcome = await AppExplorer(
+            depth: 6,
+            invariants: [
+                AppExplorer.Invariant("no note is ever left unsaved") { screens in !screens.notes.rows.contains { $0.isUnsaved } }
+            ]
+        ).run()
         #expect(outcome.violatedInvariant == "no note is ever left unsaved")
         // Sign in (three intents), then a note whose save fails: nothing shorter leaves one unsaved.
         #expect(outcome.counterexample.count == 4, "\(outcome)")
-        #expect(outcome.script == [
-            "signup explorer correct-horse",
-            "login.username explorer",
-            "login.password correct-horse",
-            "login.submit",
-            "fail notes.create",
-            "! notes.add milk",   // it fails, so the script expects it to
-        ])
+        #expect(
+            outcome.script == [
+                "signup explorer correct-horse",
+                "login.username explorer",
+                "login.password correct-horse",
+                "login.submit",
+                "fail notes.create",
+                "! notes.add milk", // it fails, so the script expects it to
+            ])
     }
 
     @Test func theScriptOfAMoveNamesItsNoteByPosition() {

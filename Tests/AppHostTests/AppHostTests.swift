@@ -1,7 +1,7 @@
 import AppHost
 import Foundation
-import Observation
 import Models
+import Observation
 import Persistence
 import StateStore
 import Testing
@@ -13,8 +13,10 @@ import ViewModels
 struct AppHostTests {
     /// Signs up and in as alice on `host`; fails the test if any step is not completed.
     func signIn(_ host: AppHost, _ sourceLocation: SourceLocation = #_sourceLocation) async {
-        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-                               .typePassword(password: "wonderland"), .signIn] {
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
             let outcome = await host.perform(intent)
             #expect(outcome.status == .completed, "\(intent) ended \(outcome.status)", sourceLocation: sourceLocation)
         }
@@ -102,7 +104,9 @@ struct AppHostTests {
         let counts = Locked<[Int]>([])
         let notes = host.notes
         @Sendable func track() {
-            withObservationTracking { _ = notes.snapshot } onChange: {
+            withObservationTracking {
+                _ = notes.snapshot
+            } onChange: {
                 // The isolation check: traps, failing the run, anywhere but on the main actor.
                 MainActor.assumeIsolated { counts.withLock { $0.append(notes.snapshot.count) } }
                 track()
@@ -165,12 +169,13 @@ struct AppHostTests {
         // One intent of each kind, from the catalog: a new intent is tested without being listed.
         let intents = Intent.Kind.allCases.flatMap { kind in
             let choices: [[Intent.Argument]] = kind.parameters.reduce([[]]) { partial, parameter in
-                let values: [Intent.Argument] = switch parameter.value {
-                case .text: [.text("alice.liddell")]
-                case .secret: [.text("wonderland")]
-                case .note: [.note(id)]
-                case .optionalNote: [.note(id), .note(nil)]
-                }
+                let values: [Intent.Argument] =
+                    switch parameter.value {
+                    case .text: [.text("alice.liddell")]
+                    case .secret: [.text("wonderland")]
+                    case .note: [.note(id)]
+                    case .optionalNote: [.note(id), .note(nil)]
+                    }
                 return partial.flatMap { prefix in values.map { prefix + [$0] } }
             }
             return choices.compactMap { Intent(kind, $0) }
@@ -334,8 +339,9 @@ struct FullDiskTests {
             #expect(await reopened.perform(intent).status == .completed)
         }
         let stored = Set(reopened.screens.notes.rows.map(\.title))
-        #expect(kept.allSatisfy { text in stored.contains { text.hasPrefix($0.replacingOccurrences(of: "…", with: "")) } },
-                "every note reported done is there after a restart")
+        #expect(
+            kept.allSatisfy { text in stored.contains { text.hasPrefix($0.replacingOccurrences(of: "…", with: "")) } },
+            "every note reported done is there after a restart")
         #expect(stored.count == kept.count, "and no note reported failed is")
         try await reopened.close()
     }

@@ -6,8 +6,9 @@ import Testing
 @Suite("Importing AppHost alone")
 struct ImportOnlyAppHostTests {
     @Test func everyTypeTheHostsAPINamesIsInScope() async throws {
-        var options = AppHost.Options(testClock: ManualClock(), history: HistoryLimits(), diagnostics: Diagnostics { _ in },
-                                      live: LiveConfiguration())
+        var options = AppHost.Options(
+            testClock: ManualClock(), history: HistoryLimits(), diagnostics: Diagnostics { _ in },
+            live: LiveConfiguration())
         options.injectsFailures = true
         let host = try await AppHost(storage: .inMemory(), loginStyle: LoginStyle.adHoc, options: options)
         let style: LoginStyle = host.loginStyle

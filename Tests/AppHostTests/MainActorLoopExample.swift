@@ -16,7 +16,7 @@ final class NotesWindow {
     func open(draw: @escaping @MainActor (ScreensUpdate) -> Void) {
         drawing = Task {
             for await screens in host.changes() {
-                draw(ScreensUpdate(screens, since: shown))   // only what changed since the last drawing
+                draw(ScreensUpdate(screens, since: shown)) // only what changed since the last drawing
                 shown = screens
             }
         }

@@ -18,8 +18,10 @@ struct MainActorLoopExampleTests {
         var options = AppHost.Options(history: nil)
         options.observation = .mainActor
         let host = try await AppHost(storage: .inMemory(), options: options)
-        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-                               .typePassword(password: "wonderland"), .signIn] {
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
             _ = await host.perform(intent)
         }
         let window = NotesWindow(host: host)

@@ -20,8 +20,10 @@ struct ScreensUpdateTests {
             shown = outcome.screens
             #expect(reader == Array(outcome.screens.notes.rows), "after \(intent)")
         }
-        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-                               .typePassword(password: "wonderland"), .signIn] {
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
             await perform(intent)
         }
         for number in 0..<30 { await perform(.addNote(text: "note \(number)")) }
@@ -38,8 +40,10 @@ struct ScreensUpdateTests {
 
     @Test func addingANoteToThousandsSendsItsRowsOnly() async throws {
         let host = try await AppHost(storage: .inMemory())
-        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-                               .typePassword(password: "wonderland"), .signIn] {
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
             _ = await host.perform(intent)
         }
         for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number)")) }

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
 
 /// The built `appcore-batch`, driven as a subprocess: golden transcripts of the scenario scripts
 /// in `Tests/Fixtures/scripts`, exit codes, and `--json`.
@@ -12,7 +13,8 @@ import Testing
 struct BatchTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
-    static let scripts = (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("scripts").path))?
+    static let scripts =
+        (try? FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("scripts").path))?
         .filter { $0.hasSuffix(".script") }.sorted() ?? []
     static let recording = ProcessInfo.processInfo.environment["APPCORE_RECORD_GOLDEN"] == "1"
 
@@ -86,8 +88,10 @@ struct BatchTests {
         // The script AppExplorerTests expects for "no note is ever left unsaved", run as a user would.
         let path = NSTemporaryDirectory() + "appcore-counterexample-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let script = ["signup explorer correct-horse", "login.username explorer", "login.password correct-horse", "login.submit",
-                      "fail notes.create", "! notes.add milk", "notes.edit @1 \"oat milk\"", "expect notes.count == 1", "view notes"]
+        let script = [
+            "signup explorer correct-horse", "login.username explorer", "login.password correct-horse", "login.submit",
+            "fail notes.create", "! notes.add milk", "notes.edit @1 \"oat milk\"", "expect notes.count == 1", "view notes",
+        ]
         try script.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let run = try await Self.batch([path])
         #expect(run.status == 0, "\(run.output)\(run.errors)")
@@ -141,7 +145,10 @@ struct BatchTests {
         let all = try run.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         let objects = all.dropLast()
         #expect(objects.count > 10)
-        #expect(objects.allSatisfy { $0["script"] is String && $0["line"] is Int && $0["command"] is String && $0["ok"] is Bool && $0["output"] is String && $0["changes"] is [Any] })
+        #expect(
+            objects.allSatisfy {
+                $0["script"] is String && $0["line"] is Int && $0["command"] is String && $0["ok"] is Bool && $0["output"] is String && $0["changes"] is [Any]
+            })
         #expect(objects.first?["command"] as? String == "counter.increment")
         #expect(objects.first?["script"] as? String == "scripts/time-travel.script")
         #expect((objects.first?["changes"] as? [String]) == ["counter"])
@@ -278,7 +285,9 @@ struct BatchTests {
             .joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let run = try await Self.batch(["--history-entries", "10", path])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("entry 2 is no longer kept: the timeline keeps at most 10 entries and 64 MiB, and drops the oldest (entries 21…30 are available)"))
+        #expect(
+            run.output.contains(
+                "entry 2 is no longer kept: the timeline keeps at most 10 entries and 64 MiB, and drops the oldest (entries 21…30 are available)"))
     }
 
     @Test func scriptsRunInParallelWithTheSameResults() async throws {

@@ -17,9 +17,11 @@ struct DeletionTests {
         let path = folder.path + "/app.sqlite"
         let secrets = ["4711-XYZZY", "ALPHA-OMEGA-77"]
         let repl = try SignalTests.Driven("appcore-repl", ["--db", path], folder: folder.path)
-        repl.send(["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
-                   "notes.add \"my bank PIN is 4711-XYZZY\"", "notes.add \"plan ALPHA-OMEGA-77\"", "notes.search bank",
-                   "notes.search alpha", "wait 1s", "notes.search \"\""])
+        repl.send([
+            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
+            "notes.add \"my bank PIN is 4711-XYZZY\"", "notes.add \"plan ALPHA-OMEGA-77\"", "notes.search bank",
+            "notes.search alpha", "wait 1s", "notes.search \"\"",
+        ])
         _ = try await repl.read { $0.contains("notes: 2 notes\n") }
         // The search index has both texts (folded) by now; one note is deleted, one rewritten.
         try await Task.sleep(for: .milliseconds(600))

@@ -34,12 +34,13 @@ struct FullDiskTests {
 
     @Test(.enabled(if: getuid() == 0, "mounting a small filesystem needs root"))
     func theLinesThatCouldNotSaveFailAndTheRunExitsOne() async throws {
-        guard let folder = Self.mountTinyFilesystem() else { return }   // no mount here: nothing to check
+        guard let folder = Self.mountTinyFilesystem() else { return } // no mount here: nothing to check
         defer { Self.unmount(folder) }
         let script = NSTemporaryDirectory() + "appcore-full-\(UUID().uuidString).script"
         defer { try? FileManager.default.removeItem(atPath: script) }
         let filler = String(repeating: "x", count: 200)
-        let lines = ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit"]
+        let lines =
+            ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit"]
             + (1...400).map { "notes.add \"note \($0) \(filler)\"" }
         try lines.joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
         let run = try await BatchTests.batch(["--json", "--env", "live", "--db", folder + "/app.sqlite", script])

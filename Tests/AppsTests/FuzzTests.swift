@@ -63,7 +63,9 @@ struct FuzzTests {
 
     /// Runs `executable` with `arguments` and `input` on standard input, in `folder`; returns
     /// how it ended and how long it took.
-    static func run(_ executable: String, _ arguments: [String], input: Data, in folder: URL) throws -> (reason: Process.TerminationReason, status: Int32, seconds: Double) {
+    static func run(_ executable: String, _ arguments: [String], input: Data, in folder: URL) throws -> (
+        reason: Process.TerminationReason, status: Int32, seconds: Double
+    ) {
         let directory = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).deletingLastPathComponent()
         let process = Process()
         process.executableURL = directory.appendingPathComponent(executable)
@@ -93,7 +95,8 @@ struct FuzzTests {
             let input = Self.script(seed: 0xF022 + UInt64(chunk), count: 1_000)
             lines += 1_000
             let style = styles[chunk % styles.count]
-            let (executable, arguments) = chunk % 4 == 3
+            let (executable, arguments) =
+                chunk % 4 == 3
                 ? ("appcore-repl", ["--in-memory", "--login-style", style])
                 : ("appcore-batch", ["--login-style", style, "-"])
             let run = try await onOwnThread { try Self.run(executable, arguments, input: input, in: folder) }

@@ -1,6 +1,7 @@
-import StateStore
 import Foundation
+import StateStore
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -254,7 +255,8 @@ struct REPLTests {
         let first = try await Self.runPiped(arguments, input: "counter.increment\ncounter.increment\ncounter.increment\nundo\nexpect counter.count == 2\n")
         #expect(!first.contains("error"), "\(first)")
         // A restart's history starts at the restored state: entry 1 is the restore, 2 the first increment.
-        let second = try await Self.runPiped(arguments, input: "expect counter.count == 2\ncounter.increment\ncounter.increment\njump 2\nexpect counter.count == 3\n")
+        let second = try await Self.runPiped(
+            arguments, input: "expect counter.count == 2\ncounter.increment\ncounter.increment\njump 2\nexpect counter.count == 3\n")
         #expect(second.contains("ok: counter.count is 2"), "the undo was kept: \(second)")
         #expect(!second.contains("error"), "\(second)")
         let third = try await Self.runPiped(arguments, input: "expect counter.count == 3\n")
@@ -266,27 +268,31 @@ struct REPLTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let arguments = ["--db", folder + "/app.sqlite", "--env", "live"]
-        let first = try await Self.runPiped(arguments, input: """
-            signup alice.liddell "through the looking glass"
-            login.username alice.liddell
-            login.password "through the looking glass"
-            login.submit
-            notes.add milk
-            counter.increment
+        let first = try await Self.runPiped(
+            arguments,
+            input: """
+                signup alice.liddell "through the looking glass"
+                login.username alice.liddell
+                login.password "through the looking glass"
+                login.submit
+                notes.add milk
+                counter.increment
 
-            """)
+                """)
         #expect(first.contains("session: signed in as alice.liddell"), "\(first)")
-        let second = try await Self.runPiped(arguments, input: """
-            expect session.isSignedIn == false
-            expect session.message == "Your session has expired. Sign in again."
-            expect login.username == alice.liddell
-            expect counter.count == 1
-            login.password "through the looking glass"
-            login.submit
-            expect notes.count == 1
-            view notes
+        let second = try await Self.runPiped(
+            arguments,
+            input: """
+                expect session.isSignedIn == false
+                expect session.message == "Your session has expired. Sign in again."
+                expect login.username == alice.liddell
+                expect counter.count == 1
+                login.password "through the looking glass"
+                login.submit
+                expect notes.count == 1
+                view notes
 
-            """)
+                """)
         #expect(!second.contains("error:"), "\(second)")
         #expect(second.contains("session: signed in as alice.liddell"))
         #expect(second.contains("milk"))

@@ -176,7 +176,7 @@ struct KilledAndDamagedTests {
         let (folder, path) = try SignalTests.databaseFolder("appcore-damage")
         let serve = try SignalTests.Driven("appcore-serve", [path], folder: folder.path)
         serve.send([#"{"increment":{}}"#])
-        _ = try await serve.read { $0.contains("\n") }   // open, and answering
+        _ = try await serve.read { $0.contains("\n") } // open, and answering
         let journaled = { () throws -> Int in
             let reader = try Database(readingOnly: path, migrations: AppSchema.migrations)
             defer { reader.close() }

@@ -88,7 +88,8 @@ struct TwoProcessTests {
 
         // The notes both stored are there for each user, from a third process.
         for user in ["alice.liddell", "bob.builder"] {
-            let status = try await Self.batch("""
+            let status = try await Self.batch(
+                """
                 login.username \(user)
                 login.password wonderland
                 login.submit
@@ -104,8 +105,10 @@ struct TwoProcessTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/shared.sqlite"
         let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil, live: .testing))
-        for intent: Intent in [.signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-                               .typePassword(password: "wonderland"), .signIn] {
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
             #expect(await host.perform(intent).status == .completed)
         }
         let notesActions = Locked<[Notes.Action]>([])
@@ -117,8 +120,9 @@ struct TwoProcessTests {
             return false
         }
 
-        let status = try await Self.batch("login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.add \"from another process\"\n",
-                                          on: path, scriptAt: folder + "/add.script")
+        let status = try await Self.batch(
+            "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.add \"from another process\"\n",
+            on: path, scriptAt: folder + "/add.script")
         #expect(status == 0)
 
         let timeout = Task {
@@ -131,7 +135,9 @@ struct TwoProcessTests {
         let seen = notesActions.withLock { $0 }
         #expect(seen.contains(.externalChangesNoticed))
         #expect(!seen.contains(.listRequested))
-        #expect(seen.contains { if case .changesResponse(_, .success(let changes)) = $0 { changes.changed.map(\.text) == ["from another process"] } else { false } })
+        #expect(
+            seen.contains { if case .changesResponse(_, .success(let changes)) = $0 { changes.changed.map(\.text) == ["from another process"] } else { false } }
+        )
         watching.cancel()
         try await host.close()
     }

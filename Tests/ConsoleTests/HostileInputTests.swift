@@ -27,10 +27,11 @@ struct HostileInputTests {
         for (line, message) in refused {
             let result = await console.execute(line)
             #expect(!result.succeeded, "\(line) was accepted")
-            let text: String = switch result.status {
-            case .ok: ""
-            case .rejected(let text), .failed(let text), .error(let text): text
-            }
+            let text: String =
+                switch result.status {
+                case .ok: ""
+                case .rejected(let text), .failed(let text), .error(let text): text
+                }
             #expect(text.contains(message), "\(line): \(text)")
         }
         #expect(await console.execute("advance 86400s").succeeded)
@@ -116,8 +117,10 @@ struct HostileInputTests {
 struct HistoryTests {
     @Test func historyIsOneReadableLinePerActionAndFullOnAsk() async throws {
         let console = try await ConsoleSession.scripted()
-        for line in ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland",
-                     "login.submit", "notes.add \"a note with\nno newline\""] {
+        for line in [
+            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland",
+            "login.submit", "notes.add \"a note with\nno newline\"",
+        ] {
             _ = await console.execute(line)
         }
         _ = await console.execute("notes.add \"" + String(repeating: "long ", count: 20) + "\"")
@@ -130,6 +133,8 @@ struct HistoryTests {
         let full = await console.execute("history --full").output
         #expect(full.contains("Action.session(Action.signUpTapped(Credentials(username: Username(rawValue: \"alice.liddell\"), password: <redacted>)))"))
         #expect(!full.contains("wonderland"))
-        #expect(await console.execute("history --all").status == .error("argument 1 at column 9: unknown option “--all” (only --full, which shows each action whole)"))
+        #expect(
+            await console.execute("history --all").status
+                == .error("argument 1 at column 9: unknown option “--all” (only --full, which shows each action whole)"))
     }
 }

@@ -1,7 +1,8 @@
-@testable import Console
 import Foundation
 import Models
 import Testing
+
+@testable import Console
 
 /// The line language is derived from ``Intent``: every kind of intent has a command, and the
 /// line written for an intent reads back as that same intent.
@@ -40,12 +41,13 @@ struct IntentCommandTests {
     /// Intents of `kind`, each argument filled as its parameter says (both ways for an optional).
     func examples(of kind: Intent.Kind, note: Note.ID) -> [Intent] {
         let choices: [[Intent.Argument]] = kind.parameters.reduce([[]]) { partial, parameter in
-            let values: [Intent.Argument] = switch parameter.value {
-            case .text: [.text("two words \"quoted\" # and more")]
-            case .secret: [.text("wonderland")]
-            case .note: [.note(note)]
-            case .optionalNote: [.note(note), .note(nil)]
-            }
+            let values: [Intent.Argument] =
+                switch parameter.value {
+                case .text: [.text("two words \"quoted\" # and more")]
+                case .secret: [.text("wonderland")]
+                case .note: [.note(note)]
+                case .optionalNote: [.note(note), .note(nil)]
+                }
             return partial.flatMap { prefix in values.map { prefix + [$0] } }
         }
         return choices.compactMap { Intent(kind, $0) }

@@ -40,7 +40,10 @@ struct ParserTests {
         #expect(error("notes.ad x") == "unknown command “notes.ad” at column 1; did you mean “notes.add” or “notes.ack”? (help lists every command)")
         #expect(error("logut").contains("did you mean “logout”"))
         #expect(error("frobnicate") == "unknown command “frobnicate” at column 1 (help lists every command)")
-        #expect(error("notes.add buy milk") == "notes.add takes 1 argument (usage: notes.add <text>), got 2; the first extra one is “milk” at column 15 — put text with spaces in double quotes")
+        #expect(
+            error("notes.add buy milk")
+                == "notes.add takes 1 argument (usage: notes.add <text>), got 2; the first extra one is “milk” at column 15 — put text with spaces in double quotes"
+        )
         #expect(error("notes.edit 0003") == "notes.edit takes 2 arguments (usage: notes.edit <id> <text>), got 1")
         #expect(error("fail a b c") == "fail takes 1 to 2 arguments (usage: fail <client.endpoint> [count]), got 3; the first extra one is “c” at column 10")
         #expect(error(#"notes.add "unclosed"#) == "the quote opened at column 11 is never closed")

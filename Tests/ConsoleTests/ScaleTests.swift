@@ -19,9 +19,10 @@ struct ConsoleScaleTests {
         }
         var state = signIn.store.currentState
         let date = Date(timeIntervalSince1970: 1_800_000_000)
-        state.user?.notes.items = IdentifiedArray(uniqueElements: ids.map {
-            Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nwith a second line", createdAt: date))
-        })
+        state.user?.notes.items = IdentifiedArray(
+            uniqueElements: ids.map {
+                Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nwith a second line", createdAt: date))
+            })
         var options = AppHost.Options(testClock: signIn.host.testClock, history: historyLimits, initialState: state)
         options.clients = signIn.host.environment
         return ConsoleSession(host: try await AppHost(storage: .inMemory(), options: options))
@@ -55,21 +56,24 @@ struct ConsoleScaleTests {
         let console = try await console(notes: Self.tenThousand)
         let added = await console.execute("notes.add \"one more\"")
         #expect(added.succeeded)
-        #expect(added.output.split(separator: "\n").map(String.init) == [
-            "notes: 10,001 notes",
-            "  * 0003  one more  (2027-01-15 08:00 UTC)",
-        ])
+        #expect(
+            added.output.split(separator: "\n").map(String.init) == [
+                "notes: 10,001 notes",
+                "  * 0003  one more  (2027-01-15 08:00 UTC)",
+            ])
         let selected = await console.execute("notes.select 55c8")
-        #expect(selected.output.split(separator: "\n").map(String.init) == [
-            "notes: 10,001 notes",
-            "    0003  one more  (2027-01-15 08:00 UTC)",
-            "  * 55c8  note 1005000 — with a second line  (2027-01-15 08:00 UTC)",
-        ])
+        #expect(
+            selected.output.split(separator: "\n").map(String.init) == [
+                "notes: 10,001 notes",
+                "    0003  one more  (2027-01-15 08:00 UTC)",
+                "  * 55c8  note 1005000 — with a second line  (2027-01-15 08:00 UTC)",
+            ])
         let deleted = await console.execute("notes.delete 55C8")
-        #expect(deleted.output.split(separator: "\n").map(String.init) == [
-            "notes: 10,000 notes",
-            "  - 55c8  note 1005000  (deleted)",
-        ])
+        #expect(
+            deleted.output.split(separator: "\n").map(String.init) == [
+                "notes: 10,000 notes",
+                "  - 55c8  note 1005000  (deleted)",
+            ])
         #expect(await console.execute("expect notes.count == 10000").succeeded)
     }
 
@@ -78,18 +82,22 @@ struct ConsoleScaleTests {
         // (00003), 0x10003 and 0x210003 theirs (10003).
         let console = try await console(notes: [0x21_0003, 0x1_0003, 0x3, 0x4])
         let page = await console.execute("view notes")
-        #expect(page.output.split(separator: "\n").dropFirst().map { String($0.dropFirst(4).prefix { $0 != " " }) }
-            == ["210003", "010003", "00003", "0004"])
-        #expect(await console.execute("notes.select 0003").status
-            == .error("argument 1 [id] at column 14: “0003” matches 3 notes; type more of the id"))
+        #expect(
+            page.output.split(separator: "\n").dropFirst().map { String($0.dropFirst(4).prefix { $0 != " " }) }
+                == ["210003", "010003", "00003", "0004"])
+        #expect(
+            await console.execute("notes.select 0003").status
+                == .error("argument 1 [id] at column 14: “0003” matches 3 notes; type more of the id"))
         #expect(await console.execute("notes.select 00003").succeeded)
         #expect(await console.execute("expect notes.selectedText contains \"note 3\"").succeeded)
         #expect(await console.execute("notes.select 00000000-0000-0000-0000-000000010003").succeeded, "a full id, hyphens and all")
         #expect(await console.execute("expect notes.selectedText contains \"note 65539\"").succeeded)
-        #expect(await console.execute("notes.select 000000000000").status
-            == .error("argument 1 [id] at column 14: “000000000000” matches 4 notes; type more of the id"), "a start every id has")
-        #expect(await console.execute("notes.select 12g4").status
-            == .error("argument 1 [id] at column 14: there is no note with id “12g4” (view notes lists them)"))
+        #expect(
+            await console.execute("notes.select 000000000000").status
+                == .error("argument 1 [id] at column 14: “000000000000” matches 4 notes; type more of the id"), "a start every id has")
+        #expect(
+            await console.execute("notes.select 12g4").status
+                == .error("argument 1 [id] at column 14: there is no note with id “12g4” (view notes lists them)"))
     }
 
     @Test func historyKeepsWithinItsLimitsAndSaysWhatWasDropped() async throws {
@@ -98,7 +106,10 @@ struct ConsoleScaleTests {
         let history = await console.execute("history")
         #expect(history.output.split(separator: "\n").count == 50)
         let dropped = await console.execute("jump 3")
-        #expect(dropped.status == .rejected("entry 3 is no longer kept: the timeline keeps at most 50 entries and 64 MiB, and drops the oldest (entries 71…120 are available)"))
+        #expect(
+            dropped.status
+                == .rejected("entry 3 is no longer kept: the timeline keeps at most 50 entries and 64 MiB, and drops the oldest (entries 71…120 are available)")
+        )
         #expect(await console.execute("jump 71").succeeded)
         #expect(await console.execute("expect counter.count == 71").succeeded)
         #expect(await console.execute("undo").status == .rejected("nothing to undo"))

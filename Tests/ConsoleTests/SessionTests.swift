@@ -15,11 +15,13 @@ struct ConsoleSessionTests {
 
     @Test func aSignedInSessionWithNotesAndTheirErrors() async throws {
         let console = try await session()
-        let results = await run(console, [
-            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
-            "notes.add \"buy milk\"", "fail notes.update", "notes.edit 0003 \"buy oat milk\"",
-            "expect notes.count == 1", "notes.retry 0003", "notes.edit nope x", "notes.delete 0003", "expect notes.isEmpty == true",
-        ])
+        let results = await run(
+            console,
+            [
+                "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
+                "notes.add \"buy milk\"", "fail notes.update", "notes.edit 0003 \"buy oat milk\"",
+                "expect notes.count == 1", "notes.retry 0003", "notes.edit nope x", "notes.delete 0003", "expect notes.isEmpty == true",
+            ])
         #expect(results.map(\.succeeded) == [true, true, true, true, true, true, false, true, true, false, true, true])
         #expect(results[6].output.contains("NOT SAVED"))
         #expect(results[6].status == .failed("The request failed: simulated failure of notes.update. Check the connection and retry."))
@@ -28,10 +30,12 @@ struct ConsoleSessionTests {
 
     @Test func rejectionsExpectationsAndSignInFirst() async throws {
         let console = try await session()
-        let results = await run(console, [
-            "notes.add x", "! notes.add x", "! counter.increment", "expect counter.count == 1", "expect counter.count > 5",
-            "expect login.errorMessage == nil", "expect counter.nope == 1", "expect counter.count ~ 1",
-        ])
+        let results = await run(
+            console,
+            [
+                "notes.add x", "! notes.add x", "! counter.increment", "expect counter.count == 1", "expect counter.count > 5",
+                "expect login.errorMessage == nil", "expect counter.nope == 1", "expect counter.count ~ 1",
+            ])
         #expect(results[0].status == .rejected("rejected: You are not signed in. Sign in first."))
         #expect(results[1].succeeded)
         #expect(results[2].status == .rejected("“counter.increment” was expected to be rejected, but it was accepted"))
@@ -44,10 +48,12 @@ struct ConsoleSessionTests {
 
     @Test func timeTravelAndTheClock() async throws {
         let console = try await session()
-        let results = await run(console, [
-            "counter.increment", "counter.increment", "undo", "expect counter.count == 1", "redo", "jump 0",
-            "expect counter.count == 0", "diff 2", "advance 300ms", "advance soon", "jump 99",
-        ])
+        let results = await run(
+            console,
+            [
+                "counter.increment", "counter.increment", "undo", "expect counter.count == 1", "redo", "jump 0",
+                "expect counter.count == 0", "diff 2", "advance 300ms", "advance soon", "jump 99",
+            ])
         #expect(results.prefix(9).allSatisfy { $0.succeeded })
         #expect(results[7].output.contains("count"))
         #expect(results[9].status == .error("argument 1 at column 9: “soon” is not a duration (like 300ms, 2s or 1m)"))
@@ -75,9 +81,11 @@ struct ConsoleSessionTests {
     /// Thousands of random and mutated lines: no crash, and a line that fails changes nothing.
     @Test func fuzzedLinesNeverCrashAndRejectedOnesChangeNothing() async throws {
         let console = try await session()
-        _ = await run(console, ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "notes.add seed"])
+        _ = await run(
+            console, ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "notes.add seed"])
         var generator = SeededRandom(seed: 42)
-        let words = CommandSpec.all.map(\.name) + ["\"", "\\", "#", "!", "0003", "-1", "999999999999", "\"a b\"", "💥", "", "nil", "==", "300ms", "notes", "all"]
+        let words =
+            CommandSpec.all.map(\.name) + ["\"", "\\", "#", "!", "0003", "-1", "999999999999", "\"a b\"", "💥", "", "nil", "==", "300ms", "notes", "all"]
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz.\" \\#!0123456789💥\t")
         for round in 0..<3_000 {
             var line: String
@@ -93,10 +101,10 @@ struct ConsoleSessionTests {
                 #expect(console.store.currentState == before, "“\(line)” failed but changed the state")
             }
             if case .rejected = result.status, !line.hasPrefix("expect"), !line.contains("!") {
-                #expect(console.store.currentState.counter == before.counter && console.store.currentState.notes.items == before.notes.items,
-                        "“\(line)” was rejected but changed the state")
+                #expect(
+                    console.store.currentState.counter == before.counter && console.store.currentState.notes.items == before.notes.items,
+                    "“\(line)” was rejected but changed the state")
             }
         }
     }
 }
-

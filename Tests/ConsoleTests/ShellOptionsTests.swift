@@ -29,8 +29,12 @@ struct ShellOptionsTests {
     }
 
     @Test func sharedAndOwnOptionsSetTheSettings() throws {
-        guard case .run(let settings) = read(["--db", "app.sqlite", "--read-only", "--login-style", "middleware",
-                                               "--history-entries", "50", "--history-mib", "2", "--verbose", "a", "b"]) else {
+        guard
+            case .run(let settings) = read([
+                "--db", "app.sqlite", "--read-only", "--login-style", "middleware",
+                "--history-entries", "50", "--history-mib", "2", "--verbose", "a", "b",
+            ])
+        else {
             Issue.record("the arguments were refused")
             return
         }

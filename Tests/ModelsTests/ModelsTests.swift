@@ -19,7 +19,10 @@ struct ModelsTests {
         #expect(problem.contains("password needs at least 8"))
     }
 
-    @Test(arguments: ["", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀", "\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}"])
+    @Test(arguments: [
+        "", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀",
+        "\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}",
+    ])
     func validityAndProblemAlwaysAgree(text: String) {
         #expect(Username(text).isValid == (Username(text).problem == nil))
         #expect(Password(text).isValid == (Password(text).problem == nil))
@@ -120,7 +123,9 @@ struct ModelsTests {
 @Suite("Identifier")
 struct IdentifierTests {
     @Test func printsAndOrdersLikeItsLowercaseUUIDString() {
-        let uuids = (0..<200).map { _ in UUID() } + [UUID(uuidString: "00000000-0000-0000-0000-000000000000"), UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")].compactMap { $0 }
+        let uuids =
+            (0..<200).map { _ in UUID() }
+            + [UUID(uuidString: "00000000-0000-0000-0000-000000000000"), UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")].compactMap { $0 }
         let ids = uuids.map { Identifier<Note>($0) }
         for (uuid, id) in zip(uuids, ids) {
             #expect(id.description == uuid.uuidString.lowercased())

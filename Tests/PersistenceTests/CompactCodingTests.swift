@@ -1,10 +1,11 @@
 import AppEnvironment
 import Foundation
 import Models
-@testable import Persistence
 import Reducers
 import StateStore
 import Testing
+
+@testable import Persistence
 
 /// The journal's compact encoding: every value the app journals comes back equal, damaged
 /// documents are errors (never crashes), and journals written in JSON before it still restore.
@@ -50,10 +51,12 @@ struct CompactCodingTests {
         state.counter.count = 42
         state.session.current = AuthSession(user: User(id: User.ID(UUID(sequence: 9)), username: "alice.liddell"), token: AccessToken(""))
         state.user = SignedIn.State(token: AccessToken(""), username: "alice.liddell")
-        state.user?.notes.items = IdentifiedArray(uniqueElements: (1...200).map {
-            Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0): milk, eggs", createdAt: Date(timeIntervalSince1970: Double($0))),
-                       save: $0 % 3 == 0 ? .failed(.network(reason: "offline")) : .saved)
-        })
+        state.user?.notes.items = IdentifiedArray(
+            uniqueElements: (1...200).map {
+                Notes.Item(
+                    note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0): milk, eggs", createdAt: Date(timeIntervalSince1970: Double($0))),
+                    save: $0 % 3 == 0 ? .failed(.network(reason: "offline")) : .saved)
+            })
         state.user?.notes.selectedID = Note.ID(UUID(sequence: 3))
         let stateBytes = try CompactCoding.encode(state)
         #expect(try CompactCoding.decode(AppFeature.State.self, from: stateBytes) == state)
@@ -94,10 +97,12 @@ struct CompactCodingTests {
         let actions: [AppFeature.Action] = [.counter(.incrementTapped), .counter(.incrementTapped), .login(.usernameChanged("bob.builder"))]
         // What a journal wrote before the compact format: a JSON snapshot and a JSON batch.
         try database.write { db throws(DatabaseError) in
-            try db.execute("INSERT INTO snapshots (stream, sequence, state) VALUES ('app', 0, ?)",
-                           [.blob(Array(try! JSONEncoder().encode(snapshot)))])
-            try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES ('app', 1, 3, ?)",
-                           [.blob(Array(try! JSONEncoder().encode(actions)))])
+            try db.execute(
+                "INSERT INTO snapshots (stream, sequence, state) VALUES ('app', 0, ?)",
+                [.blob(Array(try! JSONEncoder().encode(snapshot)))])
+            try db.execute(
+                "INSERT INTO journal (stream, first_sequence, count, actions) VALUES ('app', 1, 3, ?)",
+                [.blob(Array(try! JSONEncoder().encode(actions)))])
         }
         let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
         let (restored, replayed) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))

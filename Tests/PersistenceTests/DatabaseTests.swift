@@ -17,9 +17,11 @@ struct DatabaseTests {
         #expect(permissions(path) == 0o600)
         #expect(try database.userVersion == 2)
         let (mode, foreignKeys, synchronous) = try database.read { db throws(DatabaseError) in
-            (try db.query("PRAGMA journal_mode") { $0.text(0) }.first,
-             try db.query("PRAGMA foreign_keys") { $0.int(0) }.first,
-             try db.query("PRAGMA synchronous") { $0.int(0) }.first)
+            (
+                try db.query("PRAGMA journal_mode") { $0.text(0) }.first,
+                try db.query("PRAGMA foreign_keys") { $0.int(0) }.first,
+                try db.query("PRAGMA synchronous") { $0.int(0) }.first
+            )
         }
         #expect(mode == "wal" && foreignKeys == 1 && synchronous == 1)
         try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name, note) VALUES (?, ?)", ["a", nil]) }
@@ -214,7 +216,7 @@ struct DatabaseTests {
             do throws(DatabaseError) {
                 try db.transaction { inner throws(DatabaseError) in
                     try inner.execute("INSERT INTO items (name) VALUES ('inner')")
-                    try inner.execute("INSERT INTO items (name) VALUES ('outer')")   // unique: fails
+                    try inner.execute("INSERT INTO items (name) VALUES ('outer')") // unique: fails
                 }
                 Issue.record("the duplicate was accepted")
             } catch {
@@ -239,7 +241,9 @@ struct DatabaseTests {
             String(repeating: "x", count: 1_000_000), "\u{1}\u{7F}\u{FFFD}", "",
         ]
         for value in values {
-            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name, note) VALUES (?, ?)", [.text(UUID().uuidString), .text(value)]) }
+            try database.write { db throws(DatabaseError) in
+                try db.execute("INSERT INTO items (name, note) VALUES (?, ?)", [.text(UUID().uuidString), .text(value)])
+            }
         }
         let stored = try database.read { db throws(DatabaseError) in try db.query("SELECT note FROM items ORDER BY id") { $0.text(0) } }
         #expect(stored == values)

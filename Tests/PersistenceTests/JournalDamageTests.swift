@@ -123,7 +123,8 @@ struct JournalDamageTests {
         try Numbers.removeClosedStreams(except: ["app/own"], in: database)
         let left = try database.read { db throws(DatabaseError) in try db.query("SELECT stream FROM journal_streams ORDER BY stream") { $0.text(0) } }
         #expect(left == ["app/own", "app/running"])
-        let snapshots = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM snapshots WHERE stream = 'app/killed'") { $0.int(0) } }
+        let snapshots = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM snapshots WHERE stream = 'app/killed'") { $0.int(0) }
+        }
         #expect(snapshots == [0], "a removed stream leaves nothing behind")
     }
 }

@@ -14,7 +14,8 @@ struct LiveClientTests {
 
     func environment(_ database: Database? = nil, configuration: LiveConfiguration = .testing) throws -> AppEnvironment {
         let database = try database ?? Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
-        return AppEnvironment.live(database: database, configuration: configuration, clock: clock,
+        return AppEnvironment.live(
+            database: database, configuration: configuration, clock: clock,
             uuid: .incrementing(), now: .following(clock, from: Date(timeIntervalSince1970: 1_800_000_000)))
     }
 
@@ -125,12 +126,15 @@ struct LiveClientTests {
         _ = try await live.auth.signUp(credentials)
         let alice = try await live.auth.authenticate(credentials)
         let base = Date(timeIntervalSince1970: 1_800_000_000)
-        let texts = ["100% sure", "1000 things", "snake_case", "snakeXcase", "back\\slash", "it's \"quoted\"",
-                     "Crème brûlée 🍮", String(repeating: "long ", count: 200_000)]
+        let texts = [
+            "100% sure", "1000 things", "snake_case", "snakeXcase", "back\\slash", "it's \"quoted\"",
+            "Crème brûlée 🍮", String(repeating: "long ", count: 200_000),
+        ]
         var notes: [Note] = []
         for (offset, text) in texts.enumerated() {
-            let note = Note(id: Note.ID(UUID(sequence: UInt64(500 + offset))), text: text, createdAt: base,
-                            updatedAt: base.addingTimeInterval(Double(offset)))
+            let note = Note(
+                id: Note.ID(UUID(sequence: UInt64(500 + offset))), text: text, createdAt: base,
+                updatedAt: base.addingTimeInterval(Double(offset)))
             notes.append(try await live.notes.create(alice.token, note))
         }
         let listed = try await live.notes.list(alice.token)
@@ -193,8 +197,9 @@ struct LiveClientTests {
     @Test func aNoteThatDoesNotDecodeIsNamedAndTheOthersAreListed() async throws {
         let database = try Database(path: folder.file("corrupt.sqlite"), migrations: AppSchema.migrations)
         let warnings = Locked<[String]>([])
-        let live = AppEnvironment.live(database: database, configuration: .testing, clock: clock, uuid: .incrementing(), now: .live,
-                                       warnings: { line in warnings.withLock { $0.append(line) } })
+        let live = AppEnvironment.live(
+            database: database, configuration: .testing, clock: clock, uuid: .incrementing(), now: .live,
+            warnings: { line in warnings.withLock { $0.append(line) } })
         _ = try await live.auth.signUp(credentials)
         let alice = try await live.auth.authenticate(credentials)
         for sequence in 1...200 {
@@ -217,8 +222,11 @@ struct LiveClientTests {
         let session = try await live.auth.authenticate(credentials)
         let base = Date(timeIntervalSince1970: 1_800_000_000)
         for (offset, text) in ["Groceries: MILK, eggs", "milkshake recipe", "call mum", "50% off_sale", "ab cd"].enumerated() {
-            _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text, createdAt: base,
-                                                               updatedAt: base.addingTimeInterval(Double(offset))))
+            _ = try await live.notes.create(
+                session.token,
+                Note(
+                    id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text, createdAt: base,
+                    updatedAt: base.addingTimeInterval(Double(offset))))
         }
         var edited = try #require(try await live.notes.list(session.token).last)
         edited.text = "Groceries: oat milk"
@@ -254,8 +262,9 @@ struct LiveClientTests {
         try old.write { db throws(DatabaseError) in
             let owner = try db.query("SELECT id FROM accounts") { $0.text(0) }.first ?? ""
             for (sequence, text) in [(1, "buy oat milk"), (2, "call mum")] {
-                try db.execute("INSERT INTO notes (id, owner_id, text, created_at, updated_at) VALUES (?, ?, ?, 0, ?)",
-                               [.text(Note.ID(UUID(sequence: UInt64(sequence))).description), .text(owner), .text(text), .real(Double(sequence))])
+                try db.execute(
+                    "INSERT INTO notes (id, owner_id, text, created_at, updated_at) VALUES (?, ?, ?, 0, ?)",
+                    [.text(Note.ID(UUID(sequence: UInt64(sequence))).description), .text(owner), .text(text), .real(Double(sequence))])
             }
             // Version 3's index, keyed by the old rowids.
             try db.execute("INSERT INTO notes_search (rowid, text) SELECT rowid, text FROM notes")
@@ -267,8 +276,11 @@ struct LiveClientTests {
         let session = try await live.auth.authenticate(credentials)
         #expect(try await live.notes.list(session.token).map(\.text) == ["call mum", "buy oat milk"])
         #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["buy oat milk"])
-        _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID(sequence: 3)), text: "milk chocolate", createdAt: Date(timeIntervalSinceReferenceDate: 0),
-                                                           updatedAt: Date(timeIntervalSinceReferenceDate: 10)))
+        _ = try await live.notes.create(
+            session.token,
+            Note(
+                id: Note.ID(UUID(sequence: 3)), text: "milk chocolate", createdAt: Date(timeIntervalSinceReferenceDate: 0),
+                updatedAt: Date(timeIntervalSinceReferenceDate: 10)))
         #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["milk chocolate", "buy oat milk"])
         #expect(try await live.notes.search(session.token, "mum").map(\.text) == ["call mum"])
     }

@@ -12,8 +12,9 @@ struct NoteChangesTests {
     let base = Date(timeIntervalSince1970: 1_800_000_000)
 
     func environment(_ database: Database) -> AppEnvironment {
-        AppEnvironment.live(database: database, configuration: LiveConfiguration(passwordIterations: 1_000, externalWriteInterval: .milliseconds(10)),
-                            uuid: .incrementing(), now: .constant(base))
+        AppEnvironment.live(
+            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, externalWriteInterval: .milliseconds(10)),
+            uuid: .incrementing(), now: .constant(base))
     }
 
     func note(_ number: UInt64, _ text: String, at offset: Double = 0) -> Note {

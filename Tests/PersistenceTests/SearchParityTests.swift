@@ -38,8 +38,11 @@ struct SearchParityTests {
             _ = try await environment.auth.signUp(credentials)
             let token = try await environment.auth.authenticate(credentials).token
             for (offset, text) in Self.texts.enumerated() {
-                _ = try await environment.notes.create(token, Note(id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text,
-                                                                   createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
+                _ = try await environment.notes.create(
+                    token,
+                    Note(
+                        id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text,
+                        createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
             }
             tokens.append(token)
         }
@@ -57,16 +60,18 @@ struct SearchParityTests {
     /// A note as unlike a default one as can be: every field set, dates with fractions of a
     /// second, text on several lines in several scripts.
     static func unusualNote(_ sequence: UInt64, updated: TimeInterval) -> Note {
-        Note(id: Note.ID(UUID(sequence: sequence)), text: "  first line\nsecond — ﬁn 🎉\n\ttabbed \"quoted\" '\u{301}'",
-             createdAt: Date(timeIntervalSince1970: 1_700_000_000.125), updatedAt: Date(timeIntervalSince1970: updated))
+        Note(
+            id: Note.ID(UUID(sequence: sequence)), text: "  first line\nsecond — ﬁn 🎉\n\ttabbed \"quoted\" '\u{301}'",
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000.125), updatedAt: Date(timeIntervalSince1970: updated))
     }
 
     @Test func everyFieldOfANoteIsKeptAndListedInTheSameOrderByEveryClient() async throws {
         let sample = Self.unusualNote(1, updated: 1_800_000_000.5)
         // A field added to Note must be set above to a value no default gives, so that a client
         // that does not store it fails the comparisons below.
-        #expect(Mirror(reflecting: sample).children.map(\.label) == ["id", "text", "createdAt", "updatedAt"],
-                "Note's fields changed: set each in unusualNote to a value other than its default")
+        #expect(
+            Mirror(reflecting: sample).children.map(\.label) == ["id", "text", "createdAt", "updatedAt"],
+            "Note's fields changed: set each in unusualNote to a value other than its default")
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let database = try Database(path: folder.file("fields.sqlite"), migrations: AppSchema.migrations)
         var listings: [[Note]] = []
@@ -74,8 +79,10 @@ struct SearchParityTests {
             _ = try await environment.auth.signUp(credentials)
             let token = try await environment.auth.authenticate(credentials).token
             // Three notes changed at the same instant (ordered by id) and one later.
-            let notes = [Self.unusualNote(7, updated: 1_800_000_000.5), Self.unusualNote(0x30, updated: 1_800_000_000.5),
-                         Self.unusualNote(2, updated: 1_800_000_000.5), Self.unusualNote(5, updated: 1_800_000_100.25)]
+            let notes = [
+                Self.unusualNote(7, updated: 1_800_000_000.5), Self.unusualNote(0x30, updated: 1_800_000_000.5),
+                Self.unusualNote(2, updated: 1_800_000_000.5), Self.unusualNote(5, updated: 1_800_000_100.25),
+            ]
             for note in notes { #expect(try await environment.notes.create(token, note) == note) }
             var edited = notes[2]
             edited.text = "edited\nagain"

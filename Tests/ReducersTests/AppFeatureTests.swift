@@ -185,7 +185,8 @@ struct AppFailurePathTests {
         let failures = FailureInjector()
         let environment = AppEnvironment.inMemory(backend: backend).injectingFailures(failures)
         let log = DiagnosticLog()
-        let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment),
+        let store = RootStore(
+            initialState: AppFeature.State(), reducer: AppFeature(environment: environment),
             diagnostics: .collecting(into: log))
         func send(_ action: AppFeature.Action) async {
             await store.send(action).finish()

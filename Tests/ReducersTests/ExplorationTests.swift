@@ -120,7 +120,8 @@ struct ExplorationTests {
                 },
                 .state("sign-in is enabled exactly when the credentials are valid and nothing is in flight") { state in
                     let status = state.status
-                    let expected = Credentials(username: status.username, password: status.password).isValid
+                    let expected =
+                        Credentials(username: status.username, password: status.password).isValid
                         && status.error == nil && !status.isBusy && !status.isAuthenticated
                     return status.isSignInEnabled == expected
                 },
@@ -159,10 +160,13 @@ struct ExplorationTests {
 
         static func middleware(auth: AuthClient) -> AnyMiddleware<State, Action> {
             let index = LoginStyle.allCases.firstIndex(of: .middleware) ?? 0
-            return AnyMiddleware(LoginMiddleware<State, Action>(auth: auth, action: ActionPath(
-                embed: { .one(index, $0) },
-                extract: { if case .one(index, let action) = $0 { action } else { nil } }
-            )))
+            return AnyMiddleware(
+                LoginMiddleware<State, Action>(
+                    auth: auth,
+                    action: ActionPath(
+                        embed: { .one(index, $0) },
+                        extract: { if case .one(index, let action) = $0 { action } else { nil } }
+                    )))
         }
     }
 
@@ -245,9 +249,10 @@ struct ExplorationTests {
             ]
         ).run()
         #expect(report.violation == nil, "\(report)")
-        let cells = Set(["load", "loaded", "failed"].flatMap { command in
-            ["initialized", "loading", "loaded", "failed"].map { "\(command) in \($0)" }
-        })
+        let cells = Set(
+            ["load", "loaded", "failed"].flatMap { command in
+                ["initialized", "loading", "loaded", "failed"].map { "\(command) in \($0)" }
+            })
         #expect(pairs.all == cells, "not exercised: \(cells.subtracting(pairs.all))")
     }
 
@@ -263,17 +268,19 @@ struct ExplorationTests {
     }
 
     static func kind(_ state: Posts.State) -> String {
-        let phase = switch state.phase {
-        case .initialized: "initialized"
-        case .loading: "loading"
-        case .loaded: "loaded"
-        case .failed: "failed"
-        }
-        let draft = switch state.draft {
-        case nil: "no draft"
-        case let draft? where draft.isSending: "draft sending"
-        case .some: "draft failed"
-        }
+        let phase =
+            switch state.phase {
+            case .initialized: "initialized"
+            case .loading: "loading"
+            case .loaded: "loaded"
+            case .failed: "failed"
+            }
+        let draft =
+            switch state.draft {
+            case nil: "no draft"
+            case let draft? where draft.isSending: "draft sending"
+            case .some: "draft failed"
+            }
         return "\(phase), \(draft)"
     }
 
@@ -285,8 +292,10 @@ struct ExplorationTests {
             responses: .asChoices,
             depth: 5,
             steps: { _ in
-                [.send(.load), .failing(.load), .send(.add("hello")), .failing(.add("hello")),
-                 .send(.loaded([])), .send(.added(post(9, "stray"))), .send(.addFailed(.network(reason: "stray")))]
+                [
+                    .send(.load), .failing(.load), .send(.add("hello")), .failing(.add("hello")),
+                    .send(.loaded([])), .send(.added(post(9, "stray"))), .send(.addFailed(.network(reason: "stray"))),
+                ]
             },
             invariants: [
                 .transition("(records the table's cell)") { transition in
@@ -344,19 +353,22 @@ struct ExplorationTests {
             steps: { state in
                 var steps: [NotesExplorer.Step] = [.send(.addTapped(texts[0])), .failing(.addTapped(texts[0]))]
                 if let first = state.items.first {
-                    steps += [.send(.edited(first.id, texts[1])), .failing(.edited(first.id, texts[1])),
-                              .send(.deleteTapped(first.id)), .failing(.deleteTapped(first.id))]
+                    steps += [
+                        .send(.edited(first.id, texts[1])), .failing(.edited(first.id, texts[1])),
+                        .send(.deleteTapped(first.id)), .failing(.deleteTapped(first.id)),
+                    ]
                     if first.isUnsaved { steps.append(.send(.retrySaveTapped(first.id))) }
                 }
                 return steps
             },
             invariants: [
                 .transition("an added or edited text is in the list, saved or marked unsaved, until deleted") { transition in
-                    let typed: (id: Note.ID?, text: String)? = switch transition.step.action {
-                    case .addTapped(let text): (nil, text)
-                    case .edited(let id, let text): (id, text)
-                    default: nil
-                    }
+                    let typed: (id: Note.ID?, text: String)? =
+                        switch transition.step.action {
+                        case .addTapped(let text): (nil, text)
+                        case .edited(let id, let text): (id, text)
+                        default: nil
+                        }
                     guard let typed, transition.rejections.isEmpty else { return true }
                     return transition.to.items.contains { item in
                         item.note.text == typed.text && (typed.id == nil || item.id == typed.id)

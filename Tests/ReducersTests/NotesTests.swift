@@ -59,10 +59,12 @@ struct NotesTests {
     }
 
     @Test func anAddedNoteIsPendingUntilStored() async {
-        let store = store { $0.create = { token, note in
-            #expect(token == aliceToken)
-            return note
-        } }
+        let store = store {
+            $0.create = { token, note in
+                #expect(token == aliceToken)
+                return note
+            }
+        }
         let added = Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate)
         await store.send(.addTapped("buy milk"))
         await store.receive(.inserted(added)) {
@@ -87,10 +89,12 @@ struct NotesTests {
 
     @Test func aFailedSaveKeepsTheTextAndCanBeRetried() async {
         let creates = Answers<Note>([.failure(.storage(reason: "disk full")), .success(Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate))])
-        let store = store { $0.create = { _, note throws(AppError) in
-            #expect(note.text == "buy milk")
-            return try creates.next().result.get()
-        } }
+        let store = store {
+            $0.create = { _, note throws(AppError) in
+                #expect(note.text == "buy milk")
+                return try creates.next().result.get()
+            }
+        }
         let added = Note(id: Self.firstID, text: "buy milk", createdAt: fixedDate)
         await store.send(.addTapped("buy milk"))
         await store.receive(.inserted(added)) {
@@ -234,7 +238,9 @@ struct NotesTests {
                 return found
             }
         }
-        await store.send(.searchQueryChanged("m")) { $0.searchQuery = "m"; $0.isSearching = true }
+        await store.send(.searchQueryChanged("m")) {
+            $0.searchQuery = "m"; $0.isSearching = true
+        }
         await untilSleeping(clock)
         await clock.advance(by: .milliseconds(200))
         await store.send(.searchQueryChanged("mi")) { $0.searchQuery = "mi" }
@@ -260,7 +266,9 @@ struct NotesTests {
 
     @Test func aFailedSearchIsShown() async {
         let store = store { $0.search = { _, _ throws(AppError) in throw .network(reason: "offline") } }
-        await store.send(.searchQueryChanged("milk")) { $0.searchQuery = "milk"; $0.isSearching = true }
+        await store.send(.searchQueryChanged("milk")) {
+            $0.searchQuery = "milk"; $0.isSearching = true
+        }
         await untilSleeping(clock)
         await clock.advance(by: Notes.searchDebounce)
         await store.receive(.searchResponse(query: "milk", .failure(.network(reason: "offline")))) {
@@ -292,8 +300,10 @@ struct NotesTests {
         await store.receive(.changesResponse(since: since, .success(changes))) {
             $0.changeCursor = now
             // In listing order: the new note on top, the local text kept, the edited note moved down.
-            $0.items = [Notes.Item(note: note(11, "new elsewhere", updated: 6)), unsaved, kept,
-                        Notes.Item(note: note(9, "bread and butter", updated: 1))]
+            $0.items = [
+                Notes.Item(note: note(11, "new elsewhere", updated: 6)), unsaved, kept,
+                Notes.Item(note: note(9, "bread and butter", updated: 1)),
+            ]
             $0.selectedID = nil
         }
         #expect(asked.withLock { $0 } == [since], "asked for what changed since the list's cursor")

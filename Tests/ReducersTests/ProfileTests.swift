@@ -37,7 +37,8 @@ struct ProfileTests {
     }
 
     @Test func loadFailRetryAndLoad() async {
-        let store = TestStore(initialState: .initialized,
+        let store = TestStore(
+            initialState: .initialized,
             reducer: Profile.reducer(client: Self.client([.failure(.network(reason: "offline")), .success(alice)]), token: aliceToken))
         await store.send(.load) { $0 = .loading }
         await store.receive(.failed(.network(reason: "offline"))) { $0 = .failed(.network(reason: "offline")) }
@@ -47,7 +48,8 @@ struct ProfileTests {
     }
 
     @Test func aResponseWithNoRequestInFlightIsRejectedAndChangesNothing() async {
-        let store = TestStore(initialState: .loaded(alice),
+        let store = TestStore(
+            initialState: .loaded(alice),
             reducer: Profile.reducer(client: .failing(unexpectedCall), token: aliceToken))
         await store.send(.loaded(Self.renamed))
         await store.expectDiagnostic(.invalidTransition, containing: "no profile request is in flight")

@@ -69,8 +69,9 @@ private typealias NumberExplorer = Explorer<Numbers.State, Numbers.Action>
 private typealias RequestExplorer = Explorer<Request.State, Request.Action>
 
 private func numbers(depth: Int, budget: Int = 1_000_000, invariants: [NumberExplorer.Invariant]) -> NumberExplorer {
-    NumberExplorer(initialState: Numbers.State(), reducer: { _, _ in Numbers() }, depth: depth, stateBudget: budget,
-                   steps: { _ in [.send(.increment), .send(.double), .send(.reset)] }, invariants: invariants)
+    NumberExplorer(
+        initialState: Numbers.State(), reducer: { _, _ in Numbers() }, depth: depth, stateBudget: budget,
+        steps: { _ in [.send(.increment), .send(.double), .send(.reset)] }, invariants: invariants)
 }
 
 @Suite("Explorer")
@@ -177,10 +178,12 @@ struct ExplorerTests {
         let explorer = RequestExplorer(
             initialState: Request.State(), reducer: { _, _ in Request(fails: false) }, responses: .asChoices, depth: 3,
             steps: { _ in [.send(.load), .send(.cancel)] },
-            invariants: [.transition("data only arrives for a load in flight") { transition in
-                guard case .respond = transition.step else { return true }
-                return transition.from.isLoading
-            }]
+            invariants: [
+                .transition("data only arrives for a load in flight") { transition in
+                    guard case .respond = transition.step else { return true }
+                    return transition.from.isLoading
+                }
+            ]
         )
         let report = await explorer.run()
         #expect(report.violation == nil, "\(report)")

@@ -1,5 +1,5 @@
-import StateStoreTesting
 import StateStore
+import StateStoreTesting
 import Testing
 
 /// A counter shared with tasks.

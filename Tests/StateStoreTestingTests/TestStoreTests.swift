@@ -114,12 +114,15 @@ struct TestStoreTests {
         }
         store.cancelEffects()
         await store.finish()
-        #expect(failures.all == ["""
-            State after sending Action.queryChanged("mi") is not as expected (− expected, + actual):
-            .query
-              − "mo"
-              + "mi"
-            """])
+        #expect(
+            failures.all == [
+                """
+                State after sending Action.queryChanged("mi") is not as expected (− expected, + actual):
+                .query
+                  − "mo"
+                  + "mi"
+                """
+            ])
     }
 
     @Test func aMissingExpectationFails() async {
@@ -180,7 +183,8 @@ struct TestStoreTests {
 
     @Test func anEffectStillRunningAtTheEndFails() async {
         let failures = Failures()
-        let store = TestStore(initialState: Search.State(), reducer: Search(clock: TestClock()),
+        let store = TestStore(
+            initialState: Search.State(), reducer: Search(clock: TestClock()),
             timeout: .milliseconds(50), reporter: failures.reporter)
         await store.send(.forever)
         await store.finish()
@@ -211,7 +215,8 @@ struct TestStoreTests {
     @Test func nonExhaustiveModeChecksOnlyWhatIsAsserted() async {
         let clock = TestClock()
         let failures = Failures()
-        let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock),
+        let store = TestStore(
+            initialState: Search.State(), reducer: Search(clock: clock),
             exhaustivity: .off, timeout: .milliseconds(100), reporter: failures.reporter)
         await store.send(.queryChanged("a")) { $0.isLoading = true }
         await clock.advance(by: .milliseconds(300))
@@ -228,7 +233,8 @@ struct TestStoreTests {
     @Test func nonExhaustiveReceiveSkipsToTheMatchingAction() async {
         let clock = TestClock()
         let failures = Failures()
-        let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock),
+        let store = TestStore(
+            initialState: Search.State(), reducer: Search(clock: clock),
             exhaustivity: .off, reporter: failures.reporter)
         await store.send(.queryChanged("a"))
         await clock.advance(by: .milliseconds(300))

@@ -1,5 +1,6 @@
-@testable import StateStore
 import Testing
+
+@testable import StateStore
 
 @Suite("Action observers")
 struct ActionObserverTests {

@@ -27,7 +27,7 @@ private enum ProfileMachine: Transducer {
         case (.loading, .failed(let reason)):
             .to(.failed(reason))
         case (.initialized, .loaded), (.loaded, .loaded), (.failed, .loaded),
-             (.initialized, .failed), (.loaded, .failed), (.failed, .failed):
+            (.initialized, .failed), (.loaded, .failed), (.failed, .failed):
             .rejected("no request is in flight")
         }
     }

@@ -41,8 +41,12 @@ struct ConformanceTests {
         // On a thread of its own, so that a hang fails the test instead of stopping the run.
         let finished = Task.detached { store.send(.first) }
         let returned = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { _ = await finished.value; return true }
-            group.addTask { try? await Task.sleep(for: .seconds(10)); return false }
+            group.addTask {
+                _ = await finished.value; return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10)); return false
+            }
             defer { group.cancelAll() }
             return await group.next() ?? false
         }
@@ -299,8 +303,9 @@ struct ConformanceTests {
     @Test func aCaseScopeRunsItsChildOnlyInItsCaseAndCancelsItsEffectsWhenTheStateLeavesIt() async {
         let clock = TestClock()
         let diagnostics = DiagnosticLog()
-        let store = RootStore(initialState: Switching.State.timer(Screens.Child(id: 1)), reducer: Switching(clock: clock),
-                              diagnostics: .collecting(into: diagnostics))
+        let store = RootStore(
+            initialState: Switching.State.timer(Screens.Child(id: 1)), reducer: Switching(clock: clock),
+            diagnostics: .collecting(into: diagnostics))
         store.send(.timer(.start))
         await clock.advance(by: .seconds(1))
         #expect(store.currentState == .timer(Screens.Child(id: 1, ticks: 1)), "the child ran on its case")
@@ -314,8 +319,9 @@ struct ConformanceTests {
         #expect(diagnostics.entries.map(\.kind) == [.missingChild])
 
         let quiet = DiagnosticLog()
-        let silent = RootStore(initialState: Switching.State.form(""), reducer: Switching(clock: clock, reportsOtherCases: false),
-                               diagnostics: .collecting(into: quiet))
+        let silent = RootStore(
+            initialState: Switching.State.form(""), reducer: Switching(clock: clock, reportsOtherCases: false),
+            diagnostics: .collecting(into: quiet))
         silent.send(.timer(.tick))
         #expect(quiet.entries.isEmpty && silent.currentState == .form(""), "cases sharing their actions stay silent")
     }

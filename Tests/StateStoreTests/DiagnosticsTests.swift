@@ -19,7 +19,8 @@ struct DiagnosticsTests {
 
     @Test func invalidTransition() {
         let log = DiagnosticLog()
-        let store = RootStore(initialState: Toggle.State.off,
+        let store = RootStore(
+            initialState: Toggle.State.off,
             reducer: TransducerReducer(Toggle.self, interactor: Interactor { _, _ in }),
             diagnostics: .collecting(into: log))
         store.send(.turnOff)
@@ -45,8 +46,12 @@ struct DiagnosticsTests {
         let log = DiagnosticLog()
         let store = RootStore(initialState: Counter.State(), reducer: Counter(), diagnostics: .collecting(into: log))
         await store.send(.failUnhandled).finish()
-        #expect(log.entries == [Diagnostic(.unhandledEffectError,
-            "an effect of Action.failUnhandled threw ProbeError.boom and no catch handler was given")])
+        #expect(
+            log.entries == [
+                Diagnostic(
+                    .unhandledEffectError,
+                    "an effect of Action.failUnhandled threw ProbeError.boom and no catch handler was given")
+            ])
     }
 
     @Test func reentrantSend() {
@@ -56,8 +61,12 @@ struct DiagnosticsTests {
             if state.count == 1, state.log.isEmpty { store.send(.note("from observer")) }
         }
         store.send(.increment)
-        #expect(log.entries == [Diagnostic(.reentrantSend,
-            "Action.note(\"from observer\") was sent while the store was busy on the same thread (from an observer?); it was queued")])
+        #expect(
+            log.entries == [
+                Diagnostic(
+                    .reentrantSend,
+                    "Action.note(\"from observer\") was sent while the store was busy on the same thread (from an observer?); it was queued")
+            ])
         subscription.cancel()
     }
 

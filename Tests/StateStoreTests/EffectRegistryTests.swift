@@ -1,5 +1,6 @@
-@testable import StateStore
 import Testing
+
+@testable import StateStore
 
 /// Stands for an effect's outlet: the registry only asks it for the action.
 private final class Origin: EffectOrigin {

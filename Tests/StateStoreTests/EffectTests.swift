@@ -1,7 +1,7 @@
+import Foundation
 import StateStore
 import StateStoreTesting
 import Testing
-import Foundation
 
 /// An id that hashes as the `Int` it wraps does, but is not that `Int`.
 private struct OtherKindOfID: Hashable, Sendable {
@@ -232,15 +232,17 @@ struct EffectTests {
     /// runs on that actor.
     @Test func workIsolatedToAGlobalActorRunsOnThatActor() async {
         let ranOnActor = Locked<Bool?>(nil)
-        let store = RootStore(initialState: Counter.State(), reducer: Reduce<Counter.State, Counter.Action> { state, action in
-            guard case .note(let text) = action else { return .none }
-            state.log.append(text)
-            guard text == "start" else { return .none }
-            return .run { @QueueActor send async in
-                ranOnActor.withLock { $0 = QueueActor.isRunningHere }
-                send(.note("done"))
-            }
-        })
+        let store = RootStore(
+            initialState: Counter.State(),
+            reducer: Reduce<Counter.State, Counter.Action> { state, action in
+                guard case .note(let text) = action else { return .none }
+                state.log.append(text)
+                guard text == "start" else { return .none }
+                return .run { @QueueActor send async in
+                    ranOnActor.withLock { $0 = QueueActor.isRunningHere }
+                    send(.note("done"))
+                }
+            })
         store.send(.note("start"))
         #expect(await store.waitForEffects(timeout: .seconds(10)))
         #expect(ranOnActor.withLock { $0 } == true)

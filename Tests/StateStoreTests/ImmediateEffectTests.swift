@@ -38,7 +38,11 @@ private struct Relay: Reducer {
                 send(.logged("async"))
             }
         case .startThrowing:
-            return .run { _ in throw Failure() } catch: { _, send in send(.logged("caught")) }
+            return .run { _ in
+                throw Failure()
+            } catch: { _, send in
+                send(.logged("caught"))
+            }
         case .startThrowingUnhandled:
             return .run { _ in throw Failure() }
         case .startChild:

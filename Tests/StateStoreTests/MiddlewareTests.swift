@@ -38,7 +38,9 @@ private struct Rule: Middleware {
 
 @Suite("Middleware")
 struct MiddlewareTests {
-    private func store(@MiddlewareBuilder<Counter.State, Counter.Action> _ pipeline: () -> MiddlewarePipeline<Counter.State, Counter.Action>) -> RootStore<Counter.State, Counter.Action> {
+    private func store(@MiddlewareBuilder<Counter.State, Counter.Action> _ pipeline: () -> MiddlewarePipeline<Counter.State, Counter.Action>) -> RootStore<
+        Counter.State, Counter.Action
+    > {
         RootStore(initialState: Counter.State(), reducer: Counter(), middleware: pipeline)
     }
 
@@ -93,9 +95,10 @@ struct MiddlewareTests {
             if #available(macOS 15, *) { Rule("available", seen: seen) }
         }
         store.send(.increment)
-        #expect(seen.all.map { $0.replacingOccurrences(of: " saw increment", with: "") } == [
-            "single", "if-true", "else", "then-taken", "loop-1", "loop-2", "optional-some", "nested", "available",
-        ])
+        #expect(
+            seen.all.map { $0.replacingOccurrences(of: " saw increment", with: "") } == [
+                "single", "if-true", "else", "then-taken", "loop-1", "loop-2", "optional-some", "nested", "available",
+            ])
         #expect(store.currentState.count == 1)
     }
 
@@ -124,12 +127,13 @@ struct MiddlewareTests {
         }
         store.send(.increment)
         store.send(.increment)
-        #expect(observed.all == [
-            "increment at count 0",
-            "note(\"sent by middleware\") at count 0",
-            "increment at count 1",
-            "note(\"sent by middleware\") at count 1",
-        ])
+        #expect(
+            observed.all == [
+                "increment at count 0",
+                "note(\"sent by middleware\") at count 0",
+                "increment at count 1",
+                "note(\"sent by middleware\") at count 1",
+            ])
         #expect(store.currentState == Counter.State(count: 2, log: ["sent by middleware", "sent by middleware"]))
     }
 
@@ -170,12 +174,13 @@ struct MiddlewareTests {
         store.send(.passwordChanged("hunter22"))
         store.send(.tokenReceived(accessToken: "abc.def"))
         store.send(.secretValue(.init(value: "hunter22")))
-        #expect(lines.all == [
-            "action: Action.signIn(username: \"ada\", password: <redacted>)",
-            "action: Action.passwordChanged(<redacted>)",
-            "action: Action.tokenReceived(<redacted>)",
-            "action: Action.secretValue(<redacted>)",
-        ])
+        #expect(
+            lines.all == [
+                "action: Action.signIn(username: \"ada\", password: <redacted>)",
+                "action: Action.passwordChanged(<redacted>)",
+                "action: Action.tokenReceived(<redacted>)",
+                "action: Action.secretValue(<redacted>)",
+            ])
         #expect(!lines.all.joined().contains("hunter22"))
         #expect(!lines.all.joined().contains("abc.def"))
     }

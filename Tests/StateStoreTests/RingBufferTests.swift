@@ -1,6 +1,7 @@
-@testable import StateStore
 import StateStoreTesting
 import Testing
+
+@testable import StateStore
 
 @Suite("Ring buffer")
 struct RingBufferTests {

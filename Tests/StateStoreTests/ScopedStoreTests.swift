@@ -203,14 +203,16 @@ struct ScopedStoreTests {
         struct Outer: Equatable, Sendable { var inner = Inner(); var other = 0 }
         struct Inner: Equatable, Sendable { var value = 0; var noise = 0 }
         enum Action: Sendable { case value, noise, other }
-        let store = RootStore(initialState: Outer(), reducer: Reduce<Outer, Action> { state, action in
-            switch action {
-            case .value: state.inner.value += 1
-            case .noise: state.inner.noise += 1
-            case .other: state.other += 1
-            }
-            return .none
-        })
+        let store = RootStore(
+            initialState: Outer(),
+            reducer: Reduce<Outer, Action> { state, action in
+                switch action {
+                case .value: state.inner.value += 1
+                case .noise: state.inner.noise += 1
+                case .other: state.other += 1
+                }
+                return .none
+            })
         let inner = store.scope(state: \.inner, action: { $0 })
         let value = inner.scope(state: \.value, action: { $0 })
         let seen = Collected<Int>()
@@ -279,7 +281,11 @@ struct ScopedStoreTests {
         let store = Board.store(rows: 1)
         let title = store.scope(state: \.title, action: Board.Action.retitle)
         let fired = Counter.Probe()
-        _ = withObservationTracking { title.state } onChange: { fired.increment() }
+        _ = withObservationTracking {
+            title.state
+        } onChange: {
+            fired.increment()
+        }
         store.send(.row(id: 0, .increment))
         #expect(fired.count == 0)
         store.send(.retitle("new"))
@@ -314,15 +320,17 @@ struct ScopedStoreTests {
     }
 
     private static func profileStore() -> RootStore<Profile, ProfileAction> {
-        RootStore(initialState: Profile(), reducer: Reduce<Profile, ProfileAction> { state, action in
-            switch action {
-            case .nickname(let name): state.nickname = name
-            case .phase(let phase): state.phase = phase
-            case .visit: state.visits += 1
-            case .setVisits(let visits): state.visits = visits
-            }
-            return .none
-        })
+        RootStore(
+            initialState: Profile(),
+            reducer: Reduce<Profile, ProfileAction> { state, action in
+                switch action {
+                case .nickname(let name): state.nickname = name
+                case .phase(let phase): state.phase = phase
+                case .visit: state.visits += 1
+                case .setVisits(let visits): state.visits = visits
+                }
+                return .none
+            })
     }
 
     @Test func storedPartsThatAreOptionalsOrEnumsAreSeenChangingAndOnlyThen() {
@@ -420,22 +428,26 @@ struct ScopedStoreTests {
     private enum ClubAction: Sendable { case join(String), score, remark, leave, visit }
 
     @Test func aDerivationFromAFieldOfAnOptionalSeesItComeAndGoEvenWhenTheFieldKeepsItsBytes() {
-        let store = RootStore(initialState: Club(), reducer: Reduce<Club, ClubAction> { state, action in
-            switch action {
-            case .join(let name): state.member = Club.Member(name: name)
-            case .score: state.member?.score += 1
-            case .remark: state.member?.remarks += 1
-            case .leave: state.member = nil
-            case .visit: state.visitors += 1
-            }
-            return .none
-        })
+        let store = RootStore(
+            initialState: Club(),
+            reducer: Reduce<Club, ClubAction> { state, action in
+                switch action {
+                case .join(let name): state.member = Club.Member(name: name)
+                case .score: state.member?.score += 1
+                case .remark: state.member?.remarks += 1
+                case .leave: state.member = nil
+                case .visit: state.visitors += 1
+                }
+                return .none
+            })
         let derivations = Collected<String>()
-        let card = store.scope(from: \.member, reading: \.score, deriving: { member -> String in
-            let card = member.pointee.map { "score \($0.score)" } ?? "nobody"
-            derivations.append(card)
-            return card
-        }, action: { $0 })
+        let card = store.scope(
+            from: \.member, reading: \.score,
+            deriving: { member -> String in
+                let card = member.pointee.map { "score \($0.score)" } ?? "nobody"
+                derivations.append(card)
+                return card
+            }, action: { $0 })
         let seen = Collected<String>()
         let subscription = card.observe { seen.append($0) }
         let derivedBefore = derivations.all.count
@@ -458,7 +470,10 @@ struct ScopedStoreTests {
     @Test func anUnobservedDerivationRunsWhenReadNotOnEveryAction() {
         let store = Self.profileStore()
         let derivations = Collected<Int>()
-        let visits = store.scope(deriving: { state -> Int in derivations.append(state.visits); return state.visits }, action: { $0 })
+        let visits = store.scope(
+            deriving: { state -> Int in
+                derivations.append(state.visits); return state.visits
+            }, action: { $0 })
         let initialDerivations = derivations.all.count
         for _ in 0..<100 { store.send(.visit) }
         #expect(derivations.all.count == initialDerivations, "derived while nobody looked")
@@ -488,7 +503,11 @@ struct ScopedStoreTests {
         let visits = store.scope(deriving: { $0.visits }, action: { $0 })
         store.send(.visit)
         let fired = Counter.Probe()
-        let value = withObservationTracking { visits.state } onChange: { fired.increment() }
+        let value = withObservationTracking {
+            visits.state
+        } onChange: {
+            fired.increment()
+        }
         #expect(value == 1)
         store.send(.nickname("gus"))
         #expect(fired.count == 0)

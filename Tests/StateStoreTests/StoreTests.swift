@@ -83,7 +83,7 @@ struct StoreTests {
             enum Action: Sendable { case bump }
             func reduce(into state: inout State, action: Action) -> Effect<Action> {
                 state.left += 1
-                for _ in 0..<50 { state.right = state.left }  // widen the window a torn read would need
+                for _ in 0..<50 { state.right = state.left } // widen the window a torn read would need
                 return .none
             }
         }

@@ -23,10 +23,11 @@ struct ValueRendererTests {
 
     @Test func oneLineReadsLikeSwift() {
         let state = AppState(count: 2, name: "a\"b", notes: [Note(id: 1, text: "milk")], settings: ["b": 2, "a": 1])
-        #expect(ValueRenderer.oneLine(state) == """
-            AppState(count: 2, name: "a\\"b", notes: [Note(id: 1, text: "milk", tags: [])], \
-            settings: [\"a\": 1, \"b\": 2], token: <redacted>, mode: Mode.idle)
-            """)
+        #expect(
+            ValueRenderer.oneLine(state) == """
+                AppState(count: 2, name: "a\\"b", notes: [Note(id: 1, text: "milk", tags: [])], \
+                settings: [\"a\": 1, \"b\": 2], token: <redacted>, mode: Mode.idle)
+                """)
         #expect(ValueRenderer.oneLine(Mode.busy(since: 3)) == "Mode.busy(since: 3)")
         #expect(ValueRenderer.oneLine(Optional<Int>.none as Any) == "nil")
         #expect(ValueRenderer.oneLine("line\nbreak") == "\"line\\nbreak\"")
@@ -46,30 +47,33 @@ struct ValueRendererTests {
         new.notes[id: 500]?.text = "changed"
         new.mode = .busy(since: 7)
         let diff = ValueDiff(old: old, new: new)
-        #expect(diff.changes == [
-            ValueDiff.Change(path: ".count", old: "0", new: "1"),
-            ValueDiff.Change(path: ".notes[id: 500].text", old: "\"note 500\"", new: "\"changed\""),
-            ValueDiff.Change(path: ".mode", old: "Mode.idle", new: "Mode.busy(since: 7)"),
-        ])
-        #expect(diff.description == """
-            .count
-              − 0
-              + 1
-            .notes[id: 500].text
-              − "note 500"
-              + "changed"
-            .mode
-              − Mode.idle
-              + Mode.busy(since: 7)
-            """)
+        #expect(
+            diff.changes == [
+                ValueDiff.Change(path: ".count", old: "0", new: "1"),
+                ValueDiff.Change(path: ".notes[id: 500].text", old: "\"note 500\"", new: "\"changed\""),
+                ValueDiff.Change(path: ".mode", old: "Mode.idle", new: "Mode.busy(since: 7)"),
+            ])
+        #expect(
+            diff.description == """
+                .count
+                  − 0
+                  + 1
+                .notes[id: 500].text
+                  − "note 500"
+                  + "changed"
+                .mode
+                  − Mode.idle
+                  + Mode.busy(since: 7)
+                """)
     }
 
     @Test func aDiffShowsAddedAndRemovedElementsAndKeys() {
         let diff = ValueDiff(old: (list: [1, 2, 3], map: ["a": 1]), new: (list: [1, 2], map: ["a": 1, "b": 2]))
-        #expect(diff.changes == [
-            ValueDiff.Change(path: ".list[2]", old: "3", new: nil),
-            ValueDiff.Change(path: ".map[\"b\"]", old: nil, new: "2"),
-        ])
+        #expect(
+            diff.changes == [
+                ValueDiff.Change(path: ".list[2]", old: "3", new: nil),
+                ValueDiff.Change(path: ".map[\"b\"]", old: nil, new: "2"),
+            ])
     }
 
     @Test func aDiffNeverShowsSecrets() {
@@ -101,9 +105,10 @@ struct ValueRendererLimitTests {
         var new = old
         new.notes.insert(ValueRendererTests.Note(id: -1, text: "first"), at: 0)
         new.notes.remove(id: 7)
-        #expect(ValueDiff(old: old, new: new).changes == [
-            ValueDiff.Change(path: ".notes[id: -1]", old: nil, new: "Note(id: -1, text: \"first\", tags: [])"),
-            ValueDiff.Change(path: ".notes[id: 7]", old: "Note(id: 7, text: \"note 7\", tags: [])", new: nil),
-        ])
+        #expect(
+            ValueDiff(old: old, new: new).changes == [
+                ValueDiff.Change(path: ".notes[id: -1]", old: nil, new: "Note(id: -1, text: \"first\", tags: [])"),
+                ValueDiff.Change(path: ".notes[id: 7]", old: "Note(id: 7, text: \"note 7\", tags: [])", new: nil),
+            ])
     }
 }

@@ -47,9 +47,10 @@ struct LoginViewModelTests {
         login.passwordChanged("pw")
         login.signIn()
         login.acknowledgeError()
-        #expect(app.takeActions() == [
-            .login(.usernameChanged("bob")), .login(.passwordChanged("pw")), .login(.signInTapped), .login(.errorAcknowledged),
-        ])
+        #expect(
+            app.takeActions() == [
+                .login(.usernameChanged("bob")), .login(.passwordChanged("pw")), .login(.signInTapped), .login(.errorAcknowledged),
+            ])
         #expect(app.diagnostics.entries.count == 2, "sign in and acknowledge were rejected, and said so")
     }
 

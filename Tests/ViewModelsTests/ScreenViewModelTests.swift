@@ -28,7 +28,7 @@ struct CounterViewModelTests {
         let counter = CounterViewModel(appStore: app.store)
         let changes = ChangeCounter { _ = counter.count }
         app.store.send(.login(.usernameChanged("someone")))
-        counter.decrement()          // rejected at zero: nothing changes
+        counter.decrement() // rejected at zero: nothing changes
         #expect(changes.changes == 0)
         counter.increment()
         await eventually { changes.changes == 1 }
@@ -85,7 +85,7 @@ struct ProfileViewModelTests {
         app.store.send(.login(.passwordChanged("wonderland")))
         app.store.send(.login(.signInTapped))
         await untilSleeping(app.clock)
-        await app.clock.advance(by: .milliseconds(10))      // signed in: profile and posts loading
+        await app.clock.advance(by: .milliseconds(10)) // signed in: profile and posts loading
         await eventually { profile.status == .loading }
         #expect(profile.status == .loading)
         #expect(profile.rows == [.loading])
@@ -95,7 +95,7 @@ struct ProfileViewModelTests {
         let failure = AppError.network(reason: "simulated failure of profile.loadPosts").message
         #expect(profile.rows == [header, .error(message: failure, canRetry: true)])
 
-        profile.retry()        // only the posts failed: only they reload
+        profile.retry() // only the posts failed: only they reload
         #expect(app.takeActions().contains(.posts(.load)))
         #expect(!app.takeActions().contains(.profile(.load)))
         await app.settle()
@@ -188,10 +188,11 @@ struct NotesViewModelTests {
         notes.retrySave(id)
         notes.reload()
         notes.dismissError()
-        #expect(app.takeActions() == [
-            .notes(.addTapped("a")), .notes(.edited(id, "b")), .notes(.deleteTapped(id)), .notes(.selected(id)),
-            .notes(.searchQueryChanged("q")), .notes(.retrySaveTapped(id)), .notes(.listRequested), .notes(.errorDismissed),
-        ])
+        #expect(
+            app.takeActions() == [
+                .notes(.addTapped("a")), .notes(.edited(id, "b")), .notes(.deleteTapped(id)), .notes(.selected(id)),
+                .notes(.searchQueryChanged("q")), .notes(.retrySaveTapped(id)), .notes(.listRequested), .notes(.errorDismissed),
+            ])
     }
 
     @Test func observationIgnoresChangesElsewhere() async {
@@ -250,9 +251,11 @@ struct NotesViewModelTests {
 
     @Test func rowsOfTenThousandNotesAreBuiltOnlyWhenRead() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
-        var state = Notes.State(items: IdentifiedArray(uniqueElements: (1...10_000).map {
-            Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nbody", createdAt: start))
-        }))
+        var state = Notes.State(
+            items: IdentifiedArray(
+                uniqueElements: (1...10_000).map {
+                    Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nbody", createdAt: start))
+                }))
         let before = NotesViewModel.Snapshot(state)
         state.items.modify(id: Note.ID(UUID(sequence: 7_000))) { $0.note.text = "changed" }
         state.selectedID = Note.ID(UUID(sequence: 2))
@@ -282,7 +285,8 @@ struct NotesViewModelTests {
     }
 
     @Test func snapshotsAreCodable() throws {
-        let snapshot = NotesViewModel.Snapshot(Notes.State(items: [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 1)), text: "x", createdAt: Date(timeIntervalSince1970: 0)))]))
+        let snapshot = NotesViewModel.Snapshot(
+            Notes.State(items: [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 1)), text: "x", createdAt: Date(timeIntervalSince1970: 0)))]))
         let decoded = try JSONDecoder().decode(NotesViewModel.Snapshot.self, from: JSONEncoder().encode(snapshot))
         #expect(decoded == snapshot)
         #expect(decoded.rows.first?.updatedAt == "1970-01-01 00:00 UTC")

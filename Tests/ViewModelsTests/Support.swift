@@ -24,8 +24,10 @@ final class AppHarness: Sendable {
         self.latency = latency ?? .zero
         var environment = AppEnvironment.inMemory(backend: backend, clock: clock).injectingFailures(failures)
         if let latency { environment = environment.withLatency(latency) }
-        let store = RootStore(initialState: AppFeature.State(loginStyle: style), reducer: AppFeature(environment: environment),
-            diagnostics: .collecting(into: diagnostics)) {
+        let store = RootStore(
+            initialState: AppFeature.State(loginStyle: style), reducer: AppFeature(environment: environment),
+            diagnostics: .collecting(into: diagnostics)
+        ) {
             AppFeature.loginMiddleware(environment)
         }
         self.store = store
@@ -73,7 +75,9 @@ final class ChangeCounter: Sendable {
     var changes: Int { count.withLock { $0 } }
 
     private func arm() {
-        withObservationTracking { read() } onChange: { [self] in
+        withObservationTracking {
+            read()
+        } onChange: { [self] in
             count.withLock { $0 += 1 }
             // Re-arm after the change is applied, as a UI would on its next frame.
             Task { self.arm() }

@@ -1,7 +1,7 @@
-import StoreBenchmarks
 import AppExploration
 import AppHost
 import Console
+import StoreBenchmarks
 
 /// A script of `lines` lines a batch job might run: counting, typing, checking.
 func benchmarkScript(lines: Int) -> String {
@@ -30,8 +30,10 @@ func hostPerformSample(_ intents: Int) async -> Double {
     guard let host = try? await AppHost(storage: .inMemory(), options: AppHost.Options(history: nil)) else {
         fatalError("the benchmark host could not start")
     }
-    for intent: Intent in [.signUp(username: "bench.writer", password: "benchmark"), .typeUsername(username: "bench.writer"),
-                           .typePassword(password: "benchmark"), .signIn] {
+    for intent: Intent in [
+        .signUp(username: "bench.writer", password: "benchmark"), .typeUsername(username: "bench.writer"),
+        .typePassword(password: "benchmark"), .signIn,
+    ] {
         let outcome = await host.perform(intent)
         precondition(outcome.status == .completed, "the benchmark host could not sign in: \(outcome.status)")
     }

@@ -73,8 +73,10 @@ struct ExternalChangeRig {
 
     init(databasePath path: String) async throws {
         host = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil))
-        for intent: Intent in [.typeUsername(username: scaleCredentials.username.rawValue),
-                               .typePassword(password: scaleCredentials.password.revealed), .signIn] {
+        for intent: Intent in [
+            .typeUsername(username: scaleCredentials.username.rawValue),
+            .typePassword(password: scaleCredentials.password.revealed), .signIn,
+        ] {
             let outcome = await host.perform(intent, timeout: .seconds(60))
             precondition(outcome.status == .completed, "\(intent) ended \(outcome.status)")
         }
@@ -140,8 +142,10 @@ func serveAddSample(databasePath path: String, count: Int) throws -> (perSecond:
     process.standardError = FileHandle.nullDevice
     try process.run()
     let replies = ReplyReader(output.fileHandleForReading)
-    let signIn = [#"{"typeUsername":{"username":"\#(scaleCredentials.username.rawValue)"}}"#,
-                  #"{"typePassword":{"password":"\#(scaleCredentials.password.revealed)"}}"#, #"{"signIn":{}}"#]
+    let signIn = [
+        #"{"typeUsername":{"username":"\#(scaleCredentials.username.rawValue)"}}"#,
+        #"{"typePassword":{"password":"\#(scaleCredentials.password.revealed)"}}"#, #"{"signIn":{}}"#,
+    ]
     input.fileHandleForWriting.write(Data((signIn.joined(separator: "\n") + "\n").utf8))
     _ = replies.wait(for: signIn.count)
     let lines = (0..<count).map { #"{"addNote":{"text":"served note \#($0)"}}"# }.joined(separator: "\n") + "\n"
@@ -224,8 +228,10 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
             try (0..<plan.runs).map { _ in try serveAddSample(databasePath: path, count: plan.iterations(1_000)) }
         }
         measurements.append(CaseResult(name: "serve-add-10k", unit: .perSecond, samples: samples.map(\.perSecond), target: .atLeast(5_000)))
-        measurements.append(CaseResult(name: "serve-add-10k-reply", unit: .bytes, samples: samples.map { Double($0.longestReply) },
-                                       target: .atMost(4_096)))
+        measurements.append(
+            CaseResult(
+                name: "serve-add-10k-reply", unit: .bytes, samples: samples.map { Double($0.longestReply) },
+                target: .atMost(4_096)))
     }
     if selected("external-change") {
         let (latency, idle) = await withSignInDatabase("external") { path in

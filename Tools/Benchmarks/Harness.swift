@@ -41,7 +41,8 @@ func printTable(_ measurements: [CaseResult], baseline: [String: Double]? = nil)
     let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     for (index, row) in rows.enumerated() {
         let line = row.enumerated().map { column, cell in
-            column == 0 ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            column == 0
+                ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
                 : String(repeating: " ", count: widths[column] - cell.count) + cell
         }
         print(line.joined(separator: "  "))
@@ -73,7 +74,8 @@ func printJSON(_ measurements: [CaseResult], baseline: [String: Double]? = nil) 
 func earlierMedians(_ path: String) throws -> [String: Double] {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let cases = root["cases"] as? [[String: Any]] else {
+        let cases = root["cases"] as? [[String: Any]]
+    else {
         throw ChildError("not the output of appcore-bench --json (no \"cases\" list)")
     }
     var medians: [String: Double] = [:]

@@ -1,10 +1,10 @@
-import StoreBenchmarks
 import AppEnvironment
 import Foundation
 import Models
 import Persistence
 import Reducers
 import StateStore
+import StoreBenchmarks
 
 /// A database file in a fresh temporary folder, removed afterwards.
 func withTemporaryDatabase<T>(_ body: (Database, String) async throws -> T) async throws -> T {
@@ -83,7 +83,7 @@ func writeLockHoldSample(_ count: Int) async throws -> Double {
                         do throws(DatabaseError) {
                             try db.execute("BEGIN IMMEDIATE")
                             break
-                        } catch where error.kind == .busy {
+                        } catch  where error.kind == .busy {
                             usleep(200)
                         }
                     }
@@ -131,9 +131,10 @@ func restoreSample(_ operations: Int, snapshotEvery: Int = 10_000) async throws 
         var initial = AppFeature.State()
         initial.session.current = AuthSession(user: User(id: User.ID(UUID(sequence: 999)), username: "bench.user"), token: AccessToken(""))
         initial.user = SignedIn.State(token: AccessToken(""), username: "bench.user")
-        initial.user?.notes.items = IdentifiedArray(uniqueElements: (1...50).map {
-            Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0)", createdAt: Date(timeIntervalSince1970: 0)))
-        })
+        initial.user?.notes.items = IdentifiedArray(
+            uniqueElements: (1...50).map {
+                Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0)", createdAt: Date(timeIntervalSince1970: 0)))
+            })
         let store = RootStore(initialState: initial, reducer: AppFeature(environment: environment), diagnostics: .ignore)
         let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
         try journal.snapshot(initial)
@@ -149,8 +150,9 @@ func restoreSample(_ operations: Int, snapshotEvery: Int = 10_000) async throws 
         let (restored, replayed) = try reopened.restore(from: AppFeature.State(), using: AppFeature(environment: environment))
         let elapsed = monotonicNanoseconds() - start
         precondition(snapshotEvery == .max || replayed == operations % snapshotEvery, "restore replayed \(replayed) actions, not the tail")
-        precondition(restored.counter == expected.counter && restored.notes.items.map(\.note) == expected.notes.items.map(\.note),
-                     "restore diverged from the recorded session")
+        precondition(
+            restored.counter == expected.counter && restored.notes.items.map(\.note) == expected.notes.items.map(\.note),
+            "restore diverged from the recorded session")
         return Double(elapsed) / 1e6
     }
 }

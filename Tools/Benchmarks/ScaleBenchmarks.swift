@@ -1,10 +1,11 @@
-import StoreBenchmarks
 import AppEnvironment
 import Console
 import Foundation
 import Models
 import Persistence
 import StateStore
+import StoreBenchmarks
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -161,8 +162,11 @@ func memoryBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) -> 
     let executable = folder.appendingPathComponent("appcore-bench-dispatch").path
     do {
         let runs = try (0..<min(plan.runs, 5)).map { _ in try runChild([], executable: executable) }
-        return [CaseResult(name: "memory-dispatch", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
-                            target: .atMost(10 * 1_048_576))]
+        return [
+            CaseResult(
+                name: "memory-dispatch", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
+                target: .atMost(10 * 1_048_576))
+        ]
     } catch {
         StandardStream.error.write("appcore-bench: memory-dispatch failed: \(error)\n")
         return []
@@ -190,8 +194,10 @@ func scaleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) asyn
                 results.append(CaseResult(name: "scale-notes-add-ratio", unit: .ratio, samples: ratios, target: .atLeast(0.67)))
             }
             if selected("scale-memory") {
-                results.append(CaseResult(name: "scale-memory", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
-                                           target: .atMost(250 * 1_048_576)))
+                results.append(
+                    CaseResult(
+                        name: "scale-memory", unit: .bytes, samples: runs.map { $0.values["peak"] ?? $0.peakResidentBytes },
+                        target: .atMost(250 * 1_048_576)))
             }
         }
         if selected("scale-sign-in") {
@@ -201,8 +207,10 @@ func scaleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) asyn
             let path = folder + "/sign-in.sqlite"
             try await prepareSignInDatabase(at: path, notes: notes)
             let runs = try (0..<childPlan.runs).map { _ in try runChild(["sign-in", path, String(notes)]) }
-            results.append(CaseResult(name: "scale-sign-in", unit: .milliseconds, samples: runs.map { $0.values["milliseconds"] ?? .infinity },
-                                       target: .atMost(1_000)))
+            results.append(
+                CaseResult(
+                    name: "scale-sign-in", unit: .milliseconds, samples: runs.map { $0.values["milliseconds"] ?? .infinity },
+                    target: .atMost(1_000)))
         }
     } catch {
         StandardStream.error.write("appcore-bench: a scale case failed: \(error)\n")

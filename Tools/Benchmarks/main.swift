@@ -1,5 +1,6 @@
-import StoreBenchmarks
 import StateStore
+import StoreBenchmarks
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,7 +54,8 @@ while let argument = arguments.next() {
             exit(2)
         }
     case "--help", "-h":
-        print("""
+        print(
+            """
             usage: appcore-bench [--json] [--quick] [--runs N] [--filter NAME]... [--compare FILE]
             Prints the median, min and max of N runs (default 7, after a warm-up) of each case.
             --compare FILE adds each case's median in FILE (an earlier --json output) and the

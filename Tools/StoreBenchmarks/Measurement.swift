@@ -151,7 +151,6 @@ package func pairedRatios(_ plan: RunPlan, base: () -> Double, variant: () -> Do
 
 // MARK: - Reporting
 
-
 /// This process's peak resident memory since it started its program, in bytes, from the
 /// kernel's high-water mark (`VmHWM` in `/proc/self/status`); `nil` where there is none.
 /// `getrusage` will not do: on Linux a spawned child's `ru_maxrss` starts from its parent's, so

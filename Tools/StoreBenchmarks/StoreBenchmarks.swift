@@ -65,9 +65,11 @@ struct BigState: Reducer {
     }
 
     static func state(notes: Int) -> State {
-        State(notes: IdentifiedArray(uniqueElements: (0..<notes).map {
-            Note(id: $0, text: "note number \($0), with a body of a realistic length", updatedAt: Double($0))
-        }))
+        State(
+            notes: IdentifiedArray(
+                uniqueElements: (0..<notes).map {
+                    Note(id: $0, text: "note number \($0), with a body of a realistic length", updatedAt: Double($0))
+                }))
     }
 }
 
@@ -162,12 +164,17 @@ final class FanOut {
     private var subscriptions: [StoreSubscription] = []
 
     init(children count: Int) {
-        let store = RootStore(initialState: Rows.State(rows: IdentifiedArray(uniqueElements: (0..<count).map { Rows.Row(id: $0) })),
+        let store = RootStore(
+            initialState: Rows.State(rows: IdentifiedArray(uniqueElements: (0..<count).map { Rows.Row(id: $0) })),
             reducer: Rows())
         self.store = store
         children = (0..<count).compactMap { id in store.scope(\.rows, id: id, action: Rows.Action.row) }
         let calls = calls
-        subscriptions = children.map { child in child.observe { blackHole($0); calls.calls += 1 } }
+        subscriptions = children.map { child in
+            child.observe {
+                blackHole($0); calls.calls += 1
+            }
+        }
     }
 
     func sample(_ operations: Int) -> Double {
@@ -261,7 +268,8 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
     }
     if selected("big-state") {
         let big = RootStore(initialState: BigState.state(notes: 100_000), reducer: BigState())
-        let (ratios, _) = pairedRatios(plan, base: { dispatchSample(operations) },
+        let (ratios, _) = pairedRatios(
+            plan, base: { dispatchSample(operations) },
             variant: { bigStateSample(operations, store: big) })
         results.append(CaseResult(name: "big-state", unit: .ratio, samples: ratios, target: .atMost(1.3)))
     }
@@ -273,7 +281,8 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
     if selected("fan-out-growth") {
         let small = FanOut(children: 100)
         let large = FanOut(children: 10_000)
-        let (ratios, _) = pairedRatios(plan, base: { small.sample(plan.iterations(200_000)) },
+        let (ratios, _) = pairedRatios(
+            plan, base: { small.sample(plan.iterations(200_000)) },
             variant: { large.sample(plan.iterations(200_000)) })
         results.append(CaseResult(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.2)))
     }

@@ -76,8 +76,8 @@ public final class InMemoryBackend: Sendable {
         let token = AccessToken("memory-" + uuid().uuidString.lowercased())
         return try storage.withLock { storage throws(AppError) in
             guard let id = storage.idsByUsername[credentials.username.normalized],
-                  let account = storage.accounts[id],
-                  account.password == credentials.password
+                let account = storage.accounts[id],
+                account.password == credentials.password
             else { throw .invalidCredentials }
             storage.sessions[token.revealed] = id
             return AuthSession(user: account.user, token: token)

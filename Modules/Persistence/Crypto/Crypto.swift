@@ -37,7 +37,8 @@ enum Crypto {
             salt.withUnsafeBufferPointer { saltBuffer in
                 key.withUnsafeMutableBufferPointer { out in
                     pass.withMemoryRebound(to: CChar.self) { passChars in
-                        PKCS5_PBKDF2_HMAC(passChars.baseAddress, Int32(pass.count), saltBuffer.baseAddress, Int32(salt.count),
+                        PKCS5_PBKDF2_HMAC(
+                            passChars.baseAddress, Int32(pass.count), saltBuffer.baseAddress, Int32(salt.count),
                             Int32(iterations), EVP_sha256(), Int32(out.count), out.baseAddress) == 1
                     }
                 }
@@ -46,7 +47,8 @@ enum Crypto {
         #else
         let ok = passwordBytes.withUnsafeBufferPointer { pass in
             pass.withMemoryRebound(to: CChar.self) { passChars in
-                CCKeyDerivationPBKDF(CCPBKDFAlgorithm(kCCPBKDF2), passChars.baseAddress, pass.count, salt, salt.count,
+                CCKeyDerivationPBKDF(
+                    CCPBKDFAlgorithm(kCCPBKDF2), passChars.baseAddress, pass.count, salt, salt.count,
                     CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), UInt32(iterations), &key, key.count) == kCCSuccess
             }
         }

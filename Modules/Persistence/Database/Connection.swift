@@ -115,7 +115,7 @@ public final class Connection {
             let mode: String
             do {
                 mode = try query("PRAGMA journal_mode = WAL") { row in row.text(0) }.first ?? ""
-            } catch where error.kind == .busy && clock.now.advanced(by: .milliseconds(pauseMilliseconds)) < deadline {
+            } catch  where error.kind == .busy && clock.now.advanced(by: .milliseconds(pauseMilliseconds)) < deadline {
                 usleep(useconds_t(pauseMilliseconds * 1000))
                 pauseMilliseconds = min(pauseMilliseconds * 2, 50)
                 continue
@@ -276,15 +276,20 @@ public final class Connection {
             // Ours: stamped with our id, or written before stamping (a schema version, no id).
             let isOurs = stamped == Int(applicationID) || (stamped == 0 && current > 0) || tables == 0
             guard isOurs else {
-                throw DatabaseError(.notADatabase, operation: operation, message: stamped == 0
-                    ? "it is a SQLite database of another program (\(tables) schema objects, no AppCore schema)"
-                    : "it is a SQLite database of another program (application id \(stamped))")
+                throw DatabaseError(
+                    .notADatabase, operation: operation,
+                    message: stamped == 0
+                        ? "it is a SQLite database of another program (\(tables) schema objects, no AppCore schema)"
+                        : "it is a SQLite database of another program (application id \(stamped))")
             }
         }
         let latest = migrations.map(\.version).max() ?? 0
         guard current <= latest else {
-            throw DatabaseError(.newerSchema, operation: operation,
-                message: "the database has schema version \(current), but this build knows up to \(latest); it was written by a newer AppCore and was left untouched")
+            throw DatabaseError(
+                .newerSchema, operation: operation,
+                message:
+                    "the database has schema version \(current), but this build knows up to \(latest); it was written by a newer AppCore and was left untouched"
+            )
         }
     }
 
@@ -300,7 +305,8 @@ public final class Connection {
                     try db.execute("PRAGMA user_version = \(migration.version)")
                 }
             } catch {
-                throw DatabaseError(error.kind, operation: "migrate \(path) to version \(migration.version) (\(migration.name))",
+                throw DatabaseError(
+                    error.kind, operation: "migrate \(path) to version \(migration.version) (\(migration.name))",
                     code: error.code, message: error.message)
             }
         }
@@ -324,20 +330,23 @@ public final class Connection {
         sqlite3_clear_bindings(statement)
         let expected = Int(sqlite3_bind_parameter_count(statement))
         guard values.count == expected else {
-            throw DatabaseError(.other, operation: "run \(Self.summary(sql))",
+            throw DatabaseError(
+                .other, operation: "run \(Self.summary(sql))",
                 message: "\(values.count) values bound to \(expected) parameters")
         }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
-            let code: Int32 = switch value {
-            case .null: sqlite3_bind_null(statement, index)
-            case .integer(let number): sqlite3_bind_int64(statement, index, number)
-            case .real(let number): sqlite3_bind_double(statement, index, number)
-            case .text(let text): Self.bind(text, to: statement, at: index)
-            case .blob(let bytes): bytes.withUnsafeBytes { buffer in
-                sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
-            }
-            }
+            let code: Int32 =
+                switch value {
+                case .null: sqlite3_bind_null(statement, index)
+                case .integer(let number): sqlite3_bind_int64(statement, index, number)
+                case .real(let number): sqlite3_bind_double(statement, index, number)
+                case .text(let text): Self.bind(text, to: statement, at: index)
+                case .blob(let bytes):
+                    bytes.withUnsafeBytes { buffer in
+                        sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
+                    }
+                }
             guard code == SQLITE_OK else { throw failure(code, sql) }
         }
     }
@@ -351,16 +360,17 @@ public final class Connection {
     }
 
     static func error(code: Int32, operation: String, message: String) -> DatabaseError {
-        let kind: DatabaseError.Kind = switch code & 0xFF {
-        case SQLITE_CANTOPEN: .cannotOpen
-        case SQLITE_NOTADB: .notADatabase
-        case SQLITE_CORRUPT: .damaged
-        case SQLITE_READONLY: .readOnly
-        case SQLITE_FULL: .full
-        case SQLITE_BUSY, SQLITE_LOCKED: .busy
-        case SQLITE_CONSTRAINT: .constraint
-        default: .other
-        }
+        let kind: DatabaseError.Kind =
+            switch code & 0xFF {
+            case SQLITE_CANTOPEN: .cannotOpen
+            case SQLITE_NOTADB: .notADatabase
+            case SQLITE_CORRUPT: .damaged
+            case SQLITE_READONLY: .readOnly
+            case SQLITE_FULL: .full
+            case SQLITE_BUSY, SQLITE_LOCKED: .busy
+            case SQLITE_CONSTRAINT: .constraint
+            default: .other
+            }
         return DatabaseError(kind, operation: operation, code: code, message: message)
     }
 

@@ -81,8 +81,10 @@ public final class Database: Sendable {
             let latest = migrations.map(\.version).max() ?? 0
             let current = try connection.userVersion()
             guard current == latest else {
-                throw DatabaseError(.other, operation: "open \(path) for reading",
-                    message: "the database has schema version \(current) and needs migrating to \(latest), which reading only cannot do; open it once for writing")
+                throw DatabaseError(
+                    .other, operation: "open \(path) for reading",
+                    message:
+                        "the database has schema version \(current) and needs migrating to \(latest), which reading only cannot do; open it once for writing")
             }
         } catch {
             connection.close()

@@ -48,7 +48,8 @@ enum CompactCoding {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a compact document"))
         }
         guard bytes[1] == version else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "compact format version \(bytes[1]) is newer than this program's \(version)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "compact format version \(bytes[1]) is newer than this program's \(version)"))
         }
         let reader = CompactReader(bytes)
         return try reader.decodeValue(T.self, at: 2, codingPath: [])
@@ -83,8 +84,11 @@ private final class CompactWriter {
     /// Makes way for a write to a container at `depth`, which must still be open.
     func prepareWrite(at depth: Int, codingPath: [any CodingKey]) throws {
         guard openContainers >= depth else {
-            throw EncodingError.invalidValue((), .init(codingPath: codingPath,
-                debugDescription: "a container was written to after a later one: the compact format needs containers written one after another"))
+            throw EncodingError.invalidValue(
+                (),
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "a container was written to after a later one: the compact format needs containers written one after another"))
         }
         close(deeperThan: depth)
     }

@@ -124,8 +124,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         try writing { db throws(DatabaseError) in
             var sequence = first
             for (count, data) in chunks {
-                try db.execute("INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
-                               [.text(stream), .int(sequence), .int(count), .blob(data)])
+                try db.execute(
+                    "INSERT INTO journal (stream, first_sequence, count, actions) VALUES (?, ?, ?, ?)",
+                    [.text(stream), .int(sequence), .int(count), .blob(data)])
                 sequence += count
             }
             try markActive(in: db)
@@ -201,7 +202,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     public static func removeClosedStreams(except kept: Set<String>, in database: Database) throws(DatabaseError) {
         try database.write { db throws(DatabaseError) in
             let streams = try db.query("SELECT stream, closed, owner_pid, owner_started FROM journal_streams") { row in
-                (stream: row.text(0), closed: row.int(1) != 0, owner: row.isNull(2) ? nil : StreamOwner(pid: Int32(truncatingIfNeeded: row.int(2)), started: row.int(3)))
+                (
+                    stream: row.text(0), closed: row.int(1) != 0,
+                    owner: row.isNull(2) ? nil : StreamOwner(pid: Int32(truncatingIfNeeded: row.int(2)), started: row.int(3))
+                )
             }
             let finished = streams.filter { $0.closed || !($0.owner?.isRunning ?? false) }.map(\.stream)
             for stream in finished where !kept.contains(stream) {
@@ -237,7 +241,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Records that this stream was just written, by this process: it becomes the latest.
     private func markActive(in db: Connection) throws(DatabaseError) {
         let owner = StreamOwner.current
-        try db.execute("""
+        try db.execute(
+            """
             INSERT INTO journal_streams (stream, last_active, owner_pid, owner_started)
                 VALUES (?, (SELECT coalesce(max(last_active), 0) + 1 FROM journal_streams), ?, ?)
             ON CONFLICT (stream) DO UPDATE SET last_active = excluded.last_active
@@ -255,8 +260,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             throw DatabaseError(.other, operation: "encode a snapshot", message: "\(error)")
         }
         try writing { db throws(DatabaseError) in
-            try db.execute("INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
-                           [.text(stream), .int(sequence), .blob(data)])
+            try db.execute(
+                "INSERT OR REPLACE INTO snapshots (stream, sequence, state) VALUES (?, ?, ?)",
+                [.text(stream), .int(sequence), .blob(data)])
             try markActive(in: db)
         }
     }
@@ -316,7 +322,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 break
             } catch {
                 let fallback = sequences.last == sequence ? "a fresh app" : "the snapshot before it"
-                report(.damaged("the saved state after action \(sequence) could not be read (\(Self.brief(error))); starting from \(fallback), so what only it held is lost"))
+                report(
+                    .damaged(
+                        "the saved state after action \(sequence) could not be read (\(Self.brief(error))); starting from \(fallback), so what only it held is lost"
+                    ))
             }
         }
         var replayed = 0
@@ -331,11 +340,13 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// does not decode is skipped and reported as ``Event/damaged(_:)``.
     public func entries(after sequence: Int = 0, through last: Int? = nil) throws(DatabaseError) -> [Entry] {
         let batches = try database.read { db throws(DatabaseError) in
-            try db.query("""
+            try db.query(
+                """
                 SELECT first_sequence, actions, count FROM journal
                 WHERE stream = ? AND first_sequence + count - 1 > ? AND first_sequence <= ?
                 ORDER BY first_sequence
-                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]) { (first: $0.int(0), bytes: $0.blob(1), count: $0.int(2)) }
+                """, [.text(stream), .int(sequence), .int(last ?? Int.max)]
+            ) { (first: $0.int(0), bytes: $0.blob(1), count: $0.int(2)) }
         }
         var entries: [Entry] = []
         let decoded = Self.decode(batches.map { ($0.first, $0.bytes) })
@@ -345,7 +356,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             case .success(let read) where read.count == batch.count:
                 actions = read
             case .success(let read):
-                report(.damaged("actions \(batch.first)–\(batch.first + batch.count - 1) could not be read (the batch holds \(read.count) instead of \(batch.count)); they were skipped"))
+                report(
+                    .damaged(
+                        "actions \(batch.first)–\(batch.first + batch.count - 1) could not be read (the batch holds \(read.count) instead of \(batch.count)); they were skipped"
+                    ))
                 continue
             case .failure(let error):
                 report(.damaged("actions \(batch.first)–\(batch.first + batch.count - 1) could not be read (\(Self.brief(error))); they were skipped"))
@@ -380,7 +394,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     public func compact() throws(DatabaseError) {
         try flush()
         try database.write { db throws(DatabaseError) in
-            guard let latest = try db.query("SELECT max(sequence) FROM snapshots WHERE stream = ?", [.text(stream)], { $0.isNull(0) ? nil : $0.int(0) }).first ?? nil else {
+            guard
+                let latest = try db.query("SELECT max(sequence) FROM snapshots WHERE stream = ?", [.text(stream)], { $0.isNull(0) ? nil : $0.int(0) }).first
+                    ?? nil
+            else {
                 return
             }
             try db.execute("DELETE FROM journal WHERE stream = ? AND first_sequence + count - 1 <= ?", [.text(stream), .int(latest)])
@@ -491,7 +508,8 @@ struct StreamOwner: Equatable {
     /// there is such a file.
     private static func startTime(of pid: Int32) -> Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return nil }
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         // Fields from the state (3rd) on: the start time is the 22nd, the 20th of these.
         return fields.count > 19 ? Int(fields[19]) : nil

@@ -22,14 +22,18 @@ extension LiveBackend {
             let user = User(id: User.ID(self.uuid()), username: credentials.username)
             do throws(DatabaseError) {
                 try self.database.write { db throws(DatabaseError) in
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT INTO accounts (id, username, username_key, display_name, bio, password_hash, salt, iterations, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [.text(user.id.description), .text(user.username.rawValue), .text(user.username.normalized),
-                              .text(user.displayName), .text(user.bio), .blob(hash), .blob(salt), .int(iterations),
-                              .real(self.now().timeIntervalSinceReferenceDate)])
+                        """,
+                        [
+                            .text(user.id.description), .text(user.username.rawValue), .text(user.username.normalized),
+                            .text(user.displayName), .text(user.bio), .blob(hash), .blob(salt), .int(iterations),
+                            .real(self.now().timeIntervalSinceReferenceDate),
+                        ])
                 }
-            } catch where error.kind == .constraint {
+            } catch  where error.kind == .constraint {
                 throw .usernameTaken(credentials.username)
             } catch {
                 throw .storage(reason: error.description)
@@ -65,13 +69,16 @@ extension LiveBackend {
     private func account(named username: Username) throws(AppError) -> Account? {
         try storage { () throws(DatabaseError) in
             try database.read { db throws(DatabaseError) in
-                try db.query("""
+                try db.query(
+                    """
                     SELECT id, username, display_name, bio, password_hash, salt, iterations, failed_attempts
                     FROM accounts WHERE username_key = ?
-                    """, [.text(username.normalized)]) { row throws(DatabaseError) in
+                    """, [.text(username.normalized)]
+                ) { row throws(DatabaseError) in
                     Account(
-                        user: User(id: try Self.id(row, 0, "accounts.id"), username: Username(row.text(1)),
-                                   displayName: row.text(2), bio: row.text(3)),
+                        user: User(
+                            id: try Self.id(row, 0, "accounts.id"), username: Username(row.text(1)),
+                            displayName: row.text(2), bio: row.text(3)),
                         hash: row.blob(4), salt: row.blob(5), iterations: row.int(6), failures: row.int(7))
                 }.first
             }
@@ -97,7 +104,8 @@ extension LiveBackend {
         try storage { () throws(DatabaseError) in
             try database.write { db throws(DatabaseError) in
                 try db.execute("UPDATE accounts SET failed_attempts = 0 WHERE id = ?", [.text(account.user.id.description)])
-                try db.execute("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
+                try db.execute(
+                    "INSERT INTO sessions (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
                     [.blob(tokenHash), .text(account.user.id.description), .real(expiresAt.timeIntervalSinceReferenceDate)])
             }
         }

@@ -22,8 +22,10 @@ final class LiveBackend: Sendable {
     /// Where password hashing runs: as long as a hash takes (by design), beside database work.
     private let hashingWork = DispatchQueue(label: "appcore.live.hashing", attributes: .concurrent)
 
-    init(database: Database, configuration: LiveConfiguration, clock: any Clock<Duration>, uuid: UUIDGenerator, now: DateGenerator,
-         warn: @escaping @Sendable (String) -> Void = { _ in }) {
+    init(
+        database: Database, configuration: LiveConfiguration, clock: any Clock<Duration>, uuid: UUIDGenerator, now: DateGenerator,
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.warn = warn
         self.database = database
         searchIndex = SearchIndex(database: database)

@@ -20,9 +20,10 @@ extension LiveBackend {
                         damaged.append(String(row.text(0).prefix(40)))
                         return nil
                     }
-                    return Note(id: id, text: row.text(1),
-                                createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-                                updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+                    return Note(
+                        id: id, text: row.text(1),
+                        createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
+                        updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
                 }
                 let columns = "SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?"
                 let owner: [SQLValue] = [.text(owner.description)]
@@ -33,15 +34,18 @@ extension LiveBackend {
                         .filter { words.isEmpty || SearchText.matches(SearchText.folded($0.text), words: words) }
                 }
                 let (condition, bindings) = Self.indexCondition(words)
-                let indexed = try db.query(columns + " AND search_indexed = 1 AND search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))",
-                                           owner + bindings, read)
+                let indexed = try db.query(
+                    columns + " AND search_indexed = 1 AND search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))",
+                    owner + bindings, read)
                 let recent = try db.query(columns + " AND search_indexed = 0", owner, read)
                     .filter { $0.map { SearchText.matches(SearchText.folded($0.text), words: words) } ?? true }
                 return (indexed + recent).compactMap { $0 }.sorted { $0.isListed(before: $1) }
             }
         }
         if !damaged.isEmpty {
-            warn("\(damaged.count) stored note\(damaged.count == 1 ? "" : "s") could not be read and \(damaged.count == 1 ? "is" : "are") not listed (damaged id \(damaged.map { "“\($0)”" }.joined(separator: ", ")))")
+            warn(
+                "\(damaged.count) stored note\(damaged.count == 1 ? "" : "s") could not be read and \(damaged.count == 1 ? "is" : "are") not listed (damaged id \(damaged.map { "“\($0)”" }.joined(separator: ", ")))"
+            )
         }
         if !words.isEmpty { searchIndex.catchUp() }
         return notes
@@ -75,12 +79,16 @@ extension LiveBackend {
     func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) in
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO notes (owner_id, id, text, created_at, updated_at, change_sequence) VALUES (?1, ?2, ?3, ?4, ?5, \(Self.nextChange))
                     ON CONFLICT (owner_id, id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0,
                         change_sequence = excluded.change_sequence
-                    """, [.text(owner.description), .text(note.id.description), .text(note.text),
-                          .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate)])
+                    """,
+                    [
+                        .text(owner.description), .text(note.id.description), .text(note.text),
+                        .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate),
+                    ])
             }
             searchIndex.catchUp(afterWrite: true)
             return note
@@ -90,11 +98,16 @@ extension LiveBackend {
     func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
             let created = try storage { () throws(DatabaseError) in
-                try db.query("""
+                try db.query(
+                    """
                     UPDATE notes SET text = ?2, updated_at = ?3, search_indexed = 0, change_sequence = \(Self.nextChange)
                     WHERE owner_id = ?1 AND id = ?4 RETURNING created_at
-                    """, [.text(owner.description), .text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate),
-                          .text(note.id.description)]) { $0.double(0) }.first
+                    """,
+                    [
+                        .text(owner.description), .text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate),
+                        .text(note.id.description),
+                    ]
+                ) { $0.double(0) }.first
             }
             guard let created else { throw .notFound(.note, id: note.id.description) }
             searchIndex.catchUp(afterWrite: true)
@@ -109,12 +122,15 @@ extension LiveBackend {
             // The note's row in the search index goes with it, in the same transaction: deleted
             // text leaves the index at once.
             let deleted = try storage { () throws(DatabaseError) in
-                try db.query("DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid",
-                             [.text(owner.description), .text(id.description)]) { $0.isNull(0) ? nil : $0.int(0) }
+                try db.query(
+                    "DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid",
+                    [.text(owner.description), .text(id.description)]
+                ) { $0.isNull(0) ? nil : $0.int(0) }
             }
             guard let searchRow = deleted.first else { throw .notFound(.note, id: id.description) }
             try storage { () throws(DatabaseError) in
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO note_removals (owner_id, id, change_sequence) VALUES (?1, ?2, \(Self.nextChange))
                     ON CONFLICT (owner_id, id) DO UPDATE SET change_sequence = excluded.change_sequence
                     """, [.text(owner.description), .text(id.description)])
@@ -136,16 +152,19 @@ extension LiveBackend {
                 let now = NotesCursor(position: try db.query("SELECT \(Self.nextChange) - 1", [ownerID]) { $0.int(0) }.first.map(Int64.init) ?? 0)
                 guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
                 let after: [SQLValue] = [ownerID, .integer(cursor.position)]
-                let changed = try db.query("""
+                let changed = try db.query(
+                    """
                     SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ? AND change_sequence > ?
                     ORDER BY updated_at DESC, id DESC
-                    """, after) { row -> Note? in
+                    """, after
+                ) { row -> Note? in
                     guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
                         damaged += 1
                         return nil
                     }
-                    return Note(id: id, text: row.text(1), createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-                                updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+                    return Note(
+                        id: id, text: row.text(1), createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
+                        updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
                 }
                 let removed = try db.query("SELECT id FROM note_removals WHERE owner_id = ? AND change_sequence > ? ORDER BY id", after) { row in
                     try? Self.id(row, 0, "note_removals.id") as Note.ID

@@ -20,10 +20,13 @@ extension LiveBackend {
     func posts(_ token: AccessToken) throws(AppError) -> [Post] {
         try reading(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) in
-                try db.query("SELECT id, text, created_at FROM posts WHERE author_id = ? ORDER BY sequence DESC",
-                             [.text(owner.description)]) { row throws(DatabaseError) in
-                    Post(id: try Self.id(row, 0, "posts.id"), authorID: owner, text: row.text(1),
-                         createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)))
+                try db.query(
+                    "SELECT id, text, created_at FROM posts WHERE author_id = ? ORDER BY sequence DESC",
+                    [.text(owner.description)]
+                ) { row throws(DatabaseError) in
+                    Post(
+                        id: try Self.id(row, 0, "posts.id"), authorID: owner, text: row.text(1),
+                        createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)))
                 }
             }
         }
@@ -35,11 +38,15 @@ extension LiveBackend {
         let createdAt = now()
         return try writing(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) in
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO posts (id, author_id, text, created_at, sequence)
                     VALUES (?, ?, ?, ?, (SELECT coalesce(max(sequence), 0) + 1 FROM posts WHERE author_id = ?))
-                    """, [.text(id.description), .text(owner.description), .text(text),
-                          .real(createdAt.timeIntervalSinceReferenceDate), .text(owner.description)])
+                    """,
+                    [
+                        .text(id.description), .text(owner.description), .text(text),
+                        .real(createdAt.timeIntervalSinceReferenceDate), .text(owner.description),
+                    ])
             }
             return Post(id: id, authorID: owner, text: text, createdAt: createdAt)
         }

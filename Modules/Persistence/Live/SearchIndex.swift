@@ -115,8 +115,9 @@ package final class SearchIndex: Sendable {
                     searchRow = next
                 }
                 try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(searchRow), .text(SearchText.folded(row.text))])
-                try db.execute("UPDATE notes SET search_indexed = 1, search_rowid = ? WHERE owner_id = ? AND id = ?",
-                               [.int(searchRow), .text(row.owner), .text(row.id)])
+                try db.execute(
+                    "UPDATE notes SET search_indexed = 1, search_rowid = ? WHERE owner_id = ? AND id = ?",
+                    [.int(searchRow), .text(row.owner), .text(row.id)])
             }
             let last = rows[taken - 1]
             return (taken, (last.owner, last.id))
@@ -126,12 +127,15 @@ package final class SearchIndex: Sendable {
     }
 
     private static func marked(after cursor: (owner: String, id: String)?, in db: Connection) throws(DatabaseError)
-        -> [(owner: String, id: String, text: String, searchRow: Int?)] {
+        -> [(owner: String, id: String, text: String, searchRow: Int?)]
+    {
         let after = cursor.map { _ in " AND (owner_id, id) > (?, ?)" } ?? ""
-        return try db.query("""
+        return try db.query(
+            """
             SELECT owner_id, id, text, search_rowid FROM notes WHERE search_indexed = 0\(after)
             ORDER BY owner_id, id LIMIT \(batchNotes)
-            """, cursor.map { [.text($0.owner), .text($0.id)] } ?? []) { row in
+            """, cursor.map { [.text($0.owner), .text($0.id)] } ?? []
+        ) { row in
             (row.text(0), row.text(1), row.text(2), row.isNull(3) ? nil : row.int(3))
         }
     }

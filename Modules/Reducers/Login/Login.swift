@@ -74,8 +74,15 @@ public struct Login: Reducer {
 
     /// Each style's reducer on its case of the state; the two other cases stay silent, since
     /// every style takes the same actions.
-    private let styles: IfCaseLetReducer<IfCaseLetReducer<IfCaseLetReducer<EmptyReducer<State, LoginAction>,
-        TransducerReducer<LoginMachine>>, AdHocLogin>, MiddlewareLogin>
+    private let styles:
+        IfCaseLetReducer<
+            IfCaseLetReducer<
+                IfCaseLetReducer<
+                    EmptyReducer<State, LoginAction>,
+                    TransducerReducer<LoginMachine>
+                >, AdHocLogin
+            >, MiddlewareLogin
+        >
 
     /// A login feature that authenticates with `auth`.
     public init(auth: AuthClient) {

@@ -112,12 +112,14 @@ public enum LoginMachine: Transducer {
 
     /// The machine as a reducer that signs in with `auth`.
     public static func reducer(auth: AuthClient) -> TransducerReducer<LoginMachine> {
-        TransducerReducer(LoginMachine.self, interactor: Interactor(respond: { effect in
-            switch effect {
-            case .authenticate(let credentials):
-                .authenticationResponse(await Outcome { () async throws(AppError) in try await auth.authenticate(credentials) })
-            }
-        }))
+        TransducerReducer(
+            LoginMachine.self,
+            interactor: Interactor(respond: { effect in
+                switch effect {
+                case .authenticate(let credentials):
+                    .authenticationResponse(await Outcome { () async throws(AppError) in try await auth.authenticate(credentials) })
+                }
+            }))
     }
 
     /// A field changed: accepted unless a sign in is in progress or done; an error stays shown.

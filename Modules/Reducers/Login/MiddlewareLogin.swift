@@ -78,7 +78,8 @@ public struct MiddlewareLogin: Reducer {
         case .login:
             guard state.isLoggingIn else { return reject(action, state, LoginRules.noSignInInProgress) }
             state.isLoggingIn = false
-            return reject(action, state,
+            return reject(
+                action, state,
                 "the login request reached the reducer: install LoginMiddleware in the store's middleware")
         case .setAccessToken:
             guard state.isLoggingIn else { return reject(action, state, LoginRules.noSignInInProgress) }
@@ -97,7 +98,8 @@ public struct MiddlewareLogin: Reducer {
             state.error = nil
             return .none
         case .authenticationResponse:
-            return reject(action, state,
+            return reject(
+                action, state,
                 "the middleware login style receives setAccessToken or loginFailed, not authenticationResponse")
         }
     }

@@ -30,7 +30,9 @@ extension Store {
     }
 
     private func reportSequenceFailure(_ error: any Error) {
-        diagnostics.report(Diagnostic(.unhandledEffectError,
-            "an action sequence sent to the store failed with \(ValueRenderer.oneLine(error))"))
+        diagnostics.report(
+            Diagnostic(
+                .unhandledEffectError,
+                "an action sequence sent to the store failed with \(ValueRenderer.oneLine(error))"))
     }
 }

@@ -72,8 +72,9 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
         // Rendered only where a change is listed: rendering a ten-thousand-note state at every
         // level of the walk would cost more than the walk.
         func change() -> Change {
-            Change(path: path, old: ValueRenderer.oneLine(old, labelled: label, redaction: redaction),
-                   new: ValueRenderer.oneLine(new, labelled: label, redaction: redaction))
+            Change(
+                path: path, old: ValueRenderer.oneLine(old, labelled: label, redaction: redaction),
+                new: ValueRenderer.oneLine(new, labelled: label, redaction: redaction))
         }
         if !redaction.revealsEverything, old is any Secret || new is any Secret || redaction.hides(label: label) {
             changes.append(change())
@@ -93,7 +94,8 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
         where oldNode.typeName == newNode.typeName && oldChildren.count == newChildren.count:
             for (oldChild, newChild) in zip(oldChildren, newChildren) {
                 let name = oldChild.label.map { $0.hasPrefix(".") ? $0 : ".\($0)" } ?? ""
-                compare(oldChild.value, newChild.value, path: path + name, label: oldChild.label,
+                compare(
+                    oldChild.value, newChild.value, path: path + name, label: oldChild.label,
                     redaction: redaction, into: &changes)
             }
 
@@ -108,14 +110,19 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
                 let elementPath = path + "[\(index)]"
                 switch (index < oldElements.count, index < newElements.count) {
                 case (true, true):
-                    compare(oldElements[index], newElements[index], path: elementPath, label: label,
+                    compare(
+                        oldElements[index], newElements[index], path: elementPath, label: label,
                         redaction: redaction, into: &changes)
                 case (true, false):
-                    changes.append(Change(path: elementPath,
-                        old: ValueRenderer.oneLine(oldElements[index], labelled: label, redaction: redaction), new: nil))
+                    changes.append(
+                        Change(
+                            path: elementPath,
+                            old: ValueRenderer.oneLine(oldElements[index], labelled: label, redaction: redaction), new: nil))
                 case (false, true):
-                    changes.append(Change(path: elementPath,
-                        old: nil, new: ValueRenderer.oneLine(newElements[index], labelled: label, redaction: redaction)))
+                    changes.append(
+                        Change(
+                            path: elementPath,
+                            old: nil, new: ValueRenderer.oneLine(newElements[index], labelled: label, redaction: redaction)))
                 case (false, false):
                     break
                 }
@@ -130,11 +137,15 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
                 case (let oldValue?, let newValue?):
                     compare(oldValue, newValue, path: keyPath, label: key, redaction: redaction, into: &changes)
                 case (let oldValue?, nil):
-                    changes.append(Change(path: keyPath,
-                        old: ValueRenderer.oneLine(oldValue, labelled: key, redaction: redaction), new: nil))
+                    changes.append(
+                        Change(
+                            path: keyPath,
+                            old: ValueRenderer.oneLine(oldValue, labelled: key, redaction: redaction), new: nil))
                 case (nil, let newValue?):
-                    changes.append(Change(path: keyPath,
-                        old: nil, new: ValueRenderer.oneLine(newValue, labelled: key, redaction: redaction)))
+                    changes.append(
+                        Change(
+                            path: keyPath,
+                            old: nil, new: ValueRenderer.oneLine(newValue, labelled: key, redaction: redaction)))
                 case (nil, nil):
                     break
                 }

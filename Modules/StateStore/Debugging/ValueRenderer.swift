@@ -166,7 +166,9 @@ public enum ValueRenderer {
                 }
                 kind = .dictionary(pairs.sorted { $0.key < $1.key })
             case .struct, .class, .tuple:
-                kind = mirror.children.isEmpty ? .leaf(mirror.displayStyle == .tuple ? "()" : "\(typeName)()")
+                kind =
+                    mirror.children.isEmpty
+                    ? .leaf(mirror.displayStyle == .tuple ? "()" : "\(typeName)()")
                     : .record(Array(mirror.children))
             default:
                 kind = .leaf(String(describing: value))

@@ -70,7 +70,7 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
         // Already draining up the stack: the outer drain runs the new jobs after the current one.
         if current == thread { return start() }
         guard current == 0,
-              drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged
+            drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged
         else { return start() }
         let started = start()
         runPending()

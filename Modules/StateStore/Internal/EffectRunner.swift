@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -5,7 +7,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
 
 /// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
 /// for shutdown, and routes their actions and errors.
@@ -115,8 +116,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// `Task.cancel(id:)` from the work reaches this runner through ``ImmediateEffect/current``;
     /// cancelling one of the work's own `ids` drops what it sends afterwards.
     @inlinable
-    func runImmediately(_ work: @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action,
-                        ids: [EffectID], lineage: Lineage) {
+    func runImmediately(
+        _ work: @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action,
+        ids: [EffectID], lineage: Lineage
+    ) {
         guard !lineage.isCancelled, !hasShutDown.load(ordering: .relaxed) else { return }
         let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
         let context = ImmediateEffect(runner: self, ids: ids)
@@ -167,9 +170,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancel(id: id) }
             let ids = ids + [id]
-            await awaitChild(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
-                await execute(inner, origin: origin, ids: ids, lineage: lineage)
-            })
+            await awaitChild(
+                spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
+                    await execute(inner, origin: origin, ids: ids, lineage: lineage)
+                })
         case .throttle(let throttle):
             await execute(throttle, origin: origin, ids: ids, lineage: lineage)
         }
@@ -193,8 +197,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     @usableFromInline
     func reportSendAfterEnd(_ action: Action, origin: Action) {
-        diagnostics.report(Diagnostic(.sendAfterEffectFinished,
-            "\(ValueRenderer.oneLine(action)) was sent by an effect of \(ValueRenderer.oneLine(origin)) after that effect finished; it was dropped"))
+        diagnostics.report(
+            Diagnostic(
+                .sendAfterEffectFinished,
+                "\(ValueRenderer.oneLine(action)) was sent by an effect of \(ValueRenderer.oneLine(origin)) after that effect finished; it was dropped"))
     }
 
     /// Routes an error an effect threw: to its catch handler, or to the diagnostics.
@@ -204,8 +210,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         if let onError = run.onError {
             await onError(error, send)
         } else {
-            report(Diagnostic(.unhandledEffectError,
-                "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
+            report(
+                Diagnostic(
+                    .unhandledEffectError,
+                    "an effect of \(ValueRenderer.oneLine(origin)) threw \(ValueRenderer.oneLine(error)) and no catch handler was given"), lineage)
         }
     }
 
@@ -242,11 +250,12 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             let trailingID = EffectID(ThrottleTrailing(id: throttle.id))
             cancel(id: trailingID)
             let ids = ids + [trailingID]
-            await awaitChild(spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
-                do { try await clock.sleep(windowStart, throttle.interval) } catch { return }
-                withRegistry { $0.throttleWindows[throttle.id] = clock.now() }
-                await execute(throttle.effect, origin: origin, ids: ids, lineage: lineage)
-            })
+            await awaitChild(
+                spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
+                    do { try await clock.sleep(windowStart, throttle.interval) } catch { return }
+                    withRegistry { $0.throttleWindows[throttle.id] = clock.now() }
+                    await execute(throttle.effect, origin: origin, ids: ids, lineage: lineage)
+                })
         }
     }
 
@@ -307,7 +316,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
                 for id in ids { registry.keysByID[id, default: []].insert(key) }
                 // Creating a task only enqueues its first job: on this executor, it waits for
                 // this thread to drain it; on the pool, it waits for this lock to end.
-                let started = startInline
+                let started =
+                    startInline
                     ? Task(executorPreference: executor, priority: priority, operation: operation(key))
                     : Task(priority: priority, operation: operation(key))
                 registry.keep(started, for: key)

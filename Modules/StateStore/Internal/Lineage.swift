@@ -65,7 +65,8 @@ final class Lineage: Sendable {
     @usableFromInline
     func leave() {
         guard outstanding.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
-              mayHaveWaiters.load(ordering: .sequentiallyConsistent) else { return }
+            mayHaveWaiters.load(ordering: .sequentiallyConsistent)
+        else { return }
         // A waiter checks the count under this lock, so it either saw zero or is in the list.
         for waiter in rare.withLock({ $0.waiters.takeAll() }) { waiter.resume() }
     }

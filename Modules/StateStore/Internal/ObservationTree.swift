@@ -442,9 +442,11 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
     @exclusivity(unchecked) @usableFromInline var isStale = false
 
     @inlinable
-    init(project: @escaping @Sendable (Parent) -> Child, projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)? = nil,
-         readParent: @escaping @Sendable () -> Parent, parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange],
-         readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil, isStored: Bool) {
+    init(
+        project: @escaping @Sendable (Parent) -> Child, projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)? = nil,
+        readParent: @escaping @Sendable () -> Parent, parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange],
+        readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil, isStored: Bool
+    ) {
         self.project = project
         self.projectFromBytes = projectFromBytes
         self.readParent = readParent

@@ -377,7 +377,8 @@ extension OrderedTree {
             return try lhs.elements.elementsEqual(rhs.elements, by: areEquivalent)
         }
         if !lhs.isLeaf, !rhs.isLeaf, lhs.children.count == rhs.children.count,
-           zip(lhs.children, rhs.children).allSatisfy({ $0.count == $1.count }) {
+            zip(lhs.children, rhs.children).allSatisfy({ $0.count == $1.count })
+        {
             for (left, right) in zip(lhs.children, rhs.children) where try !elementsEqual(left, right, by: areEquivalent) {
                 return false
             }

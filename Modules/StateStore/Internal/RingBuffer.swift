@@ -63,9 +63,11 @@ struct RingBuffer<Element> {
     subscript(offset: Int) -> Element {
         unsafeAddress {
             // The storage lives as long as `self` is borrowed, which outlasts the access.
-            guard let element = storage?.withUnsafeMutablePointers({ header, elements in
-                offset >= 0 && offset < header.pointee.count ? UnsafePointer(elements + header.pointee.slot(offset)) : nil
-            }) else {
+            guard
+                let element = storage?.withUnsafeMutablePointers({ header, elements in
+                    offset >= 0 && offset < header.pointee.count ? UnsafePointer(elements + header.pointee.slot(offset)) : nil
+                })
+            else {
                 preconditionFailure("RingBuffer: offset \(offset) out of 0..<\(count)")
             }
             return element

@@ -268,8 +268,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     ///     actions then skip what only the task needs.
     @inlinable
     @discardableResult
-    func send(_ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool,
-              returnsTask: Bool = true) -> StoreTask {
+    func send(
+        _ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool,
+        returnsTask: Bool = true
+    ) -> StoreTask {
         // Before middleware (which may read the state) and before the lock: both would wait for
         // the lock a reducer's thread holds.
         if isReducingOnThisThread { return sendFromReducer(action) }
@@ -309,8 +311,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         core.pointee.mode.startDraining()
         // An action without effects, with nothing queued behind it, is a whole burst: what it
         // owes scoped stores is settled under this lock and delivered with the rest.
-        unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes,
-                        settles: effect.isNone && core.pointee.queue.isEmpty)
+        unlockAndNotify(
+            after: action, isObserved: isObserved, bytesKept: keepsBytes,
+            settles: effect.isNone && core.pointee.queue.isEmpty)
         let task: StoreTask
         if effect.isNone {
             task = StoreTask()
@@ -336,11 +339,15 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline
     func sendFromReducer(_ action: Action) -> StoreTask {
         // The lock is this thread's already, so the queue may be touched directly.
-        core.pointee.queue.append(.job { [self] in
-            diagnostics.report(Diagnostic(.reentrantSend,
-                "\(ValueRenderer.oneLine(action)) was sent from inside the reducer; it was queued behind the action being reduced (return .send(action) instead)"))
-            send(action, checkReentrancy: false)
-        })
+        core.pointee.queue.append(
+            .job { [self] in
+                diagnostics.report(
+                    Diagnostic(
+                        .reentrantSend,
+                        "\(ValueRenderer.oneLine(action)) was sent from inside the reducer; it was queued behind the action being reduced (return .send(action) instead)"
+                    ))
+                send(action, checkReentrancy: false)
+            })
         return StoreTask()
     }
 
@@ -351,8 +358,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         lock.lock()
         if core.pointee.mode.isShutDown {
             lock.unlock()
-            diagnostics.report(Diagnostic(.sendAfterShutdown,
-                "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
+            diagnostics.report(
+                Diagnostic(
+                    .sendAfterShutdown,
+                    "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
             return StoreTask()
         }
         let lineage = lineage ?? Lineage(canceller: effects)
@@ -370,8 +379,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             let reentrant = checkReentrancy && core.pointee.mode.drainer == ThreadIdentity.current
             lock.unlock()
             if reentrant {
-                diagnostics.report(Diagnostic(.reentrantSend,
-                    "\(ValueRenderer.oneLine(action)) was sent while the store was busy on the same thread (from an observer?); it was queued"))
+                diagnostics.report(
+                    Diagnostic(
+                        .reentrantSend,
+                        "\(ValueRenderer.oneLine(action)) was sent while the store was busy on the same thread (from an observer?); it was queued"))
             }
             return StoreTask(completion, lineage: lineage)
         }
@@ -611,7 +622,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             }
         }
         // The state is copied out only when someone is handed it.
-        let isStateHandedOut = node.firstSubscriber != nil
+        let isStateHandedOut =
+            node.firstSubscriber != nil
             || (action != nil && core.pointee.actionSubscribers.contains { $0.wantsState?() ?? true })
         return Notification(
             handsOutState: isStateHandedOut,

@@ -34,8 +34,10 @@ extension Locked {
     /// `timeout` passed (`nil`: never); returns whether `isMet` holds then. Whoever makes it hold
     /// must resume the waiters at `waiters` (``Waiters/takeAll()``).
     @discardableResult
-    package func wait(in waiters: WritableKeyPath<Value, Waiters> & Sendable, timeout: Duration? = nil,
-                      until isMet: (Value) -> Bool) async -> Bool {
+    package func wait(
+        in waiters: WritableKeyPath<Value, Waiters> & Sendable, timeout: Duration? = nil,
+        until isMet: (Value) -> Bool
+    ) async -> Bool {
         let key = withLock { $0[keyPath: waiters].makeKey() }
         await suspendAsWaiter(timeout: timeout) { continuation in
             withLock { value -> Bool in

@@ -29,8 +29,10 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     /// Creates a path from an embedding (usually an enum case) and its inverse; `matches`, when
     /// given, tells whether a value is in the case without copying its payload out
     /// (`{ if case .adHoc = $0 { true } else { false } }`).
-    public init(embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
-                matches: (@Sendable (Root) -> Bool)? = nil) {
+    public init(
+        embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
+        matches: (@Sendable (Root) -> Bool)? = nil
+    ) {
         self.embed = embed
         self.extract = extract
         self.matches = matches ?? { extract($0) != nil }

@@ -23,6 +23,8 @@ public enum ReducerBuilder<State: Sendable, Action: Sendable> {
         Sequence(first: accumulated, second: next)
     }
 
+    // swift-format-ignore: UseShorthandTypeNames
+    // (`Optional` here is this builder's reducer of that name, not `Swift.Optional`.)
     /// An `if` without `else`.
     public static func buildOptional<R: Reducer>(_ reducer: R?) -> Optional<R> where R.State == State, R.Action == Action {
         Optional(wrapped: reducer)

@@ -71,9 +71,10 @@ extension Reducer {
         absentReason: String? = nil,
         @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
     ) -> IfLetReducer<Self, Child> where ChildState == Child.State, ChildAction == Child.Action {
-        IfLetReducer(parent: self, toChildState: state, childOffset: MemoryLayout<State>.offset(of: state), toChildAction: action,
-                     absentReason: absentReason,
-                     effects: EffectID(ChildEffects(path: ObjectIdentifier(state))), child: child())
+        IfLetReducer(
+            parent: self, toChildState: state, childOffset: MemoryLayout<State>.offset(of: state), toChildAction: action,
+            absentReason: absentReason,
+            effects: EffectID(ChildEffects(path: ObjectIdentifier(state))), child: child())
     }
 
     /// Runs `child` on the state while it is in one case of an enum, before this reducer (what
@@ -94,8 +95,9 @@ extension Reducer {
         reportsOtherCases: Bool = true,
         @ReducerBuilder<CaseState, CaseAction> then child: () -> Child
     ) -> IfCaseLetReducer<Self, Child> where CaseState == Child.State, CaseAction == Child.Action {
-        IfCaseLetReducer(parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases,
-                         effects: EffectID(CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self))), child: child())
+        IfCaseLetReducer(
+            parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases,
+            effects: EffectID(CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self))), child: child())
     }
 
     /// Runs `element` on the element of a collection that an action addresses by id, before this

@@ -24,24 +24,24 @@ struct LoginParityTests {
         "wrong password, fix it, sign in": [
             .send(.usernameChanged("alice.liddell")), .send(.passwordChanged("looking-glass")),
             .send(.signInTapped), .advance(latency),
-            .send(.passwordChanged("wonderland")),   // typing keeps the error
-            .send(.signInTapped),                    // rejected: acknowledge first
-            .send(.errorAcknowledged),               // back to what the credentials warrant
+            .send(.passwordChanged("wonderland")), // typing keeps the error
+            .send(.signInTapped), // rejected: acknowledge first
+            .send(.errorAcknowledged), // back to what the credentials warrant
             .send(.signInTapped), .advance(latency),
         ],
         "unknown user, acknowledged with invalid credentials": [
             .send(.usernameChanged("mad.hatter")), .send(.passwordChanged("teaparty")),
             .send(.signInTapped), .advance(latency),
             .send(.passwordChanged("tea")),
-            .send(.errorAcknowledged),               // credentials invalid now: not valid again
-            .send(.signInTapped),                    // rejected: invalid credentials
+            .send(.errorAcknowledged), // credentials invalid now: not valid again
+            .send(.signInTapped), // rejected: invalid credentials
         ],
         "double sign in while authenticating": [
             .send(.usernameChanged("alice.liddell")), .send(.passwordChanged("wonderland")),
             .send(.signInTapped), .send(.signInTapped),
             .send(.usernameChanged("someone.else")), // rejected: wait for the sign in
             .advance(latency),
-            .send(.signInTapped),                    // rejected: already signed in
+            .send(.signInTapped), // rejected: already signed in
         ],
         "too short": [
             .send(.usernameChanged("alice")), .send(.passwordChanged("wonder")),
@@ -71,8 +71,10 @@ struct LoginParityTests {
             .injectingFailures(failures)
             .withLatency(latency)
         let log = DiagnosticLog()
-        let store = RootStore(initialState: Login.State(style: style), reducer: Login(auth: environment.auth),
-            diagnostics: .collecting(into: log)) {
+        let store = RootStore(
+            initialState: Login.State(style: style), reducer: Login(auth: environment.auth),
+            diagnostics: .collecting(into: log)
+        ) {
             LoginMiddleware(auth: environment.auth)
         }
         let statuses = Locked<[LoginStatus]>([])

@@ -18,7 +18,8 @@ struct LoginStyleTests {
     }
 
     @Test func finiteStatesSignIn() async {
-        let store = TestStore(initialState: Login.State(style: .finiteStates),
+        let store = TestStore(
+            initialState: Login.State(style: .finiteStates),
             reducer: Login(auth: Self.auth(answer: .success(aliceSession))))
         await store.send(.usernameChanged("alice.liddell")) {
             $0 = .finiteStates(.init(phase: .validatingCredentials, username: "alice.liddell"))
@@ -60,7 +61,8 @@ struct LoginStyleTests {
         let slowAuth = Self.auth(answer: .failure(.network(reason: "offline"))).intercepting { _ throws(AppError) in
             do { try await clock.sleep(for: .seconds(1)) } catch { throw .cancelled }
         }
-        let store = TestStore(initialState: Login.State.adHoc(.init(username: "alice.liddell", password: "wonderland")),
+        let store = TestStore(
+            initialState: Login.State.adHoc(.init(username: "alice.liddell", password: "wonderland")),
             reducer: Login(auth: slowAuth))
         await store.send(.signInTapped) {
             $0 = .adHoc(.init(username: "alice.liddell", password: "wonderland", isBusy: true))

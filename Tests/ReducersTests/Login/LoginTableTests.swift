@@ -79,7 +79,9 @@ struct LoginTableTests {
 
     /// Sends one action to a login store in `state` and reports the status and the diagnostics.
     /// Sign ins never answer, so only the action's own step is observed.
-    static func step(_ state: Login.State, _ action: LoginAction, withMiddleware: Bool = true) -> (status: LoginStatus, diagnostics: [Diagnostic], state: Login.State) {
+    static func step(_ state: Login.State, _ action: LoginAction, withMiddleware: Bool = true) -> (
+        status: LoginStatus, diagnostics: [Diagnostic], state: Login.State
+    ) {
         let log = DiagnosticLog()
         let auth = AuthClient(
             signUp: { _ throws(AppError) in throw .cancelled },
@@ -130,7 +132,8 @@ struct LoginTableTests {
 
     @Test(arguments: LoginStyle.allCases)
     func anotherStylesActionsAreRejected(style: LoginStyle) {
-        let foreign: [LoginAction] = style == .middleware
+        let foreign: [LoginAction] =
+            style == .middleware
             ? [.authenticationResponse(.success(aliceSession))]
             : [.login(goodCredentials), .setAccessToken(aliceSession), .loginFailed(.invalidCredentials)]
         for action in foreign {

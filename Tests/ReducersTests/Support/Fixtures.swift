@@ -1,8 +1,8 @@
 import AppEnvironment
 import Foundation
 import Models
-import StateStoreTesting
 import StateStore
+import StateStoreTesting
 import Testing
 
 /// Reports a client call the test did not expect as a test issue.

@@ -65,7 +65,9 @@ struct Counter: Reducer {
             state.count = value
             return .none
         case .fail:
-            return .run { _ in throw ProbeError.boom } catch: { error, send in
+            return .run { _ in
+                throw ProbeError.boom
+            } catch: { error, send in
                 send(.failed("\(error)"))
             }
         case .failed(let message):
