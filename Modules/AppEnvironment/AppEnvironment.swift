@@ -3,8 +3,8 @@ import Models
 
 /// Everything features may use of the outside world: the clients, a clock, ids and dates.
 ///
-/// Built once by the app (live clients from `Persistence`, or ``inMemory(backend:clock:uuid:now:)``)
-/// and handed to the reducers; tests start from ``failing(_:clock:)`` and override exactly the
+/// Built once by the app (live clients from `Persistence`, or ``inMemory(backend:clock:start:)``)
+/// and handed to the reducers; tests start from ``failing(_:clock:now:)`` and override exactly the
 /// endpoints a feature should call.
 ///
 /// ```swift
@@ -96,7 +96,7 @@ public struct AppEnvironment: Sendable {
     }
 
     /// This environment with every client call waiting `latency` on ``clock`` first (a cancelled
-    /// wait fails the call with ``AppError/cancelled``).
+    /// wait fails the call with `AppError.cancelled`).
     public func withLatency(_ latency: Duration) -> AppEnvironment {
         let clock = clock
         return intercepting { _ throws(AppError) in

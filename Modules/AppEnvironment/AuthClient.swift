@@ -2,10 +2,10 @@ import Models
 
 /// Accounts and sessions: sign up, sign in, sign out.
 public struct AuthClient: Sendable {
-    /// Creates an account; fails with ``AppError/usernameTaken(_:)`` or
-    /// ``AppError/invalidInput(reason:)``.
+    /// Creates an account; fails with `AppError.usernameTaken(_:)` or
+    /// `AppError.invalidInput(reason:)`.
     public var signUp: @Sendable (_ credentials: Credentials) async throws(AppError) -> User
-    /// Checks credentials and opens a session; fails with ``AppError/invalidCredentials`` for an
+    /// Checks credentials and opens a session; fails with `AppError.invalidCredentials` for an
     /// unknown user and a wrong password alike.
     public var authenticate: @Sendable (_ credentials: Credentials) async throws(AppError) -> AuthSession
     /// Ends the session the token belongs to; ending an unknown session succeeds.

@@ -1,7 +1,7 @@
 import Models
 
 /// The signed-in user's notes. Every endpoint acts for the owner of the token and fails with
-/// ``AppError/sessionExpired`` when the token is no longer valid.
+/// `AppError.sessionExpired` when the token is no longer valid.
 public struct NotesClient: Sendable {
     /// All the user's notes, most recently updated first.
     public var list: @Sendable (_ token: AccessToken) async throws(AppError) -> [Note]
@@ -9,10 +9,10 @@ public struct NotesClient: Sendable {
     /// retried create is safe. Ids are the user's own: another account's note with the same id is
     /// a different note, untouched.
     public var create: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
-    /// Replaces a note's text and update time; fails with ``AppError/notFound(_:id:)`` if the
+    /// Replaces a note's text and update time; fails with `AppError.notFound(_:id:)` if the
     /// note is not the user's.
     public var update: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
-    /// Deletes a note; fails with ``AppError/notFound(_:id:)`` if the note is not the user's.
+    /// Deletes a note; fails with `AppError.notFound(_:id:)` if the note is not the user's.
     public var delete: @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]

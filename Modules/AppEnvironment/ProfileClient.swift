@@ -1,7 +1,7 @@
 import Models
 
 /// The signed-in user's profile and posts. Every endpoint acts for the owner of the token and
-/// fails with ``AppError/sessionExpired`` when the token is no longer valid.
+/// fails with `AppError.sessionExpired` when the token is no longer valid.
 public struct ProfileClient: Sendable {
     /// The user's profile.
     public var load: @Sendable (_ token: AccessToken) async throws(AppError) -> User

@@ -8,14 +8,14 @@ import StateStore
 import Synchronization
 import ViewModels
 
-/// Explores the whole app from the signed-out state through ``Intent``s, as a user could drive
+/// Explores the whole app from the signed-out state through `Intent`s, as a user could drive
 /// it, and checks the app's invariants after every one: what `appcore-batch --explore` runs.
 ///
 /// Each move is an intent, and for the intents that call a client, the same intent with that
 /// call failing. The clients are the in-memory ones, over a backend made afresh for each move
 /// from the state (one account, `explorer`, and the signed-in user's stored notes), so that a
 /// state means the same however it was reached; effects that wait do so on an
-/// ``ImmediateClock``. That model forgets what the state does not hold: an account a move signs
+/// `ImmediateClock`. That model forgets what the state does not hold: an account a move signs
 /// up, and posts, which no move depends on after a reload. The invariants:
 /// - no screen ever shows a password or an access token;
 /// - an intent that is rejected changes nothing;

@@ -21,7 +21,7 @@ public typealias HistoryLimits = Timeline<AppFeature.State, AppFeature.Action>.L
 /// try await host.close()
 /// ```
 ///
-/// Read screens after ``perform(_:timeout:since:)`` returns (or from ``changes()``), never right after
+/// Read screens after ``perform(_:timeout:since:)`` returns (or from ``changes(bufferingPolicy:)``), never right after
 /// sending an action yourself: in memory most work finishes inside `send`, on a database or
 /// with latency it does not, and a screen read too early is stale.
 public final class AppHost: Sendable {
@@ -31,7 +31,7 @@ public final class AppHost: Sendable {
         /// `latency` on the host's clock.
         case inMemory(latency: Duration = .zero)
         /// A SQLite database at `path` (created if missing): the live clients, and the action
-        /// journal restored on opening and recorded until ``AppHost/close()``. Several processes
+        /// journal restored on opening and recorded until ``AppHost/close(timeout:)``. Several processes
         /// may open one database: each records its own journal stream, and a start restores the
         /// stream written most recently.
         case database(path: String)
@@ -165,7 +165,7 @@ public final class AppHost: Sendable {
     /// form then starts empty in that style (a restart empties it anyway, keeping only the
     /// username of a session that ended), and the host warns that the style changed
     /// (``Options/warnings``). With none, the journal's style goes on, or
-    /// ``Options/initialState``'s, else ``LoginStyle/finiteStates``. ``loginStyle`` says which runs.
+    /// ``Options/initialState``'s, else `LoginStyle.finiteStates`. ``loginStyle`` says which runs.
     public init(storage: Storage, loginStyle requestedStyle: LoginStyle? = nil, options: Options = Options()) async throws(AppHostError) {
         self.storage = storage
         testClock = options.testClock
@@ -256,6 +256,7 @@ public final class AppHost: Sendable {
     /// for a UI), with no hop to another executor; the effects run on the store's.
     ///
     /// - Parameters:
+    ///   - intent: What the user did.
     ///   - timeout: How long to wait for the intent's work (real time).
     ///   - earlier: The screens the outcome's ``IntentOutcome/changed`` is measured against: by
     ///     default the screens just before the intent; a front end that shows screens can pass

@@ -62,7 +62,7 @@ public struct Screens: Codable, Equatable, Sendable {
         self.boxes = boxes
     }
 
-    /// The screens that differ from `earlier`, in ``Screen/allCases`` order.
+    /// The screens that differ from `earlier`, in `Screen/allCases` order.
     public func changed(since earlier: Screens) -> [Screen] {
         if boxes === earlier.boxes { return [] }
         return Screen.allCases.filter { !isSame($0, as: earlier) }
@@ -185,7 +185,7 @@ public struct IntentOutcome: Codable, Equatable, Sendable {
 
     /// How the intent ended.
     public var status: Status
-    /// The screens it changed, in ``Screen/allCases`` order.
+    /// The screens it changed, in `Screen/allCases` order.
     public var changed: [Screen]
     /// The screens once its work settled (or when it timed out).
     public var screens: Screens

@@ -14,7 +14,7 @@ import ViewModels
 /// it removes the `removed` ids and every upserted id from its list, then inserts each upserted
 /// row at its `at`, in the order given (ascending `at`): its list is then the new one.
 public struct ScreensUpdate: Codable, Equatable, Sendable {
-    /// The screens that changed, in ``Screen/allCases`` order; only these are present below.
+    /// The screens that changed, in `Screen/allCases` order; only these are present below.
     public var changed: [Screen]
     /// The sign-in screen, when it changed.
     public var login: LoginViewModel.Snapshot?

@@ -1,6 +1,6 @@
 import AppHost
 
-/// A command of the line language: one per ``Intent`` kind, then the console's own.
+/// A command of the line language: one per ``intent(_:)`` kind, then the console's own.
 public enum Command: Hashable, Sendable, CaseIterable {
     /// Asks the app for an intent of this kind.
     case intent(Intent.Kind)

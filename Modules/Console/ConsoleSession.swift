@@ -6,7 +6,7 @@ import Reducers
 import StateStore
 import ViewModels
 
-/// The line language at work on an ``AppHost``: feature commands become intents, the rest are
+/// The line language at work on an `AppHost`: feature commands become intents, the rest are
 /// the console's own (inspecting, time, faults, recording). Both shells are thin wrappers
 /// around a session.
 ///
@@ -35,7 +35,7 @@ public final class ConsoleSession: Sendable {
         public var status: Status
         /// What to print.
         public var output: String
-        /// The screens whose content changed, in ``Screen/allCases`` order.
+        /// The screens whose content changed, in `Screen.allCases` order.
         public var changed: [Screen]
         /// Whether the line asks to leave.
         public var quits = false

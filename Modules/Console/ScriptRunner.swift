@@ -104,7 +104,7 @@ public struct ScriptRunner: Sendable {
 
     /// Runs the lines of `lines`, as bytes, one at a time as they come (the end of the
     /// sequence ends the script), calling `onLine` with each line's report as soon as the line
-    /// has run: how a script read from a pipe (``InputLines``) is answered line by line.
+    /// has run: how a script read from a pipe (`InputLines`) is answered line by line.
     public func run(name: String, lines: some AsyncSequence<[UInt8], Never>, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         var iterator = lines.makeAsyncIterator()
         return await run(name: name, expectedLines: 0, nextLine: { await iterator.next(isolation: nil).map(ReadLine.init) }, onLine: onLine)

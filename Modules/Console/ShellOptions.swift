@@ -98,7 +98,7 @@ public struct ShellCommandLine<Settings>: Sendable {
         case run(Settings)
         /// Print ``ShellCommandLine/usage`` and stop (`--help`, `-h`).
         case help
-        /// Print the tool's name and ``AppHost/AppCoreVersion`` and stop (`--version`).
+        /// Print the tool's name and `AppCoreVersion` and stop (`--version`).
         case version
         /// Print ``ShellCommandLine/completionScript(for:)`` and stop (`--generate-completion-script SHELL`).
         case completionScript(CompletionShell)

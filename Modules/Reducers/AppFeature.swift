@@ -161,7 +161,7 @@ public struct AppFeature: Reducer {
     /// Applies one action: the child it belongs to reduces it, and the app coordinates what
     /// crosses features (signing in opens the session and loads the user's data; signing out or
     /// losing the session forgets it). An answer that reports a failed client call is also
-    /// reported as a ``Diagnostic/Kind/failure`` diagnostic, so the intent that led to it is
+    /// reported as a `Diagnostic.Kind.failure` diagnostic, so the intent that led to it is
     /// known to have failed.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         let effect = features.reduce(into: &state, action: action)

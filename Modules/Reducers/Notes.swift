@@ -21,7 +21,7 @@ import StateStore
 /// search before it, and only the last query, after a quiet ``searchDebounce``, reaches the client.
 ///
 /// Changes made elsewhere (another process on the same database) come in by the rows that
-/// changed: listing also reads the store's ``NotesCursor``, and each ``Action/externalChangesNoticed``
+/// changed: listing also reads the store's `NotesCursor`, and each ``Action/externalChangesNoticed``
 /// asks the client what changed since it, merged like a reload (local changes not stored yet are
 /// kept).
 public struct Notes: Reducer {

@@ -173,6 +173,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
     /// An exploration of `reducer` from `initialState`.
     ///
     /// - Parameters:
+    ///   - initialState: The state the exploration starts from.
     ///   - reducer: Builds the reducer a step runs from `state`, with clients that fail when the
     ///     step asks for it (`failing`). Its effects should need no real time (they answer at
     ///     once, or sleep on an ``ImmediateClock``). Clients that keep data (a backend) are best

@@ -4,7 +4,7 @@ import StateStore
 /// sleep. For explorations and tests whose effects debounce or delay: the waiting is part of
 /// what the code means, not of what it does.
 public final class ImmediateClock: Clock, Sendable {
-    /// A point on the clock: the time slept so far (the same instants as ``ManualClock``'s).
+    /// A point on the clock: the time slept so far (the same instants as `ManualClock`'s).
     public typealias Instant = ManualClock.Instant
 
     private let current = Locked(Instant())

@@ -1,8 +1,8 @@
 /// Work a reducer asks the store to do after it changed the state: a value, never an action
 /// already taken.
 ///
-/// A reducer returns an effect and the store runs it: ``send(_:)`` feeds an action back,
-/// ``run(priority:operation:catch:)`` performs asynchronous work that may send any number of
+/// A reducer returns an effect and the store runs it: ``send(_:)-(Action)`` feeds an action back,
+/// ``run(priority:operation:catch:)-9wlhf`` performs asynchronous work that may send any number of
 /// actions, and the rest combine, cancel and pace other effects.
 ///
 /// ```swift

@@ -64,7 +64,7 @@ public final class ManualClock: Clock, Sendable {
         state = Locked(State(now: now))
     }
 
-    /// The current instant; it changes only through ``advance(by:)``, ``advance(to:)`` and ``run()``.
+    /// The current instant; it changes only through ``advance(by:)``, ``advance(to:)`` and `run()`.
     public var now: Instant {
         state.withLock { $0.now }
     }

@@ -3,7 +3,7 @@ import Observation
 /// Holds a feature's state, reduces the actions sent to it, and tells observers what changed.
 ///
 /// A store is either the ``RootStore`` an app builds once, or a store scoped from another to part
-/// of its state (``scope(state:action:)``, ``scope(_:id:action:)``). Front ends and view models
+/// of its state (``scope(state:action:)-(_,(ChildAction)->Action)``, ``scope(_:id:action:)``). Front ends and view models
 /// take a `Store<State, Action>` and work the same with either.
 ///
 /// **Sending.** ``send(_:)`` may be called from any thread or task. Actions are reduced one at a
@@ -237,7 +237,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     /// changes of that value.
     ///
     /// Use it for a computed value: a closure is called directly, while a computed key path is
-    /// applied by the runtime. For a stored property, ``scope(state:action:)`` is cheaper.
+    /// applied by the runtime. For a stored property, ``scope(state:action:)-(_,(ChildAction)->Action)`` is cheaper.
     ///
     /// ```swift
     /// let summary = appStore.scope(deriving: { Summary(count: $0.counter.count) }, action: { $0 })

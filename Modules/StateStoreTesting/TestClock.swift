@@ -1,6 +1,6 @@
 import StateStore
 
-/// The clock tests move by hand: ``ManualClock`` under the name tests use.
+/// The clock tests move by hand: `ManualClock` under the name tests use.
 ///
 /// ```swift
 /// let clock = TestClock()

@@ -46,12 +46,15 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     /// Creates a test store running `reducer` from `initialState`.
     ///
     /// - Parameters:
+    ///   - initialState: The state the store starts from.
+    ///   - reducer: The feature's reducer, with its test clients.
     ///   - exhaustivity: ``Exhaustivity/on`` unless the test opts out.
     ///   - timeout: How long to wait for effects in `receive` and `finish`.
     ///   - reporter: Where failures go; Swift Testing's issues by default.
     ///   - middleware: Middleware to run before the reducer, as in the app's store. Actions it
     ///     stops never reach the reducer and need no assertion; actions it replaces are asserted
     ///     as the reducer receives them.
+    ///   - sourceLocation: Where the test store was made: where a failure of ``finish(timeout:sourceLocation:)`` points.
     public init<R: Reducer>(
         initialState: State,
         reducer: R,
@@ -116,6 +119,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     ///   - action: The action, as a user or front end would send it.
     ///   - updateExpected: Changes a copy of the state before `action` into the expected state
     ///     after it. Omit it when the action changes nothing.
+    ///   - sourceLocation: Where a failure points: the call, by default.
     /// - Returns: The handle of the action's effects, to await or cancel them.
     @discardableResult
     nonisolated(nonsending) public func send(

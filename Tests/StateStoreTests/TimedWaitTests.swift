@@ -28,7 +28,9 @@ import Testing
         for (timeout, waited, met) in lengths {
             #expect(!met)
             #expect(waited >= timeout, "a wait of \(timeout) ended after \(waited)")
-            #expect(waited < timeout + .seconds(2), "a wait of \(timeout) ended only after \(waited)")
+            // Ended from a task of the shared pool, so as late as the pool is busy (the whole
+            // suite runs beside this test): the bound only catches a wait that never ends.
+            #expect(waited < timeout + .seconds(30), "a wait of \(timeout) ended only after \(waited)")
         }
     }
 

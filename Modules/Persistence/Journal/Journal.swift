@@ -6,7 +6,7 @@ import StateStore
 /// in the app's database: what lets a session resume after a crash.
 ///
 /// Appending is cheap for the store: actions are kept in memory and written by a background
-/// flush, many per transaction (group commit), every ``flushInterval`` and on ``close()``. An
+/// flush, many per transaction (group commit), every ``flushInterval`` and on ``close(finalState:)``. An
 /// action is durable once its flush committed; after a crash, ``restore(from:using:)`` gives
 /// the state after the last durable action. Secrets never reach the file: `Password` and
 /// `AccessToken` encode as `null`, so a restored state has them empty.

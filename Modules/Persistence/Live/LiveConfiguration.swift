@@ -13,7 +13,7 @@ public struct LiveConfiguration: Sendable {
     /// The longest wait.
     public var throttleCap: Duration
     /// How often the notes client looks whether another process wrote to the database
-    /// (``AppEnvironment/NotesClient/externalWrites``): the longest a change made elsewhere
+    /// (`AppEnvironment.NotesClient.externalWrites`): the longest a change made elsewhere
     /// waits before it is noticed.
     public var externalWriteInterval: Duration
 

@@ -17,7 +17,7 @@ import StateStore
 /// - a successful sign in forgets the password typed.
 ///
 /// Actions a state does not accept change nothing and are reported as
-/// ``Diagnostic/Kind/invalidTransition`` diagnostics saying why.
+/// `Diagnostic.Kind.invalidTransition` diagnostics saying why.
 public struct Login: Reducer {
     /// The state of the style in use.
     public enum State: Hashable, Sendable, Codable {

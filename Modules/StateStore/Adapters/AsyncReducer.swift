@@ -2,7 +2,7 @@
 ///
 /// This is the shape of a minimal Redux store whose reducer may await (a validation, a call to a
 /// service) and has no separate effects. Run it on a ``RootStore`` with
-/// ``RootStore/init(initialState:asyncReducer:diagnostics:middleware:)``: actions are reduced
+/// ``RootStore/init(initialState:asyncReducer:diagnostics:observation:middleware:)``: actions are reduced
 /// strictly in order, each one starting from the state the previous one produced, while the
 /// store stays observable and scoped like any other.
 ///

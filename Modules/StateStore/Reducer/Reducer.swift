@@ -20,7 +20,7 @@
 /// }
 /// ```
 ///
-/// Compose reducers with ``CombineReducers``, ``Scope``, ``Reducer/ifLet(_:action:then:)`` and
+/// Compose reducers with ``CombineReducers``, ``Scope``, ``Reducer/ifLet(_:action:absentReason:then:)`` and
 /// ``Reducer/forEach(_:action:element:)``.
 public protocol Reducer<State, Action>: Sendable {
     /// The feature's state.

@@ -116,7 +116,7 @@ extension Reducer {
     }
 }
 
-/// A parent reducer with a child that runs on optional state; see ``Reducer/ifLet(_:action:then:)``.
+/// A parent reducer with a child that runs on optional state; see ``Reducer/ifLet(_:action:absentReason:then:)``.
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let parent: Parent
     @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
