@@ -121,3 +121,119 @@ struct CompactCodingTests {
         #expect(try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop())).state.counter.count == 6)
     }
 }
+
+/// A value written through every container and every typed method a hand-written `Codable`
+/// conformance may call: a feature's own encoding must come back as it went in.
+private struct EveryContainer: Codable, Equatable {
+    enum Key: String, CodingKey { case nothing, typed, list, inner, extra }
+    enum Typed: String, CodingKey { case bool, string, double, float, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64 }
+
+    var bool = true, string = "s", double = -1.5, float: Float = 2.5, int = -1, int8: Int8 = -8, int16: Int16 = -16
+    var int32: Int32 = -32, int64: Int64 = .min, uint: UInt = 1, uint8: UInt8 = 8, uint16: UInt16 = 16, uint32: UInt32 = 32
+    var uint64: UInt64 = .max
+    var innerValue = 7
+    var superValue: Int16 = 5
+    var extraValue: UInt32 = 9
+
+    init() {}
+
+    func encode(to encoder: any Encoder) throws {
+        var keyed = encoder.container(keyedBy: Key.self)
+        try keyed.encodeNil(forKey: .nothing)
+        var typed = keyed.nestedContainer(keyedBy: Typed.self, forKey: .typed)
+        try typed.encode(bool, forKey: .bool)
+        try typed.encode(string, forKey: .string)
+        try typed.encode(double, forKey: .double)
+        try typed.encode(float, forKey: .float)
+        try typed.encode(int, forKey: .int)
+        try typed.encode(int8, forKey: .int8)
+        try typed.encode(int16, forKey: .int16)
+        try typed.encode(int32, forKey: .int32)
+        try typed.encode(int64, forKey: .int64)
+        try typed.encode(uint, forKey: .uint)
+        try typed.encode(uint8, forKey: .uint8)
+        try typed.encode(uint16, forKey: .uint16)
+        try typed.encode(uint32, forKey: .uint32)
+        try typed.encode(uint64, forKey: .uint64)
+        var list = keyed.nestedUnkeyedContainer(forKey: .list)
+        try list.encodeNil()
+        try list.encode(bool)
+        try list.encode(string)
+        try list.encode(double)
+        try list.encode(float)
+        try list.encode(int)
+        try list.encode(int8)
+        try list.encode(int16)
+        try list.encode(int32)
+        try list.encode(int64)
+        try list.encode(uint)
+        try list.encode(uint8)
+        try list.encode(uint16)
+        try list.encode(uint32)
+        try list.encode(uint64)
+        var inner = list.nestedContainer(keyedBy: Key.self)
+        try inner.encode(innerValue, forKey: .inner)
+        var innerList = list.nestedUnkeyedContainer()
+        try innerList.encode(innerValue)
+        var single = keyed.superEncoder().singleValueContainer()
+        try single.encode(superValue)
+        var extra = keyed.superEncoder(forKey: .extra).singleValueContainer()
+        try extra.encode(extraValue)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let keyed = try decoder.container(keyedBy: Key.self)
+        guard try keyed.decodeNil(forKey: .nothing) else { throw CocoaError(.coderReadCorrupt) }
+        let typed = try keyed.nestedContainer(keyedBy: Typed.self, forKey: .typed)
+        bool = try typed.decode(Bool.self, forKey: .bool)
+        string = try typed.decode(String.self, forKey: .string)
+        double = try typed.decode(Double.self, forKey: .double)
+        float = try typed.decode(Float.self, forKey: .float)
+        int = try typed.decode(Int.self, forKey: .int)
+        int8 = try typed.decode(Int8.self, forKey: .int8)
+        int16 = try typed.decode(Int16.self, forKey: .int16)
+        int32 = try typed.decode(Int32.self, forKey: .int32)
+        int64 = try typed.decode(Int64.self, forKey: .int64)
+        uint = try typed.decode(UInt.self, forKey: .uint)
+        uint8 = try typed.decode(UInt8.self, forKey: .uint8)
+        uint16 = try typed.decode(UInt16.self, forKey: .uint16)
+        uint32 = try typed.decode(UInt32.self, forKey: .uint32)
+        uint64 = try typed.decode(UInt64.self, forKey: .uint64)
+        var list = try keyed.nestedUnkeyedContainer(forKey: .list)
+        guard try list.decodeNil() else { throw CocoaError(.coderReadCorrupt) }
+        // Each element must be what the encoder wrote, or the value would not come back equal.
+        guard try list.decode(Bool.self) == bool, try list.decode(String.self) == string, try list.decode(Double.self) == double,
+            try list.decode(Float.self) == float, try list.decode(Int.self) == int, try list.decode(Int8.self) == int8,
+            try list.decode(Int16.self) == int16, try list.decode(Int32.self) == int32, try list.decode(Int64.self) == int64,
+            try list.decode(UInt.self) == uint, try list.decode(UInt8.self) == uint8, try list.decode(UInt16.self) == uint16,
+            try list.decode(UInt32.self) == uint32, try list.decode(UInt64.self) == uint64
+        else { throw CocoaError(.coderReadCorrupt) }
+        innerValue = try list.nestedContainer(keyedBy: Key.self).decode(Int.self, forKey: .inner)
+        var innerList = try list.nestedUnkeyedContainer()
+        guard try innerList.decode(Int.self) == innerValue, list.isAtEnd else { throw CocoaError(.coderReadCorrupt) }
+        superValue = try keyed.superDecoder().singleValueContainer().decode(Int16.self)
+        extraValue = try keyed.superDecoder(forKey: .extra).singleValueContainer().decode(UInt32.self)
+    }
+}
+
+extension CompactCodingTests {
+    @Test func aHandWrittenEncodingThroughEveryContainerComesBackEqual() throws {
+        var value = EveryContainer()
+        value.string = "naïve"
+        value.innerValue = -3
+        let decoded = try CompactCoding.decode(EveryContainer.self, from: CompactCoding.encode(value))
+        #expect(decoded == value)
+        // Each primitive also stands alone as a document (a single-value container at the top).
+        #expect(try CompactCoding.decode(Float.self, from: CompactCoding.encode(Float(0.25))) == 0.25)
+        #expect(try CompactCoding.decode(UInt16.self, from: CompactCoding.encode(UInt16.max)) == .max)
+        #expect(try CompactCoding.decode(Int32.self, from: CompactCoding.encode(Int32.min)) == .min)
+        #expect(try CompactCoding.decode(Bool.self, from: CompactCoding.encode(false)) == false)
+    }
+
+    @Test func aNumberThatDoesNotFitItsTypeIsAnError() throws {
+        #expect(throws: DecodingError.self) { try CompactCoding.decode(UInt64.self, from: CompactCoding.encode(-1)) }
+        #expect(throws: DecodingError.self) { try CompactCoding.decode(Int64.self, from: CompactCoding.encode(UInt64.max)) }
+        #expect(throws: DecodingError.self) { try CompactCoding.decode(UInt8.self, from: CompactCoding.encode(256)) }
+        #expect(throws: DecodingError.self) { try CompactCoding.decode(EveryContainer.self, from: CompactCoding.encode([1, 2])) }
+    }
+}
