@@ -2,12 +2,11 @@ import Dispatch
 
 /// Ends waits whose time ran out: one thread serves every timed wait of the process.
 ///
-/// The thread sleeps until the earliest deadline and is woken early only when an earlier one
-/// arrives, so a wait that ends in time costs a lock and a dictionary entry. (A sleeping task per
-/// wait, raced against it in a task group, cost three tasks, a timer system call and about five
-/// thread wake-ups per wait: a quarter of the time of a JSON-lines front end adding a note.)
-/// The thread waits on a semaphore rather than a dispatch timer source: rescheduling such a timer
-/// from several threads at once (Swift 6.3, Linux) fired it seconds late.
+/// The thread sleeps on a semaphore until the earliest deadline and is woken early only when an
+/// earlier one arrives, so a wait that ends in time costs a lock and a dictionary entry. (A
+/// sleeping task per wait, raced against it in a task group, cost three tasks, a timer system
+/// call and about five thread wake-ups per wait: about a sixth of the CPU time `appcore-serve`
+/// spends on adding a note.)
 package final class Deadlines: Sendable {
     /// The one instance waits register with.
     package static let shared = Deadlines()
