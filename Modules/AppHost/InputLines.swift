@@ -72,8 +72,13 @@ public struct InputLines: AsyncSequence, Sendable {
                 let line = lines[head]
                 head += 1
                 bytes -= line.count
+                // Lines handed out leave the array once they are half of it, so memory stays
+                // bounded however long the input runs without the array ever emptying.
                 if head == lines.count {
                     lines.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64, head * 2 >= lines.count {
+                    lines.removeFirst(head)
                     head = 0
                 }
                 return line
