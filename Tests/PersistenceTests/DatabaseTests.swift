@@ -273,7 +273,7 @@ struct DatabaseTests {
 
     /// Two programs started together on a new file both switch it to WAL and migrate it: SQLite
     /// can refuse the switch at once to one of them (without waiting), which must be waited out.
-    @Test func connectionsOpeningANewFileTogetherAllSucceed() throws {
+    @Test func connectionsOpeningANewFileTogetherAllSucceed() async throws {
         for round in 0..<40 {
             let path = folder.file("together-\(round).sqlite")
             let failures = Locked<[String]>([])
@@ -291,7 +291,8 @@ struct DatabaseTests {
                     finished.leave()
                 }
             }
-            finished.wait()
+            // Notified, not waited for: a blocked thread of the tasks' shared pool stalls every other test.
+            await withCheckedContinuation { continuation in finished.notify(queue: .global()) { continuation.resume() } }
             #expect(failures.withLock { $0 } == [], "round \(round)")
             let database = try Database(path: path, migrations: Self.schema)
             #expect(try database.read { db throws(DatabaseError) in try db.query("PRAGMA journal_mode") { $0.text(0) } } == ["wal"])
