@@ -156,7 +156,7 @@ public final class AppHost: Sendable {
     private let timeTravel: TimeTravel
     /// Listens for notes written by other writers (another process on the same database) and
     /// tells the app, which loads what changed; stopped on closing.
-    private let externalWrites: Locked<Task<Void, Never>?>
+    private let externalWrites: Task<Void, Never>
 
     /// Opens `storage` and starts the app, signed out — or, on a database, where the journal
     /// left it. Returns once resuming has settled.
@@ -231,14 +231,13 @@ public final class AppHost: Sendable {
         screenCache = ScreenCache(login: login, session: session, profile: profile, notes: notes, counter: counter)
         timeTravel = TimeTravel(store: store, timeline: timeline, journal: journal)
         recording = Locked(options.journal == .restoreAndRecord ? journal.map { $0.record(store) { $0.carriesSecret } } : nil)
-        externalWrites = Locked(
-            Task { [notes = environment.notes] in
-                for await _ in notes.externalWrites() {
-                    // Only a signed-in user has notes to update; the notice is journaled like any action.
-                    guard store.currentState.user != nil else { continue }
-                    store.send(.notes(.externalChangesNoticed))
-                }
-            })
+        externalWrites = Task { [notes = environment.notes] in
+            for await _ in notes.externalWrites() {
+                // Only a signed-in user has notes to update; the notice is journaled like any action.
+                guard store.currentState.user != nil else { continue }
+                store.send(.notes(.externalChangesNoticed))
+            }
+        }
         if journal != nil || (options.readOnly && options.journal == .restoreAndRecord) {
             // A session restored without its token (tokens are never saved) ends now.
             let outcome = await perform(actions: [.session(.restored)])
@@ -461,14 +460,11 @@ public final class AppHost: Sendable {
     }
 
     deinit {
-        externalWrites.withLock { $0?.cancel() }
+        externalWrites.cancel()
     }
 
     private func closeOnce(timeout: Duration) async throws(AppHostError) {
-        externalWrites.withLock { watcher in
-            watcher?.cancel()
-            watcher = nil
-        }
+        externalWrites.cancel()
         await store.waitForEffects(timeout: timeout)
         store.shutDown()
         recording.withLock { subscription in

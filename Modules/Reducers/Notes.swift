@@ -230,7 +230,7 @@ public struct Notes: Reducer {
                 send(.changesResponse(since: cursor, await Outcome { () async throws(AppError) in try await client.changes(token, cursor) }))
             }
 
-        case .changesResponse(let cursor, let outcome):
+        case .changesResponse(_, let outcome):
             guard let current = state.changeCursor, state.list == .loaded else {
                 return reject(action, state, "the notes are not listed")
             }
@@ -239,7 +239,7 @@ public struct Notes: Reducer {
                 // An answer overtaken by a later one (or by a reload) has nothing new.
                 guard changes.cursor > current else { return .none }
                 state.changeCursor = changes.cursor
-                apply(changes, since: cursor, into: &state)
+                apply(changes, into: &state)
             case .failure(let error):
                 state.error = error
             }
@@ -428,7 +428,7 @@ public struct Notes: Reducer {
     /// Applies changes made elsewhere, row by row, as ``merge(stored:into:)`` would: a note with
     /// local changes not stored yet (or being deleted) keeps them; the others take the stored
     /// version, in list order, or leave.
-    private func apply(_ changes: NoteChanges, since cursor: NotesCursor, into state: inout State) {
+    private func apply(_ changes: NoteChanges, into state: inout State) {
         for id in changes.removed {
             guard let local = state.items[id: id], local.save == .saved, !local.isDeleting else { continue }
             state.items.remove(id: id)

@@ -16,16 +16,13 @@ extension LiveBackend {
             try storage { () throws(DatabaseError) -> [Note] in
                 let read = { (row: Row) -> Note? in
                     // A damaged row is left out and named; the other notes are still listed.
-                    guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
+                    guard let note = Self.note(row) else {
                         damaged.append(String(row.text(0).prefix(40)))
                         return nil
                     }
-                    return Note(
-                        id: id, text: row.text(1),
-                        createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-                        updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+                    return note
                 }
-                let columns = "SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ?"
+                let columns = Self.noteColumns + " WHERE owner_id = ?"
                 let owner: [SQLValue] = [.text(owner.description)]
                 // Every note, or without a full-text index every note that matches.
                 guard !words.isEmpty, try db.tableExists("notes_search") else {
@@ -68,6 +65,17 @@ extension LiveBackend {
             bindings.append(.text(word))
         }
         return (conditions.joined(separator: " AND "), bindings)
+    }
+
+    /// The columns ``note(_:)`` reads, from the notes table.
+    static let noteColumns = "SELECT id, text, created_at, updated_at FROM notes"
+
+    /// The note in a row of ``noteColumns``; `nil` when its id is damaged.
+    static func note(_ row: Row) -> Note? {
+        guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else { return nil }
+        return Note(
+            id: id, text: row.text(1), createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
+            updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
     }
 
     /// The number the next change of an owner's notes takes (its `?` is the owner).
@@ -153,18 +161,11 @@ extension LiveBackend {
                 guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
                 let after: [SQLValue] = [ownerID, .integer(cursor.position)]
                 let changed = try db.query(
-                    """
-                    SELECT id, text, created_at, updated_at FROM notes WHERE owner_id = ? AND change_sequence > ?
-                    ORDER BY updated_at DESC, id DESC
-                    """, after
+                    Self.noteColumns + " WHERE owner_id = ? AND change_sequence > ? ORDER BY updated_at DESC, id DESC", after
                 ) { row -> Note? in
-                    guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
-                        damaged += 1
-                        return nil
-                    }
-                    return Note(
-                        id: id, text: row.text(1), createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-                        updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+                    let note = Self.note(row)
+                    if note == nil { damaged += 1 }
+                    return note
                 }
                 let removed = try db.query("SELECT id FROM note_removals WHERE owner_id = ? AND change_sequence > ? ORDER BY id", after) { row in
                     try? Self.id(row, 0, "note_removals.id") as Note.ID

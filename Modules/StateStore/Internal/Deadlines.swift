@@ -19,7 +19,6 @@ package final class Deadlines: Sendable {
     private struct State {
         var pending: [UInt64: Pending] = [:]
         var nextKey: UInt64 = 0
-        var isStarted = false
         /// Until when the thread sleeps (`nil`: until woken).
         var sleepsUntil: UInt64?
     }
@@ -27,7 +26,10 @@ package final class Deadlines: Sendable {
     private let state = Locked(State())
     private let wake = DispatchSemaphore(value: 0)
 
-    private init() {}
+    /// Made on the first timed wait, with its thread.
+    private init() {
+        DispatchQueue(label: "appcore.deadlines").async { [self] in run() }
+    }
 
     /// Calls `expire` once `timeout` passed, unless ``cancel(_:)`` is called with the returned key
     /// first; `nil` (nothing registered) for a timeout too long to ever pass.
@@ -36,20 +38,14 @@ package final class Deadlines: Sendable {
         guard seconds < 100 * 365 * 86_400 else { return nil }
         let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(nanoseconds)
-        let (key, start, wakeEarlier) = state.withLock { state -> (UInt64, Bool, Bool) in
+        let (key, earlier) = state.withLock { state -> (UInt64, Bool) in
             defer { state.nextKey += 1 }
             state.pending[state.nextKey] = Pending(deadline: deadline, expire: expire)
-            let start = !state.isStarted
             let earlier = state.sleepsUntil.map { deadline < $0 } ?? true
-            state.isStarted = true
             if earlier { state.sleepsUntil = deadline }
-            return (state.nextKey, start, earlier && !start)
+            return (state.nextKey, earlier)
         }
-        if start {
-            DispatchQueue(label: "appcore.deadlines").async { [self] in run() }
-        } else if wakeEarlier {
-            wake.signal()
-        }
+        if earlier { wake.signal() }
         return key
     }
 

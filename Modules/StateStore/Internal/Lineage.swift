@@ -97,25 +97,6 @@ final class Lineage: Sendable {
     }
 }
 
-/// Runs `operation` until it returns or `timeout` passes on the continuous clock, whichever
-/// comes first; returns whether `operation` returned. `operation` must end soon after it is
-/// cancelled.
-package func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            await operation()
-            return !Task.isCancelled
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
-    }
-}
-
 /// A counter that waiters can watch for the next change: the effect runner signals it when an
 /// effect ends, the manual clock when a task starts sleeping on it. A waiter reads ``version``,
 /// checks what it is waiting for, and if that is not there yet, waits for a version after the
