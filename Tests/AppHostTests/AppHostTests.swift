@@ -17,7 +17,7 @@ struct AppHostTests {
             .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
             .typePassword(password: "wonderland"), .signIn,
         ] {
-            let outcome = await host.perform(intent)
+            let outcome = await host.perform(intent, timeout: patience)
             #expect(outcome.status == .completed, "\(intent) ended \(outcome.status)", sourceLocation: sourceLocation)
         }
     }
@@ -28,7 +28,7 @@ struct AppHostTests {
         // Signing in loads the notes through an effect of the sign-in's response: settled too.
         #expect(host.screens.notes.isLoading == false)
         #expect(host.screens.session.isSignedIn)
-        let added = await host.perform(.addNote(text: "milk"))
+        let added = await host.perform(.addNote(text: "milk"), timeout: patience)
         #expect(added.status == .completed)
         #expect(added.changed == [.notes])
         let row = try #require(added.screens.notes.rows.first)
@@ -40,12 +40,12 @@ struct AppHostTests {
     @Test func aRejectionBelongsToTheIntentThatWasRejected() async throws {
         let host = try await AppHost(storage: .inMemory(latency: .milliseconds(30)))
         // Signed out: adding a note is refused, while a slow sign-up runs alongside.
-        async let signUp = host.perform(.signUp(username: "bob.builder", password: "canwefixit"))
-        async let note = host.perform(.addNote(text: "milk"))
+        async let signUp = host.perform(.signUp(username: "bob.builder", password: "canwefixit"), timeout: patience)
+        async let note = host.perform(.addNote(text: "milk"), timeout: patience)
         let (signedUp, refused) = await (signUp, note)
         #expect(signedUp.status == .completed)
         #expect(refused.status == .rejected(reason: "You are not signed in. Sign in first."))
-        let retry = await host.perform(.retryProfile)
+        let retry = await host.perform(.retryProfile, timeout: patience)
         #expect(retry.status == .rejected(reason: "Nothing on the profile failed to load; load it again instead."))
         try await host.close()
     }
@@ -60,19 +60,19 @@ struct AppHostTests {
         // Another host on the same file, the way a batch job shares it.
         let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: .testing))
         for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
-            #expect(await other.perform(intent).status == .completed)
+            #expect(await other.perform(intent, timeout: patience).status == .completed)
         }
-        #expect(await other.perform(.addNote(text: "from elsewhere")).status == .completed)
+        #expect(await other.perform(.addNote(text: "from elsewhere"), timeout: patience).status == .completed)
         try await other.close()
 
         host.failures.failNext(.notesList)
-        let failed = await host.perform(.reloadNotes)
+        let failed = await host.perform(.reloadNotes, timeout: patience)
         #expect(failed.status != .completed)
         #expect(failed.screens.notes.errorMessage != nil)
-        let dismissed = await host.perform(.dismissNotesError)
+        let dismissed = await host.perform(.dismissNotesError, timeout: patience)
         #expect(dismissed.status == .completed && dismissed.changed == [.notes])
         #expect(dismissed.screens.notes.errorMessage == nil)
-        let reloaded = await host.perform(.reloadNotes)
+        let reloaded = await host.perform(.reloadNotes, timeout: patience)
         #expect(reloaded.status == .completed)
         #expect(reloaded.screens.notes.rows.map(\.title) == ["from elsewhere"])
         try await host.close()
@@ -115,7 +115,7 @@ struct AppHostTests {
         track()
         // The note's save is written on the database's queue and answered on the pool: two
         // bursts, the second reduced off the main actor.
-        #expect(await host.perform(.addNote(text: "milk")).status == .completed)
+        #expect(await host.perform(.addNote(text: "milk"), timeout: patience).status == .completed)
         while counts.withLock({ $0 }).isEmpty { await Task.yield() }
         await Task.yield()
         let heard = counts.withLock { $0 }
@@ -140,11 +140,11 @@ struct AppHostTests {
 
     @Test func changesDeliversTheScreensNowThenAfterEachChange() async throws {
         let host = try await AppHost(storage: .inMemory())
-        await host.perform(.increment)
+        await host.perform(.increment, timeout: patience)
         let changes = host.changes(bufferingPolicy: .unbounded)
         var iterator = changes.makeAsyncIterator()
-        await host.perform(.increment)
-        await host.perform(.increment)
+        await host.perform(.increment, timeout: patience)
+        await host.perform(.increment, timeout: patience)
         let now = await iterator.next()
         let first = await iterator.next()
         let second = await iterator.next()
@@ -157,10 +157,10 @@ struct AppHostTests {
     @Test func actionsMeasureWhatChangedSinceTheScreensAFrontEndShows() async throws {
         let host = try await AppHost(storage: .inMemory())
         let shown = host.screens
-        await host.perform(.typeUsername(username: "dora"))
-        let outcome = await host.perform(actions: [.counter(.incrementTapped)], since: shown)
+        await host.perform(.typeUsername(username: "dora"), timeout: patience)
+        let outcome = await host.perform(actions: [.counter(.incrementTapped)], timeout: patience, since: shown)
         #expect(outcome.changed == [.login, .counter], "measured against what is shown, not the screens just before")
-        #expect(await host.perform(actions: [.counter(.incrementTapped)]).changed == [.counter])
+        #expect(await host.perform(actions: [.counter(.incrementTapped)], timeout: patience).changed == [.counter])
         try await host.close()
     }
 
@@ -195,7 +195,7 @@ struct AppHostTests {
 
         let host = try await AppHost(storage: .inMemory())
         await signIn(host)
-        let outcome = await host.perform(.addNote(text: "milk\nand bread"))
+        let outcome = await host.perform(.addNote(text: "milk\nand bread"), timeout: patience)
         let decoded = try JSONDecoder().decode(IntentOutcome.self, from: JSONEncoder().encode(outcome))
         #expect(decoded == outcome)
         let rejected = IntentOutcome(status: .rejected(reason: "no"), changed: [], screens: host.screens)
@@ -207,7 +207,7 @@ struct AppHostTests {
         let host = try await AppHost(storage: .inMemory())
         let before = host.screens
         #expect(host.screens == before && host.screens.changed(since: before).isEmpty, "read twice with nothing between")
-        await host.perform(.increment)
+        await host.perform(.increment, timeout: patience)
         let after = host.screens
         #expect(after.changed(since: before) == [.counter])
         #expect(before.counter.count == 0 && after.counter.count == 1, "a read keeps its values")
@@ -224,9 +224,9 @@ struct AppHostTests {
         // Another host's screens are compared by what they show, even when its view models have
         // moved as often: here both counters changed twice, to 2 and back to 0.
         let other = try await AppHost(storage: .inMemory())
-        await other.perform(.increment)
-        await other.perform(.decrement)
-        await host.perform(.increment)
+        await other.perform(.increment, timeout: patience)
+        await other.perform(.decrement, timeout: patience)
+        await host.perform(.increment, timeout: patience)
         #expect(other.screens.changed(since: host.screens) == [.counter])
         #expect(other.screens.changed(since: before).isEmpty)
 
@@ -246,7 +246,7 @@ struct AppHostTests {
 
         let first = try await AppHost(storage: .database(path: path), options: options)
         await signIn(first)
-        #expect(await first.perform(.addNote(text: "remember the milk")).status == .completed)
+        #expect(await first.perform(.addNote(text: "remember the milk"), timeout: patience).status == .completed)
         try await first.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
@@ -257,8 +257,8 @@ struct AppHostTests {
         #expect(second.screens.session.isSignedIn == false)
         #expect(second.screens.login.username == "alice.liddell")
         #expect(second.screens.login.credentialsHint == nil, "nothing was typed yet")
-        #expect(await second.perform(.typePassword(password: "wonderland")).status == .completed)
-        #expect(await second.perform(.signIn).status == .completed)
+        #expect(await second.perform(.typePassword(password: "wonderland"), timeout: patience).status == .completed)
+        #expect(await second.perform(.signIn, timeout: patience).status == .completed)
         #expect(second.screens.notes.rows.map(\.title) == ["remember the milk"])
         try await second.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -273,7 +273,7 @@ struct AppHostTests {
 
         let first = try await AppHost(storage: .database(path: path), loginStyle: .adHoc, options: options)
         #expect(first.loginStyle == .adHoc)
-        await first.perform(.typeUsername(username: "erin.example"))
+        await first.perform(.typeUsername(username: "erin.example"), timeout: patience)
         try await first.close()
 
         let unasked = try await AppHost(storage: .database(path: path), options: options)
@@ -321,7 +321,7 @@ struct FullDiskTests {
         var kept: [String] = [], failed: [String] = []
         for number in 1...200 {
             let text = "note \(number) " + String(repeating: "x", count: 1_500)
-            let outcome = await host.perform(.addNote(text: text))
+            let outcome = await host.perform(.addNote(text: text), timeout: patience)
             switch outcome.status {
             case .completed: kept.append(text)
             case .failed(let reason):
@@ -336,7 +336,7 @@ struct FullDiskTests {
 
         let reopened = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, live: .testing))
         for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
-            #expect(await reopened.perform(intent).status == .completed)
+            #expect(await reopened.perform(intent, timeout: patience).status == .completed)
         }
         let stored = Set(reopened.screens.notes.rows.map(\.title))
         #expect(
@@ -358,7 +358,7 @@ struct FullDiskTests {
             _ = try db.query("PRAGMA max_page_count = \(pages + 2)") { $0.int(0) }
         }
         let host = try await AppHost(storage: .database(path: path), options: options)
-        for _ in 0..<3_000 { await host.perform(.increment) }
+        for _ in 0..<3_000 { await host.perform(.increment, timeout: patience) }
         // The journal writes in the background every 20 ms: give it a few tries.
         for _ in 0..<200 where warnings.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(100))

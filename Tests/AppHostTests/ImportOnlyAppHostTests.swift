@@ -20,7 +20,7 @@ struct ImportOnlyAppHostTests {
         host.failures.failNext(Endpoint.notesList)
         let error: DatabaseError? = AppHostError("x").database
         #expect(style == .adHoc && id == nil && error == nil)
-        #expect(await host.perform(actions: [action]).screens.counter.count == 1)
+        #expect(await host.perform(actions: [action], timeout: patience).screens.counter.count == 1)
         #expect(store.currentState.counter.count == 1 && notes.rows.isEmpty)
         _ = clients
         try await host.close()

@@ -22,7 +22,7 @@ struct MainActorLoopExampleTests {
             .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
             .typePassword(password: "wonderland"), .signIn,
         ] {
-            _ = await host.perform(intent)
+            _ = await host.perform(intent, timeout: patience)
         }
         let window = NotesWindow(host: host)
         var drawn: [ScreensUpdate] = []

@@ -13,7 +13,7 @@ struct ScreensUpdateTests {
         var shown: Screens?
         var reader: [NotesViewModel.Row] = []
         func perform(_ intent: Intent) async {
-            let outcome = await host.perform(intent)
+            let outcome = await host.perform(intent, timeout: patience)
             let update = outcome.update(since: shown)
             if let notes = update.screens.notes { reader = notes.applied(to: reader) }
             #expect(update.screens.changed == shown.map { outcome.screens.changed(since: $0) } ?? Screen.allCases)
@@ -44,11 +44,11 @@ struct ScreensUpdateTests {
             .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
             .typePassword(password: "wonderland"), .signIn,
         ] {
-            _ = await host.perform(intent)
+            _ = await host.perform(intent, timeout: patience)
         }
-        for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number)")) }
+        for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number)"), timeout: patience) }
         let before = host.screens
-        let outcome = await host.perform(.addNote(text: "one more"))
+        let outcome = await host.perform(.addNote(text: "one more"), timeout: patience)
         let update = outcome.update(since: before)
         guard case .changes(let upserted, let removed) = update.screens.notes?.rows else {
             Issue.record("an added note is a row change, not the whole list")

@@ -45,7 +45,7 @@ struct CascadingCancellationTests {
         appearance.cancel()
         #expect(!store.hasRunningEffects, "the effect of `loaded`, sent back by the appearance's effect, is cancelled too")
         await clock.advance(by: .seconds(60))
-        #expect(await appearance.settle(timeout: .seconds(5)))
+        #expect(await appearance.settle(timeout: .seconds(30)))
         #expect(store.currentState.ticks == 0, "a cancelled effect sends nothing")
     }
 
@@ -56,7 +56,7 @@ struct CascadingCancellationTests {
         let view = Task { await store.send(.onAppear).finish() }
         #expect(await eventually { store.currentState.isLoaded && clock.sleeperCount == 2 })
         view.cancel()
-        #expect(await withTimeout(.seconds(5)) { await view.value }, "finish() returned once its task was cancelled")
+        #expect(await withTimeout(.seconds(30)) { await view.value }, "finish() returned once its task was cancelled")
         #expect(!store.hasRunningEffects)
         await clock.advance(by: .seconds(3_600))
         #expect(store.currentState.ticks == 0)
@@ -72,7 +72,7 @@ struct CascadingCancellationTests {
         first.cancel()
         #expect(store.hasRunningEffects, "the second send's effect still runs")
         await clock.advance(by: .seconds(60))
-        #expect(await second.settle(timeout: .seconds(5)))
+        #expect(await second.settle(timeout: .seconds(30)))
         #expect(store.currentState.ticks == 1, "only the second send's effect ticked")
     }
 }

@@ -112,7 +112,7 @@ struct ConformanceTests {
             store.send(.stop)
             #expect(!store.hasRunningEffects, "cancelled, so no longer running, whatever its task is doing")
             #expect(store.runningEffects.isEmpty)
-            #expect(await store.waitForEffects(timeout: .seconds(5)))
+            #expect(await store.waitForEffects(timeout: .seconds(30)))
         }
     }
 
@@ -132,7 +132,7 @@ struct ConformanceTests {
         let clock = TestClock()
         let store = RootStore(initialState: Timer.State(), reducer: Timer(clock: clock))
         store.send(.start)
-        #expect(await store.send(.stopFromInside).settle(timeout: .seconds(5)))
+        #expect(await store.send(.stopFromInside).settle(timeout: .seconds(30)))
         #expect(store.currentState.log == ["stopped"])
         #expect(!store.hasRunningEffects, "the timer was cancelled before the effect went on")
         await clock.advance(by: .seconds(5))
@@ -141,7 +141,7 @@ struct ConformanceTests {
 
     @Test func anEffectThatCancelsItselfSendsNothingAfterward() async {
         let store = RootStore(initialState: Timer.State(), reducer: Timer(clock: TestClock()))
-        #expect(await store.send(.cancelSelf).settle(timeout: .seconds(5)))
+        #expect(await store.send(.cancelSelf).settle(timeout: .seconds(30)))
         #expect(store.currentState.log.isEmpty, "a send after Task.cancel(id:) of its own id is dropped")
     }
 
@@ -174,7 +174,7 @@ struct ConformanceTests {
         let kept = SendBox()
         let diagnostics = DiagnosticLog()
         let store = RootStore(initialState: Leaky.State(), reducer: Leaky(kept: kept), diagnostics: .collecting(into: diagnostics))
-        #expect(await store.send(.leak).settle(timeout: .seconds(5)))
+        #expect(await store.send(.leak).settle(timeout: .seconds(30)))
         let send = try #require(kept.value)
         send(.increment)
         #expect(store.currentState.count == 0)

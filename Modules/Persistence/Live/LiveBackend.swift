@@ -37,8 +37,8 @@ final class LiveBackend: Sendable {
 
     // MARK: - Off the caller
 
-    /// `body`'s result, computed on the database's queue when the caller may be holding an
-    /// actor's thread (see `run`): the calling task waits without holding it.
+    /// `body`'s result, computed on the database's queue: the calling task waits without
+    /// holding a thread (see `run`).
     func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
         try await Self.run(body, on: databaseWork)
     }
@@ -48,14 +48,11 @@ final class LiveBackend: Sendable {
         try await Self.run(body, on: hashingWork)
     }
 
+    /// Runs `body` on `queue`, never on the calling thread: not a UI's main actor, and not one
+    /// of the concurrency pool's few threads (as many as cores), which SQLite's wait for another
+    /// process's lock (up to the busy timeout) or a password hash would hold, stalling every task
+    /// of the process meanwhile.
     private static func run<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T, on queue: DispatchQueue) async throws(AppError) -> T {
-        // A task without an executor preference runs this nonisolated async code on the shared
-        // pool, never on its caller's actor: the work can run right here, without two thread
-        // hand-offs. A task with one (a store's effect, which starts on the thread that sent its
-        // action: a UI's main actor) hands the work to `queue`, leaving that thread free. (With
-        // the `NonisolatedNonsendingByDefault` feature a caller's actor would be inherited: this
-        // test would then have to hand over always.)
-        if withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) == nil { return try body() }
         let result: Result<T, AppError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Result { () throws(AppError) in try body() }) }
         }
