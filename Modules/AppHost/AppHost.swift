@@ -347,7 +347,7 @@ public final class AppHost: Sendable {
     }
 
     /// Waits for `tasks`' work, moving the test clock when everything sleeps on it.
-    private func settle(_ tasks: [StoreTask], timeout: Duration) async -> Bool {
+    nonisolated(nonsending) private func settle(_ tasks: [StoreTask], timeout: Duration) async -> Bool {
         guard testClock != nil else {
             let deadline = ContinuousClock.now + timeout
             for task in tasks {

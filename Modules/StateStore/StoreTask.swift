@@ -100,7 +100,7 @@ public struct StoreTask: Sendable {
     /// guard await signIn.settle(timeout: .seconds(10)) else { return }   // notes loaded too
     /// ```
     @discardableResult
-    public func settle(timeout: Duration = .seconds(10)) async -> Bool {
+    nonisolated(nonsending) public func settle(timeout: Duration = .seconds(10)) async -> Bool {
         guard let lineage, !lineage.isSettled else { return true }
         return await lineage.waitUntilSettled(timeout: timeout)
     }

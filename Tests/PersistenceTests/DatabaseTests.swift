@@ -351,7 +351,7 @@ struct DatabaseFaultTests {
         try database.write { db throws(DatabaseError) in
             try db.execute("INSERT INTO items (name) VALUES ('from the other process')")
             FileHandle.standardOutput.write(Data("holding\n".utf8))
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(300)
             while !FileManager.default.fileExists(atPath: path + ".release"), Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.005)
             }
@@ -363,7 +363,8 @@ struct DatabaseFaultTests {
         // Generous, as in `aSecondConnectionWaitsForTheFirstInsteadOfFailing`.
         let database = try Database(path: path, migrations: DatabaseTests.schema, busyTimeout: .seconds(120))
         let child = try TestChild(running: "lockHolderChild", environment: ["APPCORE_LOCK_HOLDER_DB": path])
-        await child.waitForLine { $0.contains("holding") }
+        await child.waitForLine(timeout: .seconds(120)) { $0.contains("holding") }
+        try #require(child.lines.contains("holding"), "the other process holds the write lock")
         let done = Flag()
         let writer = Thread {
             try? database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES ('from this process')") }

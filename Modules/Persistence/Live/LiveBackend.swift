@@ -1,6 +1,7 @@
 import AppEnvironment
 import Foundation
 import Models
+import StateStore
 
 /// The live clients' rules on a ``Database``, one file per client: `LiveAuthClient.swift`
 /// (accounts, tokens), `LiveProfileClient.swift` (profiles, posts), `LiveNotesClient.swift`
@@ -54,7 +55,11 @@ final class LiveBackend: Sendable {
     /// of the process meanwhile.
     private static func run<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T, on queue: DispatchQueue) async throws(AppError) -> T {
         let result: Result<T, AppError> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { () throws(AppError) in try body() }) }
+            queue.async {
+                let result = Result { () throws(AppError) in try body() }
+                // The effect waiting for this goes on here, not on a thread woken for it.
+                runningWokenEffectsHere { continuation.resume(returning: result) }
+            }
         }
         return try result.get()
     }

@@ -77,7 +77,7 @@ package final class Deadlines: Sendable {
 /// (returning `true`) or finds the wait already over (`false`); `remove` takes the continuation
 /// back out if it is still recorded. Ends when the continuation is resumed by whoever recorded
 /// it, when the calling task is cancelled, or when `timeout` passed (`nil`: no timeout).
-package func suspendAsWaiter(
+nonisolated(nonsending) package func suspendAsWaiter(
     timeout: Duration?,
     add: (CheckedContinuation<Void, Never>) -> Bool,
     remove: @escaping @Sendable () -> CheckedContinuation<Void, Never>?

@@ -1,5 +1,13 @@
 import Synchronization
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Where a store's effects run: on the thread that starts them for as long as they do not wait
 /// for another thread, on the global pool otherwise.
 ///
@@ -55,6 +63,8 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         if drainer.load(ordering: .acquiring) == ThreadIdentity.current.raw {
             pending.append(job)
+        } else if let lent = LentThread.current {
+            lent.woken.append((self, job))
         } else {
             handOff(job)
         }
@@ -94,11 +104,52 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// Runs `job` on the global concurrent executor (the cooperative pool, like any other
     /// task's work), its thread draining what the job enqueues.
     private func handOff(_ job: UnownedJob) {
-        Task.detached(executorPreference: globalConcurrentExecutor) { [self] in
-            _ = drain {
-                job.runSynchronously(on: asUnownedTaskExecutor())
-                return nil
-            }
+        Task.detached(executorPreference: globalConcurrentExecutor) { [self] in runHere(job) }
+    }
+
+    /// Runs `job` on this thread, which drains what the job enqueues.
+    fileprivate func runHere(_ job: UnownedJob) {
+        _ = drain {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            return nil
         }
+    }
+}
+
+/// Runs `body`, which resumes tasks waiting for work this thread did (a database call's), lending
+/// this thread to the store effects it wakes: their jobs run here once `body` returns, instead of
+/// each waking a thread of the concurrency pool (a hop and a wake-up per call).
+///
+/// Call it only where the thread holds no lock and its queue may wait meanwhile: the end of a
+/// block on a client's own serial queue, whose next block then waits for the woken effects to
+/// suspend or finish.
+package func runningWokenEffectsHere(_ body: () -> Void) {
+    let lent = LentThread()
+    let previous = pthread_getspecific(LentThread.key)
+    pthread_setspecific(LentThread.key, Unmanaged.passUnretained(lent).toOpaque())
+    defer { pthread_setspecific(LentThread.key, previous) }
+    body()
+    // What the woken jobs wake in turn, on other effect executors, runs here too.
+    while !lent.woken.isEmpty {
+        let woken = lent.woken
+        lent.woken.removeAll()
+        for (executor, job) in woken { executor.runHere(job) }
+    }
+}
+
+/// A thread lent to the effects it wakes, for the length of ``runningWokenEffectsHere(_:)``.
+private final class LentThread {
+    /// Jobs enqueued from this thread on effect executors it does not drain.
+    var woken: [(EffectExecutor, UnownedJob)] = []
+
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The lent thread's record, when this thread is lent.
+    static var current: LentThread? {
+        pthread_getspecific(key).map { Unmanaged<LentThread>.fromOpaque($0).takeUnretainedValue() }
     }
 }

@@ -416,7 +416,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// Returns once no effect is running, when the calling task is cancelled, or when `timeout`
     /// passed (`nil`: never); returns whether no effect is running.
     @discardableResult
-    func waitUntilIdle(timeout: Duration? = nil) async -> Bool {
+    nonisolated(nonsending) func waitUntilIdle(timeout: Duration? = nil) async -> Bool {
         let key = withRegistry { $0.idleWaiters.makeKey() }
         await suspendAsWaiter(timeout: timeout) { continuation in
             withRegistry { registry -> Bool in

@@ -90,7 +90,7 @@ final class Lineage: Sendable {
 
     /// Returns once nothing is outstanding, when the calling task is cancelled, or when `timeout`
     /// passed; returns whether nothing is outstanding.
-    func waitUntilSettled(timeout: Duration) async -> Bool {
+    nonisolated(nonsending) func waitUntilSettled(timeout: Duration) async -> Bool {
         let rare = rare
         mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
         return await rare.wait(in: \.waiters, timeout: timeout) { _ in isSettled }

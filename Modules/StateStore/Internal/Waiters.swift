@@ -34,7 +34,7 @@ extension Locked {
     /// `timeout` passed (`nil`: never); returns whether `isMet` holds then. Whoever makes it hold
     /// must resume the waiters at `waiters` (``Waiters/takeAll()``).
     @discardableResult
-    package func wait(
+    nonisolated(nonsending) package func wait(
         in waiters: WritableKeyPath<Value, Waiters> & Sendable, timeout: Duration? = nil,
         until isMet: (Value) -> Bool
     ) async -> Bool {

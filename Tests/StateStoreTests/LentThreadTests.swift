@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import StateStore
+import Testing
+
+/// A feature whose effect waits for work another thread does, as a database call's does.
+private struct Waiting: Reducer {
+    struct State: Equatable, Sendable {
+        /// The thread that went on with the effect after the wait, and then with its action.
+        var resumedOn: [UInt] = []
+    }
+
+    enum Action: Equatable, Sendable {
+        case start
+        case resumed(UInt)
+        case recorded(UInt)
+    }
+
+    let waiting: Collected<CheckedContinuation<Void, Never>>
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .start:
+            let waiting = waiting
+            return .run { send in
+                await withCheckedContinuation { waiting.append($0) }
+                send(.resumed(UInt(pthread_self())))
+            }
+        case .resumed(let thread):
+            state.resumedOn.append(thread)
+            return .run { send in send(.recorded(UInt(pthread_self()))) }
+        case .recorded(let thread):
+            state.resumedOn.append(thread)
+            return .none
+        }
+    }
+}
+
+@Suite("A thread lent to the effects it wakes")
+struct LentThreadTests {
+    @Test func anEffectWokenFromALentThreadGoesOnThereBeforeTheLendingEnds() async throws {
+        let waiting = Collected<CheckedContinuation<Void, Never>>()
+        let store = RootStore(initialState: Waiting.State(), reducer: Waiting(waiting: waiting))
+        let task = store.send(.start)
+        #expect(await eventually { waiting.count == 1 })
+        let continuation = try #require(waiting.all.first)
+
+        // A database queue's thread, as when a live client's work is done.
+        let seen = Collected<(lender: UInt, resumedOn: [UInt])>()
+        DispatchQueue(label: "a client's queue").async {
+            runningWokenEffectsHere { continuation.resume() }
+            seen.append((UInt(pthread_self()), store.currentState.resumedOn))
+        }
+        #expect(await eventually { seen.count == 1 })
+        let (lender, resumedOn) = try #require(seen.all.first)
+        #expect(resumedOn == [lender, lender], "the effect, and the effect of the action it sent, ran on the lent thread before it was given back")
+        #expect(await task.settle(timeout: .seconds(30)))
+    }
+
+    @Test func withoutLendingTheWokenEffectGoesOnElsewhere() async throws {
+        let waiting = Collected<CheckedContinuation<Void, Never>>()
+        let store = RootStore(initialState: Waiting.State(), reducer: Waiting(waiting: waiting))
+        let task = store.send(.start)
+        #expect(await eventually { waiting.count == 1 })
+        let continuation = try #require(waiting.all.first)
+        let resumer = Collected<UInt>()
+        DispatchQueue(label: "a client's queue").async {
+            resumer.append(UInt(pthread_self()))
+            continuation.resume()
+        }
+        #expect(await task.settle(timeout: .seconds(30)))
+        #expect(store.currentState.resumedOn.count == 2)
+        #expect(!store.currentState.resumedOn.contains(try #require(resumer.all.first)), "a thread that did not lend itself runs no effect")
+    }
+}
