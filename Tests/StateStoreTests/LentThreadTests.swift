@@ -38,12 +38,17 @@ private struct Waiting: Reducer {
 
 @Suite("A thread lent to the effects it wakes")
 struct LentThreadTests {
-    @Test func anEffectWokenFromALentThreadGoesOnThereBeforeTheLendingEnds() async throws {
+    /// A store whose effect waits; its task, and the continuation that wakes the effect.
+    private func waitingStore() async throws -> (RootStore<Waiting.State, Waiting.Action>, StoreTask, CheckedContinuation<Void, Never>) {
         let waiting = Collected<CheckedContinuation<Void, Never>>()
         let store = RootStore(initialState: Waiting.State(), reducer: Waiting(waiting: waiting))
         let task = store.send(.start)
         #expect(await eventually { waiting.count == 1 })
-        let continuation = try #require(waiting.all.first)
+        return (store, task, try #require(waiting.all.first))
+    }
+
+    @Test func anEffectWokenFromALentThreadGoesOnThereBeforeTheLendingEnds() async throws {
+        let (store, task, continuation) = try await waitingStore()
 
         // A database queue's thread, as when a live client's work is done.
         let seen = Collected<(lender: UInt, resumedOn: [UInt])>()
@@ -58,11 +63,7 @@ struct LentThreadTests {
     }
 
     @Test func withoutLendingTheWokenEffectGoesOnElsewhere() async throws {
-        let waiting = Collected<CheckedContinuation<Void, Never>>()
-        let store = RootStore(initialState: Waiting.State(), reducer: Waiting(waiting: waiting))
-        let task = store.send(.start)
-        #expect(await eventually { waiting.count == 1 })
-        let continuation = try #require(waiting.all.first)
+        let (store, task, continuation) = try await waitingStore()
         let resumer = Collected<UInt>()
         DispatchQueue(label: "a client's queue").async {
             resumer.append(UInt(pthread_self()))

@@ -20,7 +20,8 @@ import Musl
 ///
 /// A job enqueued from any other thread (a timer firing, I/O completing, another store's
 /// effect) never runs on that thread, which may be holding its own locks: it goes to the global
-/// pool, whose thread then drains in its turn. A drain that runs more than `jobsPerDrain` jobs
+/// pool, whose thread then drains in its turn — unless that thread lent itself to the effects it
+/// wakes (``runningWokenEffectsHere(_:)``). A drain that runs more than `jobsPerDrain` jobs
 /// hands the rest to the pool too, so a `send` returns even while an effect yields in a loop.
 @usableFromInline
 final class EffectExecutor: TaskExecutor, @unchecked Sendable {
