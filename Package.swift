@@ -91,7 +91,7 @@ let tests: [Target] = [
     .testTarget(name: "ModelsTests", dependencies: ["Models"], path: "Tests/ModelsTests"),
     .testTarget(
         name: "AppEnvironmentTests",
-        dependencies: ["Models", "AppEnvironment", "StateStoreTesting"],
+        dependencies: ["Models", "AppEnvironment", "StateStore", "StateStoreTesting"],
         path: "Tests/AppEnvironmentTests"
     ),
     .testTarget(

@@ -1,8 +1,9 @@
 import AppHost
 
-// The README's main-actor front end, checked against it by MainActorLoopExampleTests: keep the
-// two the same. (Everything from the line after the marker to the end of the file.)
-// README:
+// The main-actor front end of README.md and of the AppHost catalog's article "Building a front
+// end on AppHost", built here and run by MainActorLoopExampleTests; DocumentationExampleTests
+// finds each copy in this file, so change them together.
+
 @MainActor
 final class NotesWindow {
     let host: AppHost

@@ -3,16 +3,8 @@ import Foundation
 import Testing
 import ViewModels
 
-@Suite("The README's main-actor front end")
+@Suite("The documentation's main-actor front end")
 struct MainActorLoopExampleTests {
-    @Test func theReadmeShowsTheExampleThatIsBuilt() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let source = try String(contentsOf: folder.appendingPathComponent("MainActorLoopExample.swift"), encoding: .utf8)
-        let example = try #require(source.components(separatedBy: "// README:\n").last)
-        let readme = try String(contentsOf: folder.appendingPathComponent("../../README.md"), encoding: .utf8)
-        #expect(readme.contains("```swift\n" + example + "```\n"), "README.md's main-actor example differs from MainActorLoopExample.swift")
-    }
-
     @MainActor
     @Test func itDrawsTheScreensThenWhatEachIntentChanged() async throws {
         var options = AppHost.Options(history: nil)

@@ -1,17 +1,11 @@
 import Foundation
 import Testing
 
-/// The README's JSON-lines front end: the copy in the README is the file that is built, and the
-/// built program answers JSON intents with JSON outcomes.
+/// The README's JSON-lines front end (its copy there is checked by DocumentationExampleTests):
+/// the built program answers JSON intents with JSON outcomes.
 @Suite("appcore-serve, the README's example")
 struct ServeExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    @Test func theReadmeShowsTheExampleThatIsBuilt() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Apps/Serve/main.swift"), encoding: .utf8)
-        #expect(readme.contains("```swift\n" + source + "```\n"), "README.md's example differs from Apps/Serve/main.swift")
-    }
 
     @Test func itAnswersEachIntentWithItsSettledOutcome() async throws {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
