@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// return .run { send in
-///     await send(.notesResponse(Outcome { try await notes.list(token) }))
+///     send(.listResponse(await Outcome { () throws(AppError) in try await notes.list(token) }))
 /// }
 /// ```
 public enum Outcome<Value: Sendable>: Sendable {

@@ -12,7 +12,7 @@ import StateStore
 /// ```swift
 /// let report = await Explorer(
 ///     initialState: LoginMachine.State(),
-///     reducer: { _, failing in LoginMachine.reducer(auth: failing ? .alwaysFailing : .acceptingOneAccount) },
+///     reducer: { _, failing in LoginMachine.reducer(auth: testAuth(failing: failing)) }, // the test's client
 ///     responses: .asChoices,
 ///     depth: 6,
 ///     steps: { _ in [.send(.usernameChanged("ada")), .send(.passwordChanged("correct-horse")), .send(.signInTapped)] },

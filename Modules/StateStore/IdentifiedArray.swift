@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// ```swift
 /// var notes: IdentifiedArray<Note> = []
-/// notes.append(Note(id: 1, text: "milk"))
-/// notes[id: 1]?.text = "oat milk"
+/// notes.append(milk)
+/// notes[id: milk.id]?.text = "oat milk"
 /// ```
 ///
 /// It is a persistent collection: copies share their storage, and a change copies only the

@@ -10,11 +10,12 @@ import StateStore
 /// migrates it; a database written by a newer version is refused before anything is touched.
 ///
 /// ```swift
-/// let database = try Database(path: "/tmp/app.sqlite", migrations: AppSchema.migrations)
-/// try database.write { db in
-///     try db.execute("INSERT INTO notes (id, text) VALUES (?, ?)", [.text(id), .text(text)])
+/// let items = Migration(version: 1, name: "items", sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+/// let database = try Database(path: path, migrations: [items])
+/// try database.write { db throws(DatabaseError) in
+///     try db.execute("INSERT INTO items (text) VALUES (?)", [.text("milk")])
 /// }
-/// let texts = try database.read { db in try db.query("SELECT text FROM notes") { $0.text(0) } }
+/// let texts = try database.read { db throws(DatabaseError) in try db.query("SELECT text FROM items") { $0.text(0) } }
 /// ```
 public final class Database: Sendable {
     /// How hard commits try to survive a crash.

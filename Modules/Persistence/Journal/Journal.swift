@@ -15,8 +15,10 @@ import StateStore
 /// let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
 /// let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: env))
 /// let store = RootStore(initialState: state, reducer: AppFeature(environment: env))
-/// let recording = journal.record(store)       // appends every reduced action from now on
+/// let recording = journal.record(store) { $0.carriesSecret } // every reduced action from now on
 /// ```
+///
+/// The article <doc:PersistenceAndTheJournal> shows the whole life of a journal, closing included.
 public final class Journal<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// One journaled action and its position.
     public struct Entry: Sendable {

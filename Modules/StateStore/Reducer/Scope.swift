@@ -87,7 +87,7 @@ extension Reducer {
     ///
     /// ```swift
     /// EmptyReducer()
-    ///     .ifCaseLet(Login.State.finiteStatesCase, action: .identity) { LoginMachine() }
+    ///     .ifCaseLet(Login.State.finiteStatesCase, action: .identity) { LoginMachine.reducer(auth: auth) }
     /// ```
     public func ifCaseLet<CaseState, CaseAction, Child: Reducer>(
         _ state: CasePath<State, CaseState>,
