@@ -1,8 +1,10 @@
 // Prints the public API of library modules, one declaration per line, from the symbol graphs of
 // `swift package dump-symbol-graph --minimum-access-level public`:
 //   swift Tools/api/Listing.swift <symbol-graph-folder> <Module>…
-// Each module is a section; each symbol a line `Path.to.symbol: declaration`, and each
-// conformance a line `Path: conforms to Protocol`, sorted, so a change reads as a diff.
+// Each module is a section; each symbol a line `Path.to.symbol: declaration`, followed by its
+// `@available` attributes when it has any (a deprecation is an API change: code built with
+// warnings as errors stops building), and each conformance a line `Path: conforms to Protocol`,
+// sorted, so a change reads as a diff.
 import Foundation
 
 struct Graph: Decodable {
@@ -14,6 +16,36 @@ struct Graph: Decodable {
         let kind: Kind
         let pathComponents: [String]
         let declarationFragments: [Fragment]?
+        let availability: [Availability]?
+    }
+    struct Availability: Decodable {
+        struct Version: Decodable {
+            let major: Int
+            let minor: Int?
+            let patch: Int?
+            var text: String { [major, minor, patch].compactMap { $0 }.map(String.init).joined(separator: ".") }
+        }
+        let domain: String?
+        let introduced: Version?
+        let deprecated: Version?
+        let obsoleted: Version?
+        let message: String?
+        let renamed: String?
+        let isUnconditionallyDeprecated: Bool?
+        let isUnconditionallyUnavailable: Bool?
+
+        /// As written in Swift: `@available(*, deprecated, renamed: "x")`.
+        var attribute: String {
+            var parts = [domain ?? "*"]
+            if isUnconditionallyUnavailable == true { parts.append("unavailable") }
+            if let introduced { parts.append("introduced: \(introduced.text)") }
+            if isUnconditionallyDeprecated == true { parts.append("deprecated") }
+            if let deprecated { parts.append("deprecated: \(deprecated.text)") }
+            if let obsoleted { parts.append("obsoleted: \(obsoleted.text)") }
+            if let renamed { parts.append("renamed: \"\(renamed)\"") }
+            if let message { parts.append("message: \"\(message)\"") }
+            return "@available(\(parts.joined(separator: ", ")))"
+        }
     }
     struct Relationship: Decodable {
         let kind: String
@@ -56,7 +88,8 @@ for module in arguments.dropFirst() {
             let declaration = fragments.map(\.spelling).joined()
                 .replacingOccurrences(of: "\n", with: " ")
                 .replacingOccurrences(of: #" {2,}"#, with: " ", options: .regularExpression)
-            lines.insert("\(path): \(declaration)")
+            let attributes = (symbol.availability ?? []).map { $0.attribute + " " }.sorted().joined()
+            lines.insert("\(path): \(attributes)\(declaration)")
         }
         // SendableMetatype comes with Sendable: listing it would only double every Sendable line.
         for relationship in graph.relationships where relationship.kind == "conformsTo" && relationship.targetFallback != "Swift.SendableMetatype" {
