@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// let failures = FailureInjector()
 /// let environment = AppEnvironment.inMemory().injectingFailures(failures)
-/// failures.failNext(.notesCreate)          // the next create fails with a network error
+/// failures.failNext(.notesCreate) // the next create fails with a network error
 /// ```
 public final class FailureInjector: Sendable {
     /// Per endpoint, the failures armed, in order: runs of one error, so arming a million costs

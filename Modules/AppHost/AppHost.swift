@@ -16,7 +16,7 @@ public typealias HistoryLimits = Timeline<AppFeature.State, AppFeature.Action>.L
 /// ```swift
 /// let host = try await AppHost(storage: .inMemory(latency: .milliseconds(40)), loginStyle: .finiteStates)
 /// let outcome = await host.perform(.addNote(text: "milk"))
-/// if case .rejected(let reason) = outcome.status { print(reason) }   // "You are not signed in. Sign in first."
+/// if case .rejected(let reason) = outcome.status { print(reason) } // "You are not signed in. Sign in first."
 /// print(outcome.screens.notes.count)
 /// try await host.close()
 /// ```

@@ -20,7 +20,7 @@ import Musl
 /// a fast producer is never read into memory as a whole.
 ///
 /// ```swift
-/// for await line in InputLines() { … }   // each line's bytes, without its line feed
+/// for await line in InputLines() { handle(line) } // each line's bytes, without its line feed
 /// ```
 public struct InputLines: AsyncSequence, Sendable {
     /// A line's bytes, without the line feed.

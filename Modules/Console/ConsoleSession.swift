@@ -13,7 +13,7 @@ import ViewModels
 /// ```swift
 /// let session = try await ConsoleSession.scripted()
 /// let result = await session.execute("counter.increment")
-/// print(result.output)            // counter: 1
+/// print(result.output) // counter: 1
 /// ```
 public final class ConsoleSession: Sendable {
     /// What a line did.

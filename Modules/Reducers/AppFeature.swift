@@ -15,8 +15,10 @@ import StateStore
 ///
 /// ```swift
 /// let environment = AppEnvironment.inMemory()
-/// let store = RootStore(initialState: AppFeature.State(loginStyle: .middleware),
-///                       reducer: AppFeature(environment: environment)) {
+/// let store = RootStore(
+///     initialState: AppFeature.State(loginStyle: .middleware),
+///     reducer: AppFeature(environment: environment)
+/// ) {
 ///     AppFeature.loginMiddleware(environment)
 /// }
 /// ```

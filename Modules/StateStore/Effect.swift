@@ -6,13 +6,13 @@
 /// actions, and the rest combine, cancel and pace other effects.
 ///
 /// ```swift
-/// case .searchChanged(let query):
+/// case .queryChanged(let query):
 ///     state.query = query
 ///     return .run { send in
-///         let results = try await notes.search(query)
-///         send(.searchResponse(.success(results)))
+///         let results = try await search(query)
+///         send(.searchResponse(results))
 ///     } catch: { error, send in
-///         send(.searchResponse(.failure(NotesError(error))))
+///         send(.searchFailed("\(error)"))
 ///     }
 ///     .debounce(id: SearchID(), for: .milliseconds(300), clock: clock)
 /// ```

@@ -1,7 +1,7 @@
 /// The store an app builds once: it owns the state, the reducer, the middleware and the effects.
 ///
 /// ```swift
-/// let store = RootStore(initialState: AppState(), reducer: AppReducer(environment: .live)) {
+/// let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: .inMemory())) {
 ///     LoggingMiddleware(sink: .standardError)
 /// }
 /// ```

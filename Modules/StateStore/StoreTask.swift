@@ -2,9 +2,9 @@
 /// cancel those effects.
 ///
 /// ```swift
-/// await store.send(.refreshTapped).finish()   // the refresh's effects are done
-/// let search = store.send(.searchChanged("milk"))
-/// search.cancel()                             // stop the search it started
+/// await store.send(.queryChanged("milk")).finish() // the search's effects are done
+/// let search = store.send(.queryChanged("oat"))
+/// search.cancel() // stop the search it started
 /// ```
 ///
 /// An action that started no effect returns a handle that is already finished, at no cost. If
@@ -97,7 +97,7 @@ public struct StoreTask: Sendable {
     ///
     /// ```swift
     /// let signIn = store.send(.login(.signInTapped))
-    /// guard await signIn.settle(timeout: .seconds(10)) else { return }   // notes loaded too
+    /// guard await signIn.settle(timeout: .seconds(10)) else { return } // notes loaded too
     /// ```
     @discardableResult
     nonisolated(nonsending) public func settle(timeout: Duration = .seconds(10)) async -> Bool {

@@ -19,7 +19,7 @@ import Synchronization
 /// ```swift
 /// let timeline = Timeline(recording: store, limits: .init(entries: 500, bytes: 8 << 20))
 /// store.send(.incrementTapped)
-/// timeline.undo()                 // count back to 0, no effect re-run
+/// timeline.undo() // count back to 0, no effect re-run
 /// timeline.redo()
 /// ```
 public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Sendable {

@@ -11,10 +11,10 @@ import Testing
 /// ```swift
 /// @Test func search() async {
 ///     let clock = TestClock()
-///     let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock, notes: .mock))
+///     let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock))
 ///     await store.send(.queryChanged("mi")) { $0.query = "mi" }
 ///     await clock.advance(by: .milliseconds(300))
-///     await store.receive(.results(["milk"])) { $0.results = ["milk"] }
+///     await store.receive(.searchResponse(["milk"])) { $0.results = ["milk"] }
 ///     await store.finish()
 /// }
 /// ```

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// The Swift examples of README.md, CONTRIBUTING.md and the documentation catalogs are code that
-/// is built: each is found, line for line, in a Swift file under `Apps/` or `Tests/`, so an
-/// example that no longer compiles fails the build, and one edited in only one place fails here.
+/// The Swift examples of README.md, CONTRIBUTING.md, the documentation catalogs and the doc
+/// comments are code that is built: each is found, line for line, in a Swift file under `Apps/`
+/// or `Tests/`, so an example that no longer compiles fails the build, and one edited in only
+/// one place fails here.
 @Suite("The documentation's Swift examples are built")
 struct DocumentationExampleTests {
     /// A fenced Swift example of a Markdown file.
@@ -24,8 +25,44 @@ struct DocumentationExampleTests {
 
     static let root = ServeExampleTests.root
 
-    /// Every ```swift block of the Markdown files a reader sees, lines trimmed of indentation.
+    /// Every ```swift block of the Markdown files a reader sees and of the doc comments of
+    /// `Modules/` (the symbol pages), lines trimmed of indentation.
     static func examples() throws -> [Example] {
+        try markdownExamples() + docCommentExamples()
+    }
+
+    /// The ```swift blocks of `/// ` doc comments in the library modules' sources.
+    static func docCommentExamples() throws -> [Example] {
+        let base = root.appendingPathComponent("Modules")
+        guard let files = FileManager.default.enumerator(atPath: base.path) else { return [] }
+        var examples: [Example] = []
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
+            var open: (line: Int, lines: [String])?
+            for (index, line) in text.components(separatedBy: "\n").enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("///") else {
+                    open = nil
+                    continue
+                }
+                let comment = String(trimmed.dropFirst(3)).trimmingCharacters(in: .whitespaces)
+                if let current = open {
+                    if comment == "```" {
+                        examples.append(Example(file: "Modules/\(file)", line: current.line, lines: current.lines))
+                        open = nil
+                    } else {
+                        open?.lines.append(comment)
+                    }
+                } else if comment == "```swift" {
+                    open = (index + 1, [])
+                }
+            }
+        }
+        return examples.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
+    }
+
+    /// The ```swift blocks of README.md, CONTRIBUTING.md and the catalogs' articles.
+    static func markdownExamples() throws -> [Example] {
         let catalogs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Modules").path)
             .sorted()
             .flatMap { module -> [String] in

@@ -78,3 +78,58 @@ struct CounterExampleTests {
         await store.finish()
     }
 }
+
+@Suite("Doc comments' examples: StateStore and StateStoreTesting with the counter")
+struct CounterDocCommentExampleTests {
+    @Test func aReduceClosureIsAReducer() {
+        let counter = Reduce<Int, Counter.Action> { count, action in
+            count += 1
+            return .none
+        }
+        var count = 0
+        _ = counter.reduce(into: &count, action: .incrementTapped)
+        #expect(count == 1)
+    }
+
+    @Test func aStoreScopedToTheCount() {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let counter = store.scope(state: \.count, action: { $0 })
+        let subscription = store.observe { print("count:", $0.count) }
+        store.send(.incrementTapped)
+        #expect(counter.currentState == 1)
+        subscription.cancel()
+    }
+
+    @Test func aTimelineUndoesAndRedoes() {
+        let store = RootStore(initialState: Counter.State(), reducer: Counter())
+        let timeline = Timeline(recording: store, limits: .init(entries: 500, bytes: 8 << 20))
+        store.send(.incrementTapped)
+        timeline.undo() // count back to 0, no effect re-run
+        timeline.redo()
+        #expect(store.currentState.count == 1 && timeline.canUndo && !timeline.canRedo)
+        timeline.undo()
+        #expect(store.currentState.count == 0)
+    }
+
+    @Test func aDiffNamesWhatChanged() {
+        let diff = ValueDiff(old: Counter.State(count: 1), new: Counter.State(count: 2))
+        print(diff.description)
+        // .count
+        //   − 1
+        //   + 2
+        #expect(diff.description == ".count\n  − 1\n  + 2")
+    }
+
+    @Test func aSeededRandomRepeatsItself() {
+        var random = SeededRandom(seed: 42)
+        let index = Int.random(in: 0..<10, using: &random)
+        var again = SeededRandom(seed: 42)
+        #expect(Int.random(in: 0..<10, using: &again) == index)
+    }
+
+    @Test func aTestClockMovesWhenTold() async {
+        let clock = TestClock()
+        await clock.advance(by: .milliseconds(300))
+        #expect(clock.now.offset == .milliseconds(300))
+    }
+}

@@ -118,7 +118,7 @@ public struct MiddlewareLogin: Reducer {
 /// Generic over the store it runs in: `action` says where login actions sit in its actions.
 ///
 /// ```swift
-/// RootStore(initialState: AppFeature.State(loginStyle: .middleware), reducer: AppFeature(environment: env)) {
+/// let store = RootStore(initialState: AppFeature.State(loginStyle: .middleware), reducer: AppFeature(environment: env)) {
 ///     LoginMiddleware(auth: env.auth, action: AppFeature.Action.loginPath)
 /// }
 /// ```

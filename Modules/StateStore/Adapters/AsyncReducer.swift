@@ -7,13 +7,18 @@
 /// store stays observable and scoped like any other.
 ///
 /// ```swift
-/// struct LoginReducer: AsyncReducer {
+/// struct SignInReducer: AsyncReducer {
+///     enum State: Equatable, Sendable { case signedOut, signedIn(AuthSession), failed(AppError) }
+///     enum Action: Sendable { case signIn(Credentials), signOut }
+///
 ///     let auth: AuthClient
-///     func reduce(_ state: LoginState, _ action: LoginAction) async -> LoginState {
+///
+///     func reduce(_ state: State, _ action: Action) async -> State {
 ///         switch action {
-///         case .authenticate:
-///             return (try? await auth.authenticate(state.credentials)) != nil ? .authenticated : .failure(.invalidCredentials)
-///         ...
+///         case .signIn(let credentials):
+///             do throws(AppError) { return .signedIn(try await auth.authenticate(credentials)) } catch { return .failed(error) }
+///         case .signOut:
+///             return .signedOut
 ///         }
 ///     }
 /// }

@@ -23,9 +23,15 @@
 ///         }
 ///     }
 /// }
+/// ```
 ///
-/// let store = RootStore(initialState: .initialized,
-///                       reducer: TransducerReducer(ProfileMachine.self, interactor: profileInteractor))
+/// A ``TransducerReducer`` runs it in a store, with an ``Interactor`` that turns `.load` into the
+/// request and its response into `.loaded` or `.failed`:
+///
+/// ```swift
+/// let store = RootStore(
+///     initialState: .initialized,
+///     reducer: TransducerReducer(ProfileMachine.self, interactor: profileInteractor))
 /// ```
 public protocol Transducer {
     /// The machine's states.

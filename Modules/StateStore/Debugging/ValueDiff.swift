@@ -1,7 +1,7 @@
 /// The differences between two values of the same type, found with `Mirror`.
 ///
 /// ```swift
-/// let diff = ValueDiff(old: AppState(count: 1), new: AppState(count: 2))
+/// let diff = ValueDiff(old: Counter.State(count: 1), new: Counter.State(count: 2))
 /// print(diff.description)
 /// // .count
 /// //   − 1

@@ -48,8 +48,7 @@ public struct Redaction: Sendable, Hashable {
 /// Renders any value as readable Swift-like text, with secrets redacted.
 ///
 /// ```swift
-/// ValueRenderer.oneLine(LoginAction.passwordChanged("hunter22"))
-/// // "LoginAction.passwordChanged(<redacted>)"
+/// let line = ValueRenderer.oneLine(LoginAction.passwordChanged("hunter22")) // "LoginAction.passwordChanged(<redacted>)"
 /// ```
 ///
 /// Used by the logging middleware, diagnostics and test failure messages. It walks values with

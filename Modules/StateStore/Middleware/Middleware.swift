@@ -8,14 +8,13 @@
 /// flowing, and hands its result to the rest of the pipeline when it is ready.
 ///
 /// ```swift
-/// struct LoginMiddleware: Middleware {
+/// struct SignInMiddleware: Middleware {
 ///     let auth: AuthClient
 ///
-///     func handle(_ action: AppAction, context: MiddlewareContext<AppState, AppAction>) -> MiddlewareStep<AppAction> {
+///     func handle(_ action: LoginAction, context: MiddlewareContext<Login.State, LoginAction>) -> MiddlewareStep<LoginAction> {
 ///         guard case .login(let credentials) = action else { return .next(action) }
 ///         return .deferred {
-///             do { return .setAccessToken(try await auth.authenticate(credentials)) }
-///             catch { return .loginFailed(AuthError(error)) }
+///             do throws(AppError) { return .setAccessToken(try await auth.authenticate(credentials)) } catch { return .loginFailed(error) }
 ///         }
 ///     }
 /// }
@@ -121,11 +120,11 @@ public struct MiddlewarePipeline<State: Sendable, Action: Sendable>: Sendable {
 /// `for` loops, optional middleware and nested pipelines.
 ///
 /// ```swift
-/// RootStore(initialState: AppState(), reducer: AppReducer()) {
+/// let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment)) {
 ///     if verbose { LoggingMiddleware(sink: .standardError) }
-///     for feature in featureFlags.enabled { FeatureGate(feature) }
-///     optionalAnalytics            // an `AnalyticsMiddleware?`
-///     LoginMiddleware(auth: auth)
+///     for gate in gates { gate }
+///     optionalAnalytics // an `AnyMiddleware?`
+///     AppFeature.loginMiddleware(environment)
 /// }
 /// ```
 @resultBuilder

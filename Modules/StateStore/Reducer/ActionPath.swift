@@ -4,8 +4,8 @@
 ///
 /// ```swift
 /// enum AppAction: Sendable {
-///     case counter(CounterAction)
-///     case note(id: Note.ID, action: NoteAction)
+///     case counter(Counter.Action)
+///     case note(id: Note.ID, action: Notes.Action)
 ///
 ///     static let counterPath = ActionPath(embed: AppAction.counter) {
 ///         if case .counter(let action) = $0 { action } else { nil }

@@ -7,13 +7,14 @@
 ///
 /// ```swift
 /// struct Counter: Reducer {
-///     struct State: Equatable, Sendable { var count = 0 }
-///     enum Action: Equatable, Sendable { case incrementTapped, decrementTapped }
+///     struct State: Hashable, Sendable { var count = 0 }
+///     enum Action: Hashable, Sendable { case incrementTapped, decrementTapped, resetTapped }
 ///
 ///     func reduce(into state: inout State, action: Action) -> Effect<Action> {
 ///         switch action {
 ///         case .incrementTapped: state.count += 1
 ///         case .decrementTapped: state.count = max(0, state.count - 1)
+///         case .resetTapped: state.count = 0
 ///         }
 ///         return .none
 ///     }
@@ -35,7 +36,7 @@ public protocol Reducer<State, Action>: Sendable {
 /// A reducer written as a closure.
 ///
 /// ```swift
-/// let counter = Reduce<Int, CounterAction> { count, action in
+/// let counter = Reduce<Int, Counter.Action> { count, action in
 ///     count += 1
 ///     return .none
 /// }
@@ -64,7 +65,7 @@ public struct Reduce<State: Sendable, Action: Sendable>: Reducer {
 /// ```swift
 /// CombineReducers {
 ///     Scope(state: \.counter, action: AppAction.counterPath) { Counter() }
-///     Reduce { state, action in ... }
+///     Reduce { state, action in .none }
 /// }
 /// ```
 public struct CombineReducers<State: Sendable, Action: Sendable, Reducers: Reducer>: Reducer
