@@ -35,30 +35,10 @@ struct DocumentationExampleTests {
     static func docCommentExamples() throws -> [Example] {
         let base = root.appendingPathComponent("Modules")
         guard let files = FileManager.default.enumerator(atPath: base.path) else { return [] }
-        var examples: [Example] = []
-        for case let file as String in files where file.hasSuffix(".swift") {
+        return try files.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().flatMap { file in
             let text = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
-            var open: (line: Int, lines: [String])?
-            for (index, line) in text.components(separatedBy: "\n").enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                guard trimmed.hasPrefix("///") else {
-                    open = nil
-                    continue
-                }
-                let comment = String(trimmed.dropFirst(3)).trimmingCharacters(in: .whitespaces)
-                if let current = open {
-                    if comment == "```" {
-                        examples.append(Example(file: "Modules/\(file)", line: current.line, lines: current.lines))
-                        open = nil
-                    } else {
-                        open?.lines.append(comment)
-                    }
-                } else if comment == "```swift" {
-                    open = (index + 1, [])
-                }
-            }
+            return fencedSwift(in: text, file: "Modules/\(file)", commentPrefix: "///")
         }
-        return examples.sorted { ($0.file, $0.line) < ($1.file, $1.line) }
     }
 
     /// The ```swift blocks of README.md, CONTRIBUTING.md and the catalogs' articles.
@@ -70,25 +50,37 @@ struct DocumentationExampleTests {
                 let articles = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(catalog).path)) ?? []
                 return articles.filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }
             }
-        return try (["README.md", "CONTRIBUTING.md"] + catalogs).flatMap { file -> [Example] in
-            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            var examples: [Example] = []
-            var open: (line: Int, lines: [String])?
-            for (index, line) in text.components(separatedBy: "\n").enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if let current = open {
-                    if trimmed == "```" {
-                        examples.append(Example(file: file, line: current.line, lines: current.lines))
-                        open = nil
-                    } else {
-                        open?.lines.append(trimmed)
-                    }
-                } else if trimmed == "```swift" {
-                    open = (index + 1, [])
-                }
-            }
-            return examples
+        return try (["README.md", "CONTRIBUTING.md"] + catalogs).flatMap { file in
+            fencedSwift(in: try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8), file: file)
         }
+    }
+
+    /// The ```swift blocks of `text`; with `commentPrefix`, only those in lines that start with it
+    /// (a doc comment's), read without it.
+    static func fencedSwift(in text: String, file: String, commentPrefix: String? = nil) -> [Example] {
+        var examples: [Example] = []
+        var open: (line: Int, lines: [String])?
+        for (index, line) in text.components(separatedBy: "\n").enumerated() {
+            var trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let commentPrefix {
+                guard trimmed.hasPrefix(commentPrefix) else {
+                    open = nil
+                    continue
+                }
+                trimmed = String(trimmed.dropFirst(commentPrefix.count)).trimmingCharacters(in: .whitespaces)
+            }
+            if let current = open {
+                if trimmed == "```" {
+                    examples.append(Example(file: file, line: current.line, lines: current.lines))
+                    open = nil
+                } else {
+                    open?.lines.append(trimmed)
+                }
+            } else if trimmed == "```swift" {
+                open = (index + 1, [])
+            }
+        }
+        return examples
     }
 
     /// Each Swift file under `Apps/` and `Tests/`, as lines trimmed of indentation.
@@ -117,7 +109,7 @@ struct DocumentationExampleTests {
     @Test func everySwiftExampleIsInABuiltFile() throws {
         let examples = try Self.examples()
         let sources = try Self.builtSources()
-        #expect(examples.count >= 10, "found the examples of README.md and the catalogs")
+        #expect(examples.count >= 40, "found the examples of the documents and the doc comments")
         for example in examples where !example.isManifestFragment {
             #expect(
                 Self.home(of: example, in: sources) != nil,
