@@ -133,21 +133,52 @@ public struct NotesCursor: Hashable, Sendable, Codable, Comparable, CustomString
 /// (as they are now) and the ids of those deleted, with the cursor to ask from next time. Its
 /// size is that of the change, whatever the number of notes. A note deleted and created again
 /// may be in both: apply the removals first.
+///
+/// A store keeps the record of deleted notes for a bounded number of recent changes. A cursor
+/// older than that is answered with every note, ``replacesAll`` set: the reader replaces its
+/// list instead of applying a change.
 public struct NoteChanges: Hashable, Sendable, Codable {
-    /// The notes created or updated, as they are now.
+    /// The notes created or updated, as they are now; with ``replacesAll``, every note.
     public var changed: [Note]
     /// The ids of the notes deleted.
     public var removed: [Note.ID]
     /// Where the next question starts.
     public var cursor: NotesCursor
+    /// Whether ``changed`` is the whole list, to replace the reader's (its cursor was older than
+    /// the store's record of deletions).
+    public var replacesAll: Bool
 
-    /// A change.
-    public init(changed: [Note] = [], removed: [Note.ID] = [], cursor: NotesCursor) {
+    /// A change, or with `replacesAll` the whole list.
+    public init(changed: [Note] = [], removed: [Note.ID] = [], cursor: NotesCursor, replacesAll: Bool = false) {
         self.changed = changed
         self.removed = removed
         self.cursor = cursor
+        self.replacesAll = replacesAll
     }
 
     /// Whether nothing changed.
-    public var isEmpty: Bool { changed.isEmpty && removed.isEmpty }
+    public var isEmpty: Bool { !replacesAll && changed.isEmpty && removed.isEmpty }
+
+    private enum CodingKeys: String, CodingKey {
+        case changed, removed, cursor, replacesAll
+    }
+
+    /// Decodes a change; one encoded before ``replacesAll`` existed (a journal of an earlier
+    /// version) is a change, not a whole list.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        changed = try container.decode([Note].self, forKey: .changed)
+        removed = try container.decode([Note.ID].self, forKey: .removed)
+        cursor = try container.decode(NotesCursor.self, forKey: .cursor)
+        replacesAll = try container.decodeIfPresent(Bool.self, forKey: .replacesAll) ?? false
+    }
+
+    /// Encodes a change; ``replacesAll`` only when set, so a change encodes as it always did.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(changed, forKey: .changed)
+        try container.encode(removed, forKey: .removed)
+        try container.encode(cursor, forKey: .cursor)
+        if replacesAll { try container.encode(true, forKey: .replacesAll) }
+    }
 }

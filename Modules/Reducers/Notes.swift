@@ -239,7 +239,8 @@ public struct Notes: Reducer {
                 // An answer overtaken by a later one (or by a reload) has nothing new.
                 guard changes.cursor > current else { return .none }
                 state.changeCursor = changes.cursor
-                apply(changes, into: &state)
+                // Too far behind for a change: the whole list, merged as a reload would be.
+                if changes.replacesAll { merge(stored: changes.changed, into: &state) } else { apply(changes, into: &state) }
             case .failure(let error):
                 state.error = error
             }

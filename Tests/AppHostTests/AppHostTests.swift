@@ -50,6 +50,39 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @Test func aHostFartherBehindThanTheDeletionWindowGetsTheWholeListAndShowsWhatIsStored() async throws {
+        let path = NSTemporaryDirectory() + "appcore-window-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        // Deletions remembered for 3 changes; this host looks for other writers only when told.
+        let live = LiveConfiguration(passwordIterations: 1_000, externalWriteInterval: .seconds(3600), deletionWindow: 3)
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil, live: live))
+        await signIn(host)
+        for text in ["a", "b", "c", "d", "e"] { #expect(await host.perform(.addNote(text: text), timeout: patience).status == .completed) }
+
+        // Another writer deletes four notes (more than the window remembers) and adds one.
+        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: live))
+        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
+            #expect(await other.perform(intent, timeout: patience).status == .completed)
+        }
+        for row in other.screens.notes.rows.prefix(4) {
+            #expect(await other.perform(.deleteNote(id: row.id), timeout: patience).status == .completed)
+        }
+        #expect(await other.perform(.addNote(text: "f"), timeout: patience).status == .completed)
+        let stored = other.screens.notes.rows.map(\.title)
+        try await other.close()
+        #expect(stored == ["f", "a"])
+
+        let answers = Locked<[NoteChanges]>([])
+        let watching = host.store.observeActions { action, _ in
+            if case .notes(.changesResponse(_, .success(let changes))) = action { answers.withLock { $0.append(changes) } }
+        }
+        #expect(await host.store.send(.notes(.externalChangesNoticed)).settle(timeout: patience))
+        #expect(host.screens.notes.rows.map(\.title) == stored, "the deleted notes are gone although their records are")
+        #expect(answers.withLock { $0.map(\.replacesAll) } == [true])
+        watching.cancel()
+        try await host.close()
+    }
+
     @Test func notesReloadWithWhatAnotherHostWroteAndTheirErrorCanBeDismissed() async throws {
         let path = NSTemporaryDirectory() + "appcore-reload-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

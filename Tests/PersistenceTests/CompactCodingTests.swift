@@ -74,6 +74,25 @@ struct CompactCodingTests {
         #expect(try CompactCoding.decode([AppFeature.Action].self, from: CompactCoding.encode(actions)) == actions)
     }
 
+    @Test func noteChangesReadAsTheyWereWrittenBeforeTheyCouldReplaceAList() throws {
+        let note = Note(id: Note.ID(UUID(sequence: 1)), text: "milk", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let change = NoteChanges(changed: [note], removed: [Note.ID(UUID(sequence: 2))], cursor: NotesCursor(position: 7))
+        let whole = NoteChanges(changed: [note], cursor: NotesCursor(position: 9), replacesAll: true)
+        // As an earlier version wrote a change (no such key): still a change.
+        struct Earlier: Encodable {
+            let changed: [Note]
+            let removed: [Note.ID]
+            let cursor: NotesCursor
+        }
+        let earlier = Earlier(changed: change.changed, removed: change.removed, cursor: change.cursor)
+        #expect(try CompactCoding.decode(NoteChanges.self, from: CompactCoding.encode(earlier)) == change)
+        #expect(try JSONDecoder().decode(NoteChanges.self, from: JSONEncoder().encode(earlier)) == change)
+        // A change encodes as it always did; a whole list says so.
+        #expect(try CompactCoding.encode(change) == CompactCoding.encode(earlier))
+        #expect(try CompactCoding.decode(NoteChanges.self, from: CompactCoding.encode(whole)) == whole)
+        #expect(try JSONDecoder().decode(NoteChanges.self, from: JSONEncoder().encode(whole)) == whole)
+    }
+
     @Test func aDamagedDocumentIsAnErrorNotACrash() throws {
         let bytes = try CompactCoding.encode(Mixed())
         for length in [0, 1, 2, 3, bytes.count / 2, bytes.count - 1] {

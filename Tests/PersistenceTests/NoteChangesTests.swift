@@ -46,6 +46,27 @@ struct NoteChangesTests {
         #expect(back.changed.map(\.text) == ["note 3, back"] && back.removed.isEmpty)
     }
 
+    @Test func deletionsAreRememberedForAWindowOfChangesAndAReaderFurtherBehindGetsTheWholeList() async throws {
+        let database = try AppSchema.open(folder.file("app.sqlite"))
+        let live = AppEnvironment.live(
+            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, deletionWindow: 4),
+            uuid: .incrementing(), now: .constant(base))
+        _ = try await live.auth.signUp(credentials)
+        let token = try await live.auth.authenticate(credentials).token
+        for number: UInt64 in 1...10 { _ = try await live.notes.create(token, note(number, "note \(number)", at: Double(number))) }
+        let old = try await live.notes.changes(token, nil)
+        for number: UInt64 in 1...8 { try await live.notes.delete(token, note(number, "").id) }
+        let records = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM note_removals") { $0.int(0) } }
+        #expect(records == [4], "the records of the last 4 changes only, however many notes were deleted")
+
+        let recent = try await live.notes.changes(token, NotesCursor(position: old.cursor.position + 5))
+        #expect(!recent.replacesAll && recent.removed.count == 3, "a reader within the window gets the deletions after its cursor")
+        let behind = try await live.notes.changes(token, old.cursor)
+        #expect(behind.replacesAll, "deletions it would need are forgotten: the whole list instead")
+        #expect(behind.changed.map(\.text) == ["note 10", "note 9"] && behind.removed.isEmpty)
+        #expect(behind.cursor == recent.cursor)
+    }
+
     @Test func anotherUsersChangesAreNotSeen() async throws {
         let live = environment(try AppSchema.open(folder.file("app.sqlite")))
         let bob = Credentials(username: "bob.builder", password: "canwefixit")

@@ -312,6 +312,26 @@ struct NotesTests {
         await store.finish()
     }
 
+    @Test func aWholeListInAnswerToAChangeQuestionReplacesTheListKeepingLocalWork() async {
+        let unsaved = Notes.Item(note: note(7, "my local text", updated: 5), save: .failed(.network(reason: "offline")), isStored: true, revision: 3)
+        let gone = Notes.Item(note: note(10, "deleted elsewhere long ago", updated: 2))
+        let since = NotesCursor(position: 20)
+        let now = NotesCursor(position: 20_000)
+        // The reader was too far behind for the store's record of deletions: note 10 is simply
+        // not in the list any more.
+        let whole = NoteChanges(changed: [note(8, "eggs", updated: 4), note(7, "their text", updated: 3)], cursor: now, replacesAll: true)
+        let store = store(Notes.State(items: [unsaved, gone], selectedID: note(10, "").id, list: .loaded, changeCursor: since)) {
+            $0.changes = { _, _ in whole }
+        }
+        await store.send(.externalChangesNoticed)
+        await store.receive(.changesResponse(since: since, .success(whole))) {
+            $0.changeCursor = now
+            $0.items = [unsaved, Notes.Item(note: note(8, "eggs", updated: 4))]
+            $0.selectedID = nil
+        }
+        await store.finish()
+    }
+
     @Test func aNoticeWithNothingListedIsIgnoredQuietly() async {
         let store = store()
         await store.send(.externalChangesNoticed)

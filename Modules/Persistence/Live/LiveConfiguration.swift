@@ -16,17 +16,23 @@ public struct LiveConfiguration: Sendable {
     /// (`AppEnvironment.NotesClient.externalWrites`): the longest a change made elsewhere
     /// waits before it is noticed.
     public var externalWriteInterval: Duration
+    /// How many of an owner's latest note changes remember which notes were deleted: a deleted
+    /// note leaves a record so other readers learn of it, and records older than this many
+    /// changes are dropped. A reader further behind gets the whole list again
+    /// (`NoteChanges.replacesAll`). Bounds the records at this many per owner.
+    public var deletionWindow: Int
 
     /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
     /// tokens, 3 free attempts, then 1 s doubling up to 60 s; writes by other processes noticed
-    /// within 100 ms.
+    /// within 100 ms; deletions remembered for the last 10,000 changes.
     public init(
         passwordIterations: Int = 600_000,
         tokenLifetime: TimeInterval = 30 * 24 * 3600,
         freeAttempts: Int = 3,
         throttleBase: Duration = .seconds(1),
         throttleCap: Duration = .seconds(60),
-        externalWriteInterval: Duration = .milliseconds(100)
+        externalWriteInterval: Duration = .milliseconds(100),
+        deletionWindow: Int = 10_000
     ) {
         self.passwordIterations = passwordIterations
         self.tokenLifetime = tokenLifetime
@@ -34,6 +40,7 @@ public struct LiveConfiguration: Sendable {
         self.throttleBase = throttleBase
         self.throttleCap = throttleCap
         self.externalWriteInterval = externalWriteInterval
+        self.deletionWindow = max(1, deletionWindow)
     }
 
     /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.

@@ -136,12 +136,21 @@ extension LiveBackend {
                 ) { $0.isNull(0) ? nil : $0.int(0) }
             }
             guard let searchRow = deleted.first else { throw .notFound(.note, id: id.description) }
+            let window = Int64(configuration.deletionWindow)
             try storage { () throws(DatabaseError) in
+                let change =
+                    try db.query(
+                        """
+                        INSERT INTO note_removals (owner_id, id, change_sequence) VALUES (?1, ?2, \(Self.nextChange))
+                        ON CONFLICT (owner_id, id) DO UPDATE SET change_sequence = excluded.change_sequence
+                        RETURNING change_sequence
+                        """, [.text(owner.description), .text(id.description)]
+                    ) { $0.int(0) }.first ?? 0
+                // Records older than the window go (an index seek): a reader that far behind is
+                // answered with the whole list instead (changes(_:since:)).
                 try db.execute(
-                    """
-                    INSERT INTO note_removals (owner_id, id, change_sequence) VALUES (?1, ?2, \(Self.nextChange))
-                    ON CONFLICT (owner_id, id) DO UPDATE SET change_sequence = excluded.change_sequence
-                    """, [.text(owner.description), .text(id.description)])
+                    "DELETE FROM note_removals WHERE owner_id = ? AND change_sequence <= ?",
+                    [.text(owner.description), .integer(Int64(change) - window)])
             }
             if let searchRow {
                 try storage { () throws(DatabaseError) in try SearchIndex.remove(row: searchRow, in: db) }
@@ -151,7 +160,9 @@ extension LiveBackend {
 
     /// What changed in the token owner's notes since `cursor`, read in one transaction: the
     /// rows numbered after it (through the `(owner, change)` indexes, so as many rows as
-    /// changed are read), and the cursor of now. With `nil`, only the cursor.
+    /// changed are read), and the cursor of now. With `nil`, only the cursor. A cursor more than
+    /// `deletionWindow` changes behind may have missed deletions whose record is gone: it gets
+    /// every note, marked as replacing its list.
     func changes(_ token: AccessToken, since cursor: NotesCursor?) throws(AppError) -> NoteChanges {
         var damaged = 0
         let changes = try reading(token) { db, owner throws(AppError) in
@@ -159,6 +170,14 @@ extension LiveBackend {
                 let ownerID: SQLValue = .text(owner.description)
                 let now = NotesCursor(position: try db.query("SELECT \(Self.nextChange) - 1", [ownerID]) { $0.int(0) }.first.map(Int64.init) ?? 0)
                 guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
+                if cursor.position < now.position - Int64(configuration.deletionWindow) {
+                    let all = try db.query(Self.noteColumns + " WHERE owner_id = ? ORDER BY updated_at DESC, id DESC", [ownerID]) { row -> Note? in
+                        let note = Self.note(row)
+                        if note == nil { damaged += 1 }
+                        return note
+                    }
+                    return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true)
+                }
                 let after: [SQLValue] = [ownerID, .integer(cursor.position)]
                 let changed = try db.query(
                     Self.noteColumns + " WHERE owner_id = ? AND change_sequence > ? ORDER BY updated_at DESC, id DESC", after
