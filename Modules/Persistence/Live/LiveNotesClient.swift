@@ -170,22 +170,18 @@ extension LiveBackend {
                 let ownerID: SQLValue = .text(owner.description)
                 let now = NotesCursor(position: try db.query("SELECT \(Self.nextChange) - 1", [ownerID]) { $0.int(0) }.first.map(Int64.init) ?? 0)
                 guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
-                if cursor.position < now.position - Int64(configuration.deletionWindow) {
-                    let all = try db.query(Self.noteColumns + " WHERE owner_id = ? ORDER BY updated_at DESC, id DESC", [ownerID]) { row -> Note? in
-                        let note = Self.note(row)
-                        if note == nil { damaged += 1 }
-                        return note
-                    }
-                    return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true)
-                }
-                let after: [SQLValue] = [ownerID, .integer(cursor.position)]
-                let changed = try db.query(
-                    Self.noteColumns + " WHERE owner_id = ? AND change_sequence > ? ORDER BY updated_at DESC, id DESC", after
-                ) { row -> Note? in
+                let read = { (row: Row) -> Note? in
                     let note = Self.note(row)
                     if note == nil { damaged += 1 }
                     return note
                 }
+                if cursor.position < now.position - Int64(configuration.deletionWindow) {
+                    let all = try db.query(Self.noteColumns + " WHERE owner_id = ? ORDER BY updated_at DESC, id DESC", [ownerID], read)
+                    return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true)
+                }
+                let after: [SQLValue] = [ownerID, .integer(cursor.position)]
+                let changed = try db.query(
+                    Self.noteColumns + " WHERE owner_id = ? AND change_sequence > ? ORDER BY updated_at DESC, id DESC", after, read)
                 let removed = try db.query("SELECT id FROM note_removals WHERE owner_id = ? AND change_sequence > ? ORDER BY id", after) { row in
                     try? Self.id(row, 0, "note_removals.id") as Note.ID
                 }
