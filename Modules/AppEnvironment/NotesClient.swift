@@ -19,7 +19,8 @@ public struct NotesClient: Sendable {
     /// What changed in the user's notes since `cursor`, whoever changed them (another process
     /// on the same database among them); with `nil`, nothing, and the cursor of now: where a
     /// reader that just listed every note starts (ask before listing, so nothing written in
-    /// between is missed).
+    /// between is missed). A store that no longer knows every deletion since `cursor` answers
+    /// with every note instead, `NoteChanges.replacesAll` set.
     public var changes: @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges
     /// Wakes whoever iterates it each time the stored notes may have been changed by another
     /// writer (another process on the same database); never ends by itself. A hint, not the
