@@ -67,6 +67,35 @@ struct NoteChangesTests {
         #expect(behind.cursor == recent.cursor)
     }
 
+    @Test func deletingTheNoteChangedLastIsAChangeAfterIt() async throws {
+        let live = environment(try AppSchema.open(folder.file("app.sqlite")))
+        _ = try await live.auth.signUp(credentials)
+        let token = try await live.auth.authenticate(credentials).token
+        _ = try await live.notes.create(token, note(1, "milk"))
+        _ = try await live.notes.create(token, note(2, "eggs"))
+        let seen = try await live.notes.changes(token, nil)
+        try await live.notes.delete(token, note(2, "").id)
+        let deleted = try await live.notes.changes(token, seen.cursor)
+        #expect(deleted.removed == [note(2, "").id], "a reader that saw the note created sees it deleted")
+        #expect(deleted.cursor > seen.cursor)
+    }
+
+    @Test func aWindowOfNoneStillKeepsTheNewestRecordSoChangeNumbersNeverGoBack() async throws {
+        let live = AppEnvironment.live(
+            database: try AppSchema.open(folder.file("app.sqlite")), configuration: LiveConfiguration(passwordIterations: 1_000, deletionWindow: 0),
+            uuid: .incrementing(), now: .constant(base))
+        _ = try await live.auth.signUp(credentials)
+        let token = try await live.auth.authenticate(credentials).token
+        _ = try await live.notes.create(token, note(1, "milk"))
+        let before = try await live.notes.changes(token, nil)
+        try await live.notes.delete(token, note(1, "").id)
+        let deleted = try await live.notes.changes(token, before.cursor)
+        #expect(deleted.removed == [note(1, "").id] && deleted.cursor > before.cursor)
+        _ = try await live.notes.create(token, note(2, "eggs"))
+        let created = try await live.notes.changes(token, deleted.cursor)
+        #expect(created.changed.map(\.text) == ["eggs"] && created.cursor > deleted.cursor)
+    }
+
     @Test func anotherUsersChangesAreNotSeen() async throws {
         let live = environment(try AppSchema.open(folder.file("app.sqlite")))
         let bob = Credentials(username: "bob.builder", password: "canwefixit")

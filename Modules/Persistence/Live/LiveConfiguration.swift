@@ -19,7 +19,8 @@ public struct LiveConfiguration: Sendable {
     /// How many of an owner's latest note changes remember which notes were deleted: a deleted
     /// note leaves a record so other readers learn of it, and records older than this many
     /// changes are dropped. A reader further behind gets the whole list again
-    /// (`NoteChanges.replacesAll`). Bounds the records at this many per owner.
+    /// (`NoteChanges.replacesAll`). Bounds the records at this many per owner; taken as at
+    /// least 1.
     public var deletionWindow: Int
 
     /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
@@ -40,11 +41,15 @@ public struct LiveConfiguration: Sendable {
         self.throttleBase = throttleBase
         self.throttleCap = throttleCap
         self.externalWriteInterval = externalWriteInterval
-        self.deletionWindow = max(1, deletionWindow)
+        self.deletionWindow = deletionWindow
     }
 
     /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.
     public static let testing = LiveConfiguration(passwordIterations: 1_000)
+
+    /// ``deletionWindow``, at least 1: the newest record must stay, or change numbers (one more
+    /// than the highest stored) could be handed out again.
+    var keptDeletionChanges: Int64 { Int64(max(1, deletionWindow)) }
 
     /// How long an attempt waits after `failures` failed ones.
     func throttleDelay(afterFailures failures: Int) -> Duration {

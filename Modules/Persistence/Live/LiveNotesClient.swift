@@ -127,30 +127,32 @@ extension LiveBackend {
 
     func delete(_ token: AccessToken, _ id: Note.ID) throws(AppError) {
         try writing(token) { db, owner throws(AppError) in
+            let ownerID: SQLValue = .text(owner.description)
+            // The deletion's number is taken while the note's row still counts: taken after, it
+            // could be the number of the note's own last change (when that was the owner's
+            // latest), which a reader that saw that change would never ask about again.
+            let change = try storage { () throws(DatabaseError) in
+                try db.query("SELECT \(Self.nextChange)", [ownerID]) { Int64($0.int(0)) }.first ?? 1
+            }
             // The note's row in the search index goes with it, in the same transaction: deleted
             // text leaves the index at once.
             let deleted = try storage { () throws(DatabaseError) in
-                try db.query(
-                    "DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid",
-                    [.text(owner.description), .text(id.description)]
-                ) { $0.isNull(0) ? nil : $0.int(0) }
+                try db.query("DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid", [ownerID, .text(id.description)]) {
+                    $0.isNull(0) ? nil : $0.int(0)
+                }
             }
             guard let searchRow = deleted.first else { throw .notFound(.note, id: id.description) }
-            let window = Int64(configuration.deletionWindow)
             try storage { () throws(DatabaseError) in
-                let change =
-                    try db.query(
-                        """
-                        INSERT INTO note_removals (owner_id, id, change_sequence) VALUES (?1, ?2, \(Self.nextChange))
-                        ON CONFLICT (owner_id, id) DO UPDATE SET change_sequence = excluded.change_sequence
-                        RETURNING change_sequence
-                        """, [.text(owner.description), .text(id.description)]
-                    ) { $0.int(0) }.first ?? 0
+                try db.execute(
+                    """
+                    INSERT INTO note_removals (owner_id, id, change_sequence) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (owner_id, id) DO UPDATE SET change_sequence = excluded.change_sequence
+                    """, [ownerID, .text(id.description), .integer(change)])
                 // Records older than the window go (an index seek): a reader that far behind is
                 // answered with the whole list instead (changes(_:since:)).
                 try db.execute(
                     "DELETE FROM note_removals WHERE owner_id = ? AND change_sequence <= ?",
-                    [.text(owner.description), .integer(Int64(change) - window)])
+                    [ownerID, .integer(change - configuration.keptDeletionChanges)])
             }
             if let searchRow {
                 try storage { () throws(DatabaseError) in try SearchIndex.remove(row: searchRow, in: db) }
@@ -175,7 +177,7 @@ extension LiveBackend {
                     if note == nil { damaged += 1 }
                     return note
                 }
-                if cursor.position < now.position - Int64(configuration.deletionWindow) {
+                if cursor.position < now.position - configuration.keptDeletionChanges {
                     let all = try db.query(Self.noteColumns + " WHERE owner_id = ? ORDER BY updated_at DESC, id DESC", [ownerID], read)
                     return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true)
                 }
