@@ -50,6 +50,30 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @Test func theNoteOnTopDeletedByAnotherHostLeavesThisHostsList() async throws {
+        let path = NSTemporaryDirectory() + "appcore-top-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        // This host looks for other writers only when told, so the test says when.
+        let live = LiveConfiguration(passwordIterations: 1_000, externalWriteInterval: .seconds(3600))
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil, live: live))
+        await signIn(host)
+        for text in ["milk", "eggs"] { #expect(await host.perform(.addNote(text: text), timeout: patience).status == .completed) }
+        #expect(await host.perform(.reloadNotes, timeout: patience).status == .completed)
+
+        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: live))
+        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
+            #expect(await other.perform(intent, timeout: patience).status == .completed)
+        }
+        let top = try #require(other.screens.notes.rows.first)
+        #expect(top.title == "eggs")
+        #expect(await other.perform(.deleteNote(id: top.id), timeout: patience).status == .completed)
+        try await other.close()
+
+        #expect(await host.store.send(.notes(.externalChangesNoticed)).settle(timeout: patience))
+        #expect(host.screens.notes.rows.map(\.title) == ["milk"], "the note deleted elsewhere is gone here too")
+        try await host.close()
+    }
+
     @Test func aHostFartherBehindThanTheDeletionWindowGetsTheWholeListAndShowsWhatIsStored() async throws {
         let path = NSTemporaryDirectory() + "appcore-window-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
