@@ -22,6 +22,16 @@ struct AppHostTests {
         }
     }
 
+    /// Another host on the database at `path`, the way a batch job shares it (no journal of its
+    /// own), signed in as alice; fails the test if a step is not completed.
+    func otherHost(on path: String, live: LiveConfiguration) async throws -> AppHost {
+        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: live))
+        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
+            #expect(await other.perform(intent, timeout: patience).status == .completed)
+        }
+        return other
+    }
+
     @Test func performReturnsSettledScreensEvenWithLatency() async throws {
         let host = try await AppHost(storage: .inMemory(latency: .milliseconds(40)))
         await signIn(host)
@@ -60,10 +70,7 @@ struct AppHostTests {
         for text in ["milk", "eggs"] { #expect(await host.perform(.addNote(text: text), timeout: patience).status == .completed) }
         #expect(await host.perform(.reloadNotes, timeout: patience).status == .completed)
 
-        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: live))
-        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
-            #expect(await other.perform(intent, timeout: patience).status == .completed)
-        }
+        let other = try await otherHost(on: path, live: live)
         let top = try #require(other.screens.notes.rows.first)
         #expect(top.title == "eggs")
         #expect(await other.perform(.deleteNote(id: top.id), timeout: patience).status == .completed)
@@ -84,10 +91,7 @@ struct AppHostTests {
         for text in ["a", "b", "c", "d", "e"] { #expect(await host.perform(.addNote(text: text), timeout: patience).status == .completed) }
 
         // Another writer deletes four notes (more than the window remembers) and adds one.
-        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: live))
-        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
-            #expect(await other.perform(intent, timeout: patience).status == .completed)
-        }
+        let other = try await otherHost(on: path, live: live)
         for row in other.screens.notes.rows.prefix(4) {
             #expect(await other.perform(.deleteNote(id: row.id), timeout: patience).status == .completed)
         }
@@ -114,11 +118,7 @@ struct AppHostTests {
         options.injectsFailures = true
         let host = try await AppHost(storage: .database(path: path), options: options)
         await signIn(host)
-        // Another host on the same file, the way a batch job shares it.
-        let other = try await AppHost(storage: .database(path: path), options: AppHost.Options(journal: .off, history: nil, live: .testing))
-        for intent: Intent in [.typeUsername(username: "alice.liddell"), .typePassword(password: "wonderland"), .signIn] {
-            #expect(await other.perform(intent, timeout: patience).status == .completed)
-        }
+        let other = try await otherHost(on: path, live: .testing)
         #expect(await other.perform(.addNote(text: "from elsewhere"), timeout: patience).status == .completed)
         try await other.close()
 

@@ -26,8 +26,7 @@ extension LiveBackend {
                 let owner: [SQLValue] = [.text(owner.description)]
                 // Every note, or without a full-text index every note that matches.
                 guard !words.isEmpty, try db.tableExists("notes_search") else {
-                    // Note.isListed(before:), in SQL.
-                    return try db.query(columns + " ORDER BY updated_at DESC, id DESC", owner, read).compactMap { $0 }
+                    return try db.query(columns + Self.listOrder, owner, read).compactMap { $0 }
                         .filter { words.isEmpty || SearchText.matches(SearchText.folded($0.text), words: words) }
                 }
                 let (condition, bindings) = Self.indexCondition(words)
@@ -69,6 +68,9 @@ extension LiveBackend {
 
     /// The columns ``note(_:)`` reads, from the notes table.
     static let noteColumns = "SELECT id, text, created_at, updated_at FROM notes"
+
+    /// The order notes are listed in: `Note.isListed(before:)`, in SQL.
+    static let listOrder = " ORDER BY updated_at DESC, id DESC"
 
     /// The note in a row of ``noteColumns``; `nil` when its id is damaged.
     static func note(_ row: Row) -> Note? {
@@ -178,12 +180,12 @@ extension LiveBackend {
                     return note
                 }
                 if cursor.position < now.position - configuration.keptDeletionChanges {
-                    let all = try db.query(Self.noteColumns + " WHERE owner_id = ? ORDER BY updated_at DESC, id DESC", [ownerID], read)
+                    let all = try db.query(Self.noteColumns + " WHERE owner_id = ?" + Self.listOrder, [ownerID], read)
                     return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true)
                 }
                 let after: [SQLValue] = [ownerID, .integer(cursor.position)]
                 let changed = try db.query(
-                    Self.noteColumns + " WHERE owner_id = ? AND change_sequence > ? ORDER BY updated_at DESC, id DESC", after, read)
+                    Self.noteColumns + " WHERE owner_id = ? AND change_sequence > ?" + Self.listOrder, after, read)
                 let removed = try db.query("SELECT id FROM note_removals WHERE owner_id = ? AND change_sequence > ? ORDER BY id", after) { row in
                     try? Self.id(row, 0, "note_removals.id") as Note.ID
                 }
