@@ -55,7 +55,7 @@ let systemLibraries: [Target] = [
 let apps: [Target] = [
     .executableTarget(name: "appcore-repl", dependencies: ["Console", "AppHost"], path: "Apps/REPL"),
     .executableTarget(name: "appcore-batch", dependencies: ["Console", "AppHost", "AppExploration"], path: "Apps/Batch"),
-    .executableTarget(name: "appcore-serve", dependencies: ["AppHost"], path: "Apps/Serve"),
+    .executableTarget(name: "appcore-serve", dependencies: ["Console", "AppHost"], path: "Apps/Serve"),
 ]
 
 // MARK: - Tools

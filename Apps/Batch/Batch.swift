@@ -32,6 +32,8 @@ struct BatchOptions: ShellSettings {
     var junit: String?
     /// `--read-only`: open the database only to look.
     var readOnly = false
+    /// `--durability`: what an answer survives.
+    var durability = Durability.processCrash
     /// `--explore`: explore the app instead of running scripts, `--depth` intents deep.
     var explore = false
     var exploreDepth: Int?
@@ -155,6 +157,7 @@ struct Batch {
             }
             var hostOptions = AppHost.Options(journal: .off, history: options.history)
             hostOptions.readOnly = options.readOnly
+            hostOptions.durability = options.durability
             hostOptions.injectsFailures = true
             let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
             return ConsoleSession(host: host, waitsForEffects: options.wait)
@@ -212,31 +215,8 @@ struct Batch {
     }
 }
 
-/// Standard output, written a whole piece at a time from any task. When its reader has gone
-/// (`| head -1`), nothing more is written and `onBrokenPipe` runs, once.
-final class StreamedOutput: @unchecked Sendable {
-    private let lock = NSLock()
-    private var isBroken = false
-    /// What to do when the reader has gone: end the run as SIGPIPE would, cleanly.
-    var onBrokenPipe: @Sendable () -> Void = {}
-
-    func write(_ text: String) {
-        lock.lock()
-        guard !isBroken else { return lock.unlock() }
-        do {
-            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
-            lock.unlock()
-        } catch {
-            isBroken = true
-            let onBrokenPipe = onBrokenPipe
-            lock.unlock()
-            onBrokenPipe()
-        }
-    }
-}
-
-/// The batch runner's standard output.
-let standardOutput = StreamedOutput()
+/// The batch runner's standard output: a line or a transcript written whole, or not at all.
+let standardOutput = StandardOutput()
 
 struct BatchError: Error, CustomStringConvertible {
     let description: String

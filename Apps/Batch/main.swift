@@ -23,6 +23,7 @@ let commandLine = ShellCommandLine<BatchOptions>(
         .flag("--no-wait", "do not wait for each command's effects") { $0.wait = false },
         .environment("the database --db names, or clients in memory on a test clock (the default)"),
     ] + ShellOption.shared + [
+        .durability { $0.durability = $1 },
         .flag("--replay-journal", "print the state the journal of --db restores to") { $0.replayJournal = true },
         .value("--jobs", "N", "run up to N scripts at once (default 1)", needs: "a positive number") { options, value in
             guard let jobs = Int(value), jobs > 0 else { return false }
@@ -92,7 +93,11 @@ let batch = Batch(options: options)
 }
 // SIGTERM, SIGINT and SIGHUP end the run with 128 + the signal; a reader that went away with 141.
 TerminationSignals.catching { signal in Task { await end(batch.runner, status: 128 + signal) } }
-standardOutput.onBrokenPipe = { Task { await end(batch.runner, status: 128 + SIGPIPE) } }
+// Output that cannot be written (a full disk) is said once, and the run ends with 1.
+standardOutput.onFailure = { failure in
+    if failure != .readerGone { FileHandle.standardError.write(Data("appcore-batch: \(failure)\n".utf8)) }
+    Task { await end(batch.runner, status: failure == .readerGone ? 128 + SIGPIPE : 1) }
+}
 do {
     exit(try await batch.run())
 } catch {

@@ -9,18 +9,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Where the REPL keeps its database and history: `$XDG_DATA_HOME/appcore`, or
-/// `~/.local/share/appcore`.
-enum DataDirectory {
-    static func path() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_DATA_HOME"] ?? ((environment["HOME"] ?? NSTemporaryDirectory()) + "/.local/share")
-        let path = base + "/appcore"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return path
-    }
-}
-
 /// The REPL: a console session on a terminal (or on piped input), on an ``AppHost``.
 final class Shell: @unchecked Sendable {
     let session: ConsoleSession
@@ -40,7 +28,9 @@ final class Shell: @unchecked Sendable {
 
     /// Opens the database (if any) through the host, which restores the last session from its
     /// journal, and prints where everything is.
-    static func start(databasePath: String?, loginStyle: ConsoleLoginStyle?, readOnly: Bool, history: HistoryLimits, terminal: Terminal) async throws -> Shell {
+    static func start(
+        databasePath: String?, loginStyle: ConsoleLoginStyle?, readOnly: Bool, durability: Durability, history: HistoryLimits, terminal: Terminal
+    ) async throws -> Shell {
         let session: ConsoleSession
         if databasePath == nil, !terminal.isInteractive {
             // Piped scripts in memory run on the test clock (deterministic, `advance` works); at
@@ -53,6 +43,7 @@ final class Shell: @unchecked Sendable {
                 options: {
                     var options = AppHost.Options(history: history)
                     options.readOnly = readOnly
+                    options.durability = durability
                     // The console's `fail` works at the REPL too.
                     options.injectsFailures = true
                     // At a terminal, trouble with kept data shows above the line being edited.

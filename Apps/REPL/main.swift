@@ -20,6 +20,8 @@ struct REPLOptions: ShellSettings {
     var inMemory = false
     /// `--env live` (the default) or `--env memory`: the database's clients, or in-memory ones.
     var live = true
+    /// `--durability`: what an answer survives.
+    var durability = Durability.processCrash
 }
 
 let commandLine = ShellCommandLine<REPLOptions>(
@@ -28,6 +30,7 @@ let commandLine = ShellCommandLine<REPLOptions>(
     options: ShellOption.shared + [
         .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
         .environment("the database's live clients (the default), or in memory (as --in-memory)"),
+        .durability { $0.durability = $1 },
     ],
     notes: [
         "Without --db the database is appcore.sqlite in the user's data directory.",
@@ -47,9 +50,10 @@ let dataDirectory = DataDirectory.path()
 let shell: Shell
 do {
     shell = try await Shell.start(
-        databasePath: options.inMemory || !options.live ? nil : (options.databasePath ?? dataDirectory + "/appcore.sqlite"),
+        databasePath: options.inMemory || !options.live ? nil : (options.databasePath ?? DataDirectory.defaultDatabase),
         loginStyle: options.loginStyle,
         readOnly: options.readOnly,
+        durability: options.durability,
         history: options.history,
         terminal: terminal
     )

@@ -1,11 +1,43 @@
 import AppHost
+import Console
 import Foundation
 
 // appcore-serve: a front end in one file. One JSON intent per line in, one JSON outcome per
 // line out, holding only what changed since the line before (the first, every screen):
-//   echo '{"increment":{}}' | appcore-serve [database.sqlite]
-// It ends as quitting does on end of input, SIGTERM, SIGINT or SIGHUP (exit 128 + signal), and
-// when its reader goes away (141): the host is closed, so everything it answered is kept.
+//   echo '{"increment":{}}' | appcore-serve --db app.sqlite
+// Each reply comes after the commit that keeps its intent. It ends as quitting does on end of
+// input, SIGTERM, SIGINT or SIGHUP (exit 128 + signal), and when its reader goes away (141): the
+// host is closed, so everything it answered is kept. Console gives it the shells' command line.
+struct ServeOptions: ShellSettings {
+    var databasePath: String?
+    var readOnly = false
+    var loginStyle: ConsoleLoginStyle?
+    var history = HistoryLimits()
+    var live = true
+    var inMemory = false
+    var durability = Durability.processCrash
+}
+
+let commandLine = ShellCommandLine<ServeOptions>(
+    tool: "appcore-serve",
+    synopsis: ["[--db PATH | --in-memory] [options]", "[options] PATH"],
+    options: ShellOption.shared + [
+        .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
+        .durability { $0.durability = $1 },
+    ],
+    notes: [
+        "Reads one JSON intent per line ({\"addNote\":{\"text\":\"milk\"}}) and answers each with one JSON outcome.",
+        "Without --db or PATH the database is appcore.sqlite in the user's data directory (said on standard error).",
+        "Exits 0 at the end of input, 128 + N on signal N, 141 when its reader went away, 1 when standard output",
+        "cannot be written, 2 on bad usage or a database that cannot be opened or closed.",
+    ]
+)
+let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: ServeOptions()) { options, path in
+    guard options.databasePath == nil else { return "one database only (got \(path) after \(options.databasePath ?? ""))" }
+    options.databasePath = path
+    return nil
+}
+
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-serve: \(message)\n".utf8))
     exit(2)
@@ -16,10 +48,25 @@ func end(_ host: AppHost, status: Int32) async -> Never {
     exit(status)
 }
 
-let storage: AppHost.Storage = CommandLine.arguments.dropFirst().first.map { .database(path: $0) } ?? .inMemory()
+if options.inMemory, let path = options.databasePath { fail("--in-memory keeps no database; leave out \(path)") }
+let storage: AppHost.Storage
+if options.inMemory {
+    storage = .inMemory()
+} else if let path = options.databasePath {
+    storage = .database(path: path)
+} else {
+    let path = DataDirectory.defaultDatabase
+    FileHandle.standardError.write(Data("appcore-serve: database \(path) (--db PATH picks another, --in-memory keeps nothing)\n".utf8))
+    storage = .database(path: path)
+}
+var hostOptions = AppHost.Options(history: options.history)
+hostOptions.readOnly = options.readOnly
+hostOptions.durability = options.durability
 let host: AppHost
-do { host = try await AppHost(storage: storage) } catch { fail("\(error)") }
+do { host = try await AppHost(storage: storage, loginStyle: options.loginStyle, options: hostOptions) } catch { fail("\(error)") }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
+// A reply is written whole or not at all (a full disk leaves no torn line).
+let output = StandardOutput()
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
 var shown: Screens? // what the reader holds: replies carry what changed since
@@ -28,12 +75,18 @@ for await line in InputLines() { // read on a thread of its own, never blocking 
     let reply: Data
     do {
         let intent = try Intent(jsonLine: line) // never echoes the line: it may hold a password
-        let outcome = await host.perform(intent) // returns once everything the intent started has finished
+        let outcome = await host.perform(intent) // returns once everything the intent started has finished and is kept
         reply = try encoder.encode(outcome.update(since: shown)) // sized by the change, not by the notes
         shown = outcome.screens
     } catch {
         reply = (try? encoder.encode(["error": "\(error)"])) ?? Data()
     }
-    do { try FileHandle.standardOutput.write(contentsOf: reply + Data("\n".utf8)) } catch { await end(host, status: 141) }
+    guard output.write(String(decoding: reply, as: UTF8.self) + "\n") else { break }
 }
-await end(host, status: 0)
+switch output.failure {
+case nil: await end(host, status: 0)
+case .readerGone?: await end(host, status: 141) // as SIGPIPE would, quietly
+case let failure?:
+    FileHandle.standardError.write(Data("appcore-serve: \(failure)\n".utf8))
+    await end(host, status: 1)
+}

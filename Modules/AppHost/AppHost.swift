@@ -54,6 +54,11 @@ public final class AppHost: Sendable {
         public var diagnostics: Diagnostics
         /// The live clients' settings (password hashing, sign-in throttling).
         public var live: LiveConfiguration
+        /// What an answer survives on a database (SQLite's `synchronous`): an outcome comes
+        /// after the commit of its intent's journal records and rows, which by default
+        /// (``Durability/processCrash``) survives the process being killed at once, and with
+        /// ``Durability/powerLoss`` a power loss too, at the cost of a disk flush per commit.
+        public var durability: Durability = .processCrash
         /// Whether a database is opened for reading only (`--read-only`): to look at a file that
         /// may not be changed. The journal is restored, not recorded; anything that would write
         /// fails with a clear error, and the app goes on.
@@ -186,7 +191,7 @@ public final class AppHost: Sendable {
             journal = nil
         case .database(let path):
             do {
-                let database = try AppSchema.open(path, readOnly: options.readOnly)
+                let database = try AppSchema.open(path, readOnly: options.readOnly, durability: options.durability)
                 if let preparingDatabase = options.preparingDatabase { try database.read(preparingDatabase) }
                 environment = injecting(AppEnvironment.live(database: database, configuration: options.live, clock: clock, warnings: options.warnings))
                 let report = Self.reportingJournal(to: options.warnings)
@@ -296,6 +301,8 @@ public final class AppHost: Sendable {
             if timeout > .zero { settled = await settle(unsettled, timeout: timeout) }
             performing.withLock { $0.tasks[key] = nil }
         }
+        // An answer is never ahead of its journal records: every action reduced so far is committed first.
+        let unkept = await commitJournal()
         let after = screens
         let status: IntentOutcome.Status
         if let decided = IntentOutcome.Status(deciding: tasks.lazy.flatMap(\.diagnostics)) {
@@ -304,10 +311,25 @@ public final class AppHost: Sendable {
             let running = tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) }
             // No effect yet: the intent's actions still wait behind others to be reduced.
             status = .timedOut(running: running.isEmpty ? actions.map { ValueRenderer.oneLine($0) + " (not reduced yet)" } : running)
+        } else if let unkept {
+            status = .failed(reason: unkept)
         } else {
             status = .completed
         }
         return IntentOutcome(status: status, changed: after.changed(since: before), screens: after)
+    }
+
+    /// Commits the journal records of every action reduced so far (sharing the commit with
+    /// every other waiter); `nil` when they are durable (or nothing is journaled), else why not,
+    /// in the user's terms.
+    nonisolated(nonsending) private func commitJournal() async -> String? {
+        guard let journal, recording.withLock({ $0 != nil }) else { return nil }
+        do {
+            try await journal.commit()
+            return nil
+        } catch {
+            return "it is not kept yet: the journal could not be written (\(error)); writing is retried, but quitting now would lose it"
+        }
     }
 
     /// Cancels the work of every intent still being performed; returns how many effects were

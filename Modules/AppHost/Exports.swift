@@ -6,7 +6,8 @@
 @_exported import StateStore
 @_exported import ViewModels
 
-// Of storage, only what the host's API names: the error behind an `AppHostError` and the live
-// clients' settings (the database itself stays behind the host).
+// Of storage, only what the host's API names: the error behind an `AppHostError`, what a commit
+// survives and the live clients' settings (the database itself stays behind the host).
 @_exported import struct Persistence.DatabaseError
+@_exported import enum Persistence.Durability
 @_exported import struct Persistence.LiveConfiguration

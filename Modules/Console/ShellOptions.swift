@@ -79,6 +79,22 @@ extension ShellOption where Settings: ShellSettings {
         ]
     }
 
+    /// `--durability crash|power-loss`: what a commit survives (``AppHost/Options/durability``).
+    public static func durability(_ set: @escaping @Sendable (inout Settings, Durability) -> Void) -> ShellOption {
+        .value(
+            "--durability", "crash|power-loss",
+            "what an answer survives: the process killed (default), or a power loss too (a disk flush per commit)",
+            needs: "crash or power-loss"
+        ) { settings, value in
+            switch value {
+            case "crash": set(&settings, .processCrash)
+            case "power-loss": set(&settings, .powerLoss)
+            default: return false
+            }
+            return true
+        }
+    }
+
     /// `--env live|memory`, explained by `summary` (each shell has its own default).
     public static func environment(_ summary: String) -> ShellOption {
         .value("--env", "live|memory", summary, needs: "live or memory") { settings, value in

@@ -4,11 +4,11 @@ public enum AppSchema {
     public static let applicationID: Int32 = 0x4170_436F
 
     /// Opens AppCore's database at `path`, migrated to this version: created if missing, or,
-    /// `readOnly`, only an existing file, opened to look.
-    public static func open(_ path: String, readOnly: Bool = false) throws(DatabaseError) -> Database {
+    /// `readOnly`, only an existing file, opened to look. `durability` is what its commits survive.
+    public static func open(_ path: String, readOnly: Bool = false, durability: Durability = .processCrash) throws(DatabaseError) -> Database {
         readOnly
             ? try Database(readingOnly: path, migrations: migrations, applicationID: applicationID)
-            : try Database(path: path, migrations: migrations, applicationID: applicationID)
+            : try Database(path: path, migrations: migrations, durability: durability, applicationID: applicationID)
     }
 
     /// Every step, oldest first. Append new steps; never edit one that has shipped.

@@ -126,7 +126,7 @@ struct DocumentationExampleTests {
         var edited = serve.lines
         edited[edited.count / 2] += " // edited"
         #expect(Self.home(of: Example(file: serve.file, line: serve.line, lines: edited), in: sources) == nil)
-        let moreImports = Example(file: serve.file, line: serve.line, lines: ["import Console"] + serve.lines)
+        let moreImports = Example(file: serve.file, line: serve.line, lines: ["import Persistence"] + serve.lines)
         #expect(Self.home(of: moreImports, in: sources) == nil, "the built file must import what the example imports")
     }
 }

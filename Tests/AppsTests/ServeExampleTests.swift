@@ -12,6 +12,7 @@ struct ServeExampleTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-serve")
         let input = Pipe(), output = Pipe()
+        process.arguments = ["--in-memory"]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -56,5 +57,69 @@ struct ServeExampleTests {
         #expect(row["title"] as? String == "milk" && row["isPending"] as? Bool == false)
         #expect((changes["removed"] as? [Any])?.isEmpty == true)
         #expect(replies.last?["error"] as? String == "it is not valid JSON (at byte 1)")
+    }
+}
+
+/// `appcore-serve` reads its command line as the other shells do: a flag is never a path, and
+/// where its data goes is said, never guessed silently.
+@Suite("appcore-serve's command line")
+struct ServeCommandLineTests {
+    /// Runs `appcore-serve` in `folder` (its working directory and home) with `arguments` and
+    /// `input`; its status, standard output and standard error.
+    static func serve(_ arguments: [String], input: String = "", in folder: String) async throws -> (status: Int32, output: String, errors: String) {
+        try await onOwnThread {
+            let process = Process()
+            process.executableURL = try TwoProcessTests.executable("appcore-serve")
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: folder)
+            process.environment = ["HOME": folder]
+            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, output, errors)
+        }
+    }
+
+    @Test func helpAndVersionAnswerAndCreateNothing() async throws {
+        let (folder, _) = try SignalTests.databaseFolder("appcore-serve-help")
+        let help = try await Self.serve(["--help"], in: folder.path)
+        #expect(help.status == 0)
+        #expect(help.output.hasPrefix("usage: appcore-serve "))
+        for option in ["--db PATH", "--in-memory", "--read-only", "--login-style", "--durability"] {
+            #expect(help.output.contains(option), "--help explains \(option)")
+        }
+        let version = try await Self.serve(["--version"], in: folder.path)
+        #expect(version.status == 0 && version.output.hasPrefix("appcore-serve "))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no file was made: not --help, not a database")
+    }
+
+    @Test func aFlagIsNeverAPath() async throws {
+        let (folder, _) = try SignalTests.databaseFolder("appcore-serve-flag")
+        let unknown = try await Self.serve(["--hlep"], in: folder.path)
+        #expect(unknown.status == 2 && unknown.errors == "appcore-serve: unknown option --hlep (try --help)\n", "\(unknown.errors)")
+        let twoPaths = try await Self.serve(["a.sqlite", "b.sqlite"], in: folder.path)
+        #expect(twoPaths.status == 2 && twoPaths.errors.contains("one database only"), "\(twoPaths.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func withNoDatabaseNamedItUsesTheSharedOneAndSaysSo() async throws {
+        let (folder, _) = try SignalTests.databaseFolder("appcore-serve-default")
+        let first = try await Self.serve([], input: #"{"increment":{}}"# + "\n", in: folder.path)
+        let path = folder.path + "/.local/share/appcore/appcore.sqlite"
+        #expect(first.status == 0)
+        #expect(first.errors == "appcore-serve: database \(path) (--db PATH picks another, --in-memory keeps nothing)\n")
+        #expect(FileManager.default.fileExists(atPath: path))
+        // The same database as `--db` with its path, and as the REPL's default.
+        let again = try await Self.serve(["--db", path], input: #"{"increment":{}}"# + "\n", in: folder.path)
+        #expect(again.output.contains(#""count":2"#), "\(again.output)")
+        let inMemory = try await Self.serve(["--in-memory"], input: #"{"increment":{}}"# + "\n", in: folder.path)
+        #expect(inMemory.errors.isEmpty && inMemory.output.contains(#""count":1"#))
     }
 }

@@ -1,6 +1,17 @@
 import Foundation
 import StateStore
 
+/// What a commit survives: SQLite's `synchronous` setting, in the terms of what can go wrong.
+public enum Durability: String, Sendable, CaseIterable {
+    /// `synchronous = NORMAL` in WAL mode: a committed transaction survives the process being
+    /// killed at any moment; the last ones may be lost if the machine loses power or the
+    /// operating system crashes. The default.
+    case processCrash
+    /// `synchronous = FULL`: every commit is on the disk before it returns, so it survives a
+    /// power loss too, at the cost of a disk flush per commit.
+    case powerLoss
+}
+
 /// A SQLite database: one connection, safe to use from any thread (calls are serialised),
 /// prepared statements cached by SQL text, values bound (never interpolated), nested
 /// transactions as savepoints, and schema migrations by `PRAGMA user_version`.
@@ -18,15 +29,8 @@ import StateStore
 /// let texts = try database.read { db throws(DatabaseError) in try db.query("SELECT text FROM items") { $0.text(0) } }
 /// ```
 public final class Database: Sendable {
-    /// How hard commits try to survive a crash.
-    public enum Durability: String, Sendable {
-        /// `synchronous = NORMAL` in WAL mode: a committed transaction survives the process being
-        /// killed; the last ones may be lost if the machine loses power. The default.
-        case processCrash
-        /// `synchronous = FULL`: every commit is on disk before it returns, at the cost of a
-        /// disk flush per commit.
-        case powerLoss
-    }
+    /// How hard commits try to survive a crash (``Persistence/Durability``).
+    public typealias Durability = Persistence.Durability
 
     /// The file's path, or `":memory:"`.
     public let path: String

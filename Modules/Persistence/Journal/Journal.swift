@@ -5,9 +5,10 @@ import StateStore
 /// An append-only record of the actions a store reduced, with periodic snapshots of its state,
 /// in the app's database: what lets a session resume after a crash.
 ///
-/// Appending is cheap for the store: actions are kept in memory and written by a background
-/// flush, many per transaction (group commit), every ``flushInterval`` and on ``close(finalState:)``. An
-/// action is durable once its flush committed; after a crash, ``restore(from:using:)`` gives
+/// Appending is cheap for the store: actions are kept in memory and written many per
+/// transaction (group commit) by a background flush every ``flushInterval``, on
+/// ``close(finalState:)``, and at once when someone awaits ``commit()`` (a front end, before it
+/// answers). An action is durable once its flush committed; after a crash, ``restore(from:using:)`` gives
 /// the state after the last durable action. Secrets never reach the file: `Password` and
 /// `AccessToken` encode as `null`, so a restored state has them empty.
 ///
@@ -67,6 +68,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Serialises flushes, so batches land in sequence order. A plain lock: the Thread Sanitizer cannot follow a `Locked<()>`,
     /// whose guarded value has no storage.
     private let flushing = NSLock()
+    /// Where ``commit()`` writes: a thread of its own, never the caller's (a UI's main actor) nor
+    /// one of the concurrency pool's few, which SQLite's wait for a lock would hold.
+    private let committing = DispatchQueue(label: "appcore.journal.commit")
 
     /// Opens the journal `stream` in `database`, continuing after its last stored action.
     ///
@@ -138,6 +142,25 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             buffer.nextSequence += batch.count
         }
         return first + batch.count - 1
+    }
+
+    /// Makes every action appended so far durable now, without blocking the caller: what a
+    /// front end awaits before it answers, so an answer is never ahead of its journal records.
+    /// Returns the last durable sequence.
+    ///
+    /// Commits are shared (group commit): the commit that runs takes every action appended by
+    /// then, so callers that arrive while one runs are served by the next one, or find their
+    /// actions already written and return at once. "Durable" means kept if the process is
+    /// killed right after; across a power loss only with ``Durability/powerLoss``.
+    /// A failure keeps the actions buffered (they are retried) and throws, as ``flush()`` does.
+    @discardableResult
+    public func commit() async throws(DatabaseError) -> Int {
+        let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in
+            committing.async { [self] in
+                continuation.resume(returning: Result { () throws(DatabaseError) in try flush() })
+            }
+        }
+        return try result.get()
     }
 
     /// Runs `body` in a write transaction, reporting the start and the end of an episode of
