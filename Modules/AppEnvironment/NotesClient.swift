@@ -9,11 +9,16 @@ public struct NotesClient: Sendable {
     /// retried create is safe. Ids are the user's own: another account's note with the same id is
     /// a different note, untouched.
     public var create: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
-    /// Replaces a note's text and update time; fails with `AppError.notFound(_:id:)` if the
-    /// note is not the user's.
+    /// Replaces a note's text and update time, and returns it as stored (its new `version`).
+    /// The change is based on `note.version`: when another writer has stored another version
+    /// since, or deleted the note, it fails with `AppError.conflict` and stores nothing (a `nil`
+    /// version overwrites whatever is stored). Fails with `AppError.notFound(_:id:)` if the note
+    /// is not the user's. This client's own earlier changes are never a conflict.
     public var update: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
-    /// Deletes a note; fails with `AppError.notFound(_:id:)` if the note is not the user's.
-    public var delete: @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void
+    /// Deletes a note, based on `note.version` as ``update`` is: a note another writer changed
+    /// since fails with `AppError.conflict` and stays. A note that is gone already (deleted
+    /// elsewhere too) is not an error.
+    public var delete: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
     /// What changed in the user's notes since `cursor`, whoever changed them (another process
@@ -32,7 +37,7 @@ public struct NotesClient: Sendable {
         list: @escaping @Sendable (_ token: AccessToken) async throws(AppError) -> [Note],
         create: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note,
         update: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note,
-        delete: @escaping @Sendable (_ token: AccessToken, _ id: Note.ID) async throws(AppError) -> Void,
+        delete: @escaping @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Void,
         search: @escaping @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note],
         changes: @escaping @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges = { _, since in
             NoteChanges(cursor: since ?? NotesCursor(position: 0))
@@ -86,9 +91,9 @@ public struct NotesClient: Sendable {
                 try await hook(.notesUpdate)
                 return try await base.update(token, note)
             },
-            delete: { token, id throws(AppError) in
+            delete: { token, note throws(AppError) in
                 try await hook(.notesDelete)
-                try await base.delete(token, id)
+                try await base.delete(token, note)
             },
             search: { token, query throws(AppError) in
                 try await hook(.notesSearch)

@@ -21,6 +21,10 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
     case storage(reason: String)
     /// The request was cancelled before it finished (a newer one replaced it, or the user left).
     case cancelled
+    /// A change was based on a version of a note that another writer (another process on the
+    /// same database) has since replaced or deleted, so it was not stored: the user chooses
+    /// between overwriting theirs and taking it.
+    case conflict(NoteConflict)
 
     /// The kinds of thing an id can address.
     public enum Resource: String, Hashable, Sendable, Codable {
@@ -53,9 +57,29 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
             "Saving failed: \(reason). Nothing you typed was lost; retry when the problem is fixed."
         case .cancelled:
             "The request was cancelled."
+        case .conflict(.changed(let theirs)):
+            "Another process changed this note since you opened it (theirs: “\(theirs.title)”), so yours was not saved. Retry to overwrite theirs with yours, or reload to take theirs."
+        case .conflict(.deleted):
+            "Another process deleted this note since you opened it, so yours was not saved. Retry to store yours again, or reload to let it go."
         }
     }
 
     /// The same as ``message``.
     public var description: String { message }
+}
+
+/// What another writer did to a note since the version a refused change was based on.
+public enum NoteConflict: Hashable, Sendable, Codable {
+    /// It stored this version of the note.
+    case changed(Note)
+    /// It deleted the note.
+    case deleted(Note.ID)
+
+    /// The note's id.
+    public var id: Note.ID {
+        switch self {
+        case .changed(let theirs): theirs.id
+        case .deleted(let id): id
+        }
+    }
 }

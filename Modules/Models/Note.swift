@@ -13,13 +13,23 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     public var createdAt: Date
     /// When the text last changed.
     public var updatedAt: Date
+    /// Which stored version of the note this is, as the store that holds it numbers them (a
+    /// number that grows with each write); `nil` for a note never stored, or one made without
+    /// asking the store.
+    ///
+    /// A change is based on it: a store refuses an update or a delete of a note whose stored
+    /// version is no longer this one (another writer changed or deleted it since) with
+    /// `AppError.conflict`, instead of overwriting that change unseen. A note whose version is
+    /// `nil` is stored whatever is stored (a create, or an overwrite chosen on purpose).
+    public var version: Int64?
 
     /// Creates a note.
-    public init(id: ID, text: String, createdAt: Date, updatedAt: Date? = nil) {
+    public init(id: ID, text: String, createdAt: Date, updatedAt: Date? = nil, version: Int64? = nil) {
         self.id = id
         self.text = text
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
+        self.version = version
     }
 
     /// Whether `self` is listed before `other`: the one order every notes list follows (the

@@ -59,6 +59,33 @@ public struct Notes: Reducer {
             if case .failed = save { return true }
             return false
         }
+
+        /// Whether the latest text was refused because another writer changed or deleted the
+        /// note since the version it was based on.
+        public var isInConflict: Bool {
+            if case .failed(.conflict) = save { return true }
+            return false
+        }
+
+        /// Takes `conflict` as what is stored: a retry is based on the other writer's version,
+        /// or stores the note anew when they deleted it.
+        mutating func settle(_ conflict: NoteConflict) {
+            switch conflict {
+            case .changed(let theirs):
+                note.version = theirs.version
+                isStored = true
+            case .deleted:
+                note.version = nil
+                isStored = false
+            }
+        }
+
+        /// Shows `conflict`, what the other writer did last, when the note is in conflict.
+        mutating func updateConflict(_ conflict: NoteConflict) {
+            guard isInConflict, !isPending else { return }
+            settle(conflict)
+            save = .failed(.conflict(conflict))
+        }
     }
 
     /// Where a note's latest text stands.
@@ -301,9 +328,16 @@ public struct Notes: Reducer {
             guard revision <= item.revision else { return reject(action, state, "revision \(revision) of the note was never made") }
             state.items.modify(id: id) { item in
                 switch outcome {
-                case .success:
+                case .success(let stored):
                     item.isStored = true
+                    // Later changes are based on the version this one stored.
+                    if let version = stored.version, version > item.note.version ?? .min { item.note.version = version }
                     if revision == item.revision { item.save = .saved }
+                case .failure(.conflict(let conflict)):
+                    // Someone else's version stands: the user's text stays, unsaved, and a retry
+                    // (their choice) is based on theirs, so it overwrites it on purpose.
+                    item.settle(conflict)
+                    if revision == item.revision { item.save = .failed(.conflict(conflict)) }
                 case .failure(.notFound):
                     // Deleted elsewhere: the text is still here and a retry stores it anew.
                     item.isStored = false
@@ -322,7 +356,7 @@ public struct Notes: Reducer {
                 // A save still in flight is cancelled below; if the delete fails, it can be retried.
                 if item.save == .saving { item.save = .failed(.cancelled) }
             }
-            let (client, token) = (client, token)
+            let (client, token, note) = (client, token, item.note)
             return .concatenate(
                 .cancel(id: SaveID(note: id)),
                 .run { send in
@@ -330,7 +364,7 @@ public struct Notes: Reducer {
                         .deleteResponse(
                             id,
                             await Outcome { () async throws(AppError) in
-                                try await client.delete(token, id)
+                                try await client.delete(token, note)
                                 return Done()
                             }))
                 }
@@ -346,7 +380,14 @@ public struct Notes: Reducer {
                 if state.selectedID == id { state.selectedID = nil }
                 state.searchResults?.removeAll { $0 == id }
             case .failure(let error):
-                state.items.modify(id: id) { $0.isDeleting = false }
+                state.items.modify(id: id) { item in
+                    item.isDeleting = false
+                    // Changed elsewhere since: their version is shown, and deleting again deletes it.
+                    if case .conflict(let conflict) = error {
+                        if case .changed(let theirs) = conflict, item.save == .saved { item.note = theirs }
+                        item.settle(conflict)
+                    }
+                }
                 state.error = error
             }
             return .none
@@ -411,11 +452,13 @@ public struct Notes: Reducer {
     /// Replaces the stored notes with `stored`, keeping local changes not stored yet.
     private func merge(stored: [Note], into state: inout State) {
         let storedIDs = Set(stored.map(\.id))
+        // A note in conflict takes the stored version: reloading is how the user takes theirs.
+        let keepsLocal = { (local: Item) in (local.save != .saved && !local.isInConflict) || local.isDeleting }
         var merged: [Item] = stored.map { note in
-            if let local = state.items[id: note.id], local.save != .saved || local.isDeleting { return local }
+            if let local = state.items[id: note.id], keepsLocal(local) { return local }
             return Item(note: note)
         }
-        merged += state.items.filter { !storedIDs.contains($0.id) && ($0.save != .saved || $0.isDeleting) }
+        merged += state.items.filter { !storedIDs.contains($0.id) && keepsLocal($0) }
         merged.sort { $0.note.isListed(before: $1.note) }
         // A reload that finds what is listed keeps the list as it is: whoever compares it after
         // (every screen read) sees the same version at once rather than walking every row.
@@ -431,14 +474,21 @@ public struct Notes: Reducer {
     /// version, in list order, or leave.
     private func apply(_ changes: NoteChanges, into state: inout State) {
         for id in changes.removed {
-            guard let local = state.items[id: id], local.save == .saved, !local.isDeleting else { continue }
+            guard let local = state.items[id: id], local.save == .saved, !local.isDeleting else {
+                // A note in conflict shows what the other writer did last.
+                state.items.modify(id: id) { $0.updateConflict(.deleted(id)) }
+                continue
+            }
             state.items.remove(id: id)
             if state.selectedID == id { state.selectedID = nil }
             state.searchResults?.removeAll { $0 == id }
         }
         for note in changes.changed {
             if let local = state.items[id: note.id] {
-                guard local.save == .saved, !local.isDeleting, local.note != note else { continue }
+                guard local.save == .saved, !local.isDeleting, local.note != note else {
+                    state.items.modify(id: note.id) { $0.updateConflict(.changed(note)) }
+                    continue
+                }
                 state.items.remove(id: note.id)
             }
             // The list is in listing order, so the place is found by bisection.

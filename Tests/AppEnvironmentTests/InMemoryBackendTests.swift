@@ -80,14 +80,16 @@ struct InMemoryBackendTests {
         let bob = try await environment.auth.authenticate(other)
         #expect(try await environment.notes.list(bob.token).isEmpty)
         await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.update(bob.token, edited) }
-        await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.delete(bob.token, milk.id) }
+        // Deleting what is not there (for Bob) asks for what is so: no error, and Alice's note stays.
+        try await environment.notes.delete(bob.token, milk)
         // The same id in Bob's account is his own note: no error says Alice has one.
-        _ = try await environment.notes.create(bob.token, eggs)
-        #expect(try await environment.notes.list(bob.token) == [eggs])
-        try await environment.notes.delete(bob.token, eggs.id)
+        let bobs = try await environment.notes.create(bob.token, eggs)
+        #expect(try await environment.notes.list(bob.token) == [bobs])
+        try await environment.notes.delete(bob.token, eggs)
+        #expect(try await environment.notes.list(session.token).map(\.id) == [milk.id, eggs.id])
 
-        try await environment.notes.delete(session.token, milk.id)
-        await #expect(throws: AppError.notFound(.note, id: milk.id.description)) { try await environment.notes.delete(session.token, milk.id) }
+        try await environment.notes.delete(session.token, milk)
+        try await environment.notes.delete(session.token, milk) // gone already: not an error
         #expect(try await environment.notes.list(session.token).map(\.id) == [eggs.id])
     }
 }
@@ -153,7 +155,7 @@ struct EnvironmentDecoratorTests {
         _ = try? await environment.notes.list(token)
         _ = try? await environment.notes.create(token, note)
         _ = try? await environment.notes.update(token, note)
-        _ = try? await environment.notes.delete(token, note.id)
+        _ = try? await environment.notes.delete(token, note)
         _ = try? await environment.notes.search(token, "x")
         _ = try? await environment.notes.changes(token, nil)
         let names = reports.withLock { $0 }.map { $0.split(separator: " ")[3] }

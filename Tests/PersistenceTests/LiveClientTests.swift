@@ -135,7 +135,12 @@ struct LiveClientTests {
             let note = Note(
                 id: Note.ID(UUID(sequence: UInt64(500 + offset))), text: text, createdAt: base,
                 updatedAt: base.addingTimeInterval(Double(offset)))
-            notes.append(try await live.notes.create(alice.token, note))
+            let stored = try await live.notes.create(alice.token, note)
+            #expect(stored.version != nil && stored.version != notes.last?.version, "each write is a new version")
+            var asGiven = stored
+            asGiven.version = nil
+            #expect(asGiven == note)
+            notes.append(stored)
         }
         let listed = try await live.notes.list(alice.token)
         #expect(listed == notes.reversed(), "stored and read back byte for byte, newest first")
@@ -153,7 +158,8 @@ struct LiveClientTests {
         var edited = notes[0]
         edited.text = "100% certain"
         edited.updatedAt = base.addingTimeInterval(100)
-        #expect(try await live.notes.update(alice.token, edited) == edited)
+        edited = try await live.notes.update(alice.token, edited)
+        #expect(edited.text == "100% certain" && edited.version ?? 0 > notes[0].version ?? 0)
         #expect(try await live.notes.list(alice.token).first == edited)
 
         let bobCredentials = Credentials(username: "bob.builder", password: "canwefixit")
@@ -162,16 +168,18 @@ struct LiveClientTests {
         #expect(try await live.notes.list(bob.token).isEmpty)
         let notFound = AppError.notFound(.note, id: edited.id.description)
         await #expect(throws: notFound) { try await live.notes.update(bob.token, edited) }
-        await #expect(throws: notFound) { try await live.notes.delete(bob.token, edited.id) }
+        try await live.notes.delete(bob.token, edited) // not Bob's: nothing of Alice's is touched
         // The same id in another account is that account's own note: no error says Alice has one.
         var bobs = edited
         bobs.text = "bob's own"
-        #expect(try await live.notes.create(bob.token, bobs) == bobs)
+        bobs.version = nil
+        bobs = try await live.notes.create(bob.token, bobs)
         #expect(try await live.notes.list(bob.token) == [bobs])
         #expect(try await live.notes.list(alice.token).first == edited)
-        try await live.notes.delete(bob.token, bobs.id)
-        try await live.notes.delete(alice.token, edited.id)
-        await #expect(throws: notFound) { try await live.notes.delete(alice.token, edited.id) }
+        try await live.notes.delete(bob.token, bobs)
+        try await live.notes.delete(alice.token, edited)
+        try await live.notes.delete(alice.token, edited) // gone already: not an error
+        #expect(try await live.notes.list(alice.token).contains { $0.id == edited.id } == false)
     }
 
     @Test func everyCharacterRoundTripsNULIncludedAcrossAReopen() async throws {
@@ -231,7 +239,7 @@ struct LiveClientTests {
         var edited = try #require(try await live.notes.list(session.token).last)
         edited.text = "Groceries: oat milk"
         _ = try await live.notes.update(session.token, edited)
-        try await live.notes.delete(session.token, Note.ID(UUID(sequence: 3)))
+        try await live.notes.delete(session.token, Note(id: Note.ID(UUID(sequence: 3)), text: "", createdAt: base))
         let queries = ["milk", "MILK groceries", "mum", "ab", "0% off_", "shake", "b c", "zzz"]
         // Before the index caught up: the notes are read and matched one by one.
         var unindexed: [[String]] = []
@@ -292,7 +300,7 @@ struct LiveClientTests {
         _ = try await live.auth.signUp(credentials)
         let session = try await live.auth.authenticate(credentials)
         let kept = Note(id: Note.ID(UUID(sequence: 1)), text: "kept", createdAt: Date(timeIntervalSince1970: 0))
-        _ = try await live.notes.create(session.token, kept)
+        let stored = try await live.notes.create(session.token, kept)
         // Another connection holds the write lock past the busy timeout.
         let blocker = try Database(path: path, migrations: AppSchema.migrations, busyTimeout: .milliseconds(10))
         let impatient = try Database(path: path, migrations: AppSchema.migrations, busyTimeout: .milliseconds(20))
@@ -306,6 +314,6 @@ struct LiveClientTests {
             #expect(reason.contains("another process is using the database"))
         }
         try await holder.release()
-        #expect(try await live.notes.list(session.token) == [kept])
+        #expect(try await live.notes.list(session.token) == [stored])
     }
 }

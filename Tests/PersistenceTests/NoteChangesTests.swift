@@ -30,7 +30,7 @@ struct NoteChangesTests {
         #expect(start.isEmpty, "asking without a cursor gives only the cursor of now")
 
         _ = try await live.notes.update(token, note(2, "note 2, edited", at: 10))
-        try await live.notes.delete(token, note(3, "").id)
+        try await live.notes.delete(token, note(3, ""))
         _ = try await live.notes.create(token, note(4, "note 4", at: 11))
         let changes = try await live.notes.changes(token, start.cursor)
         #expect(changes.changed.map(\.text) == ["note 4", "note 2, edited"], "as they are now, newest first")
@@ -55,7 +55,7 @@ struct NoteChangesTests {
         let token = try await live.auth.authenticate(credentials).token
         for number: UInt64 in 1...10 { _ = try await live.notes.create(token, note(number, "note \(number)", at: Double(number))) }
         let old = try await live.notes.changes(token, nil)
-        for number: UInt64 in 1...8 { try await live.notes.delete(token, note(number, "").id) }
+        for number: UInt64 in 1...8 { try await live.notes.delete(token, note(number, "")) }
         let records = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM note_removals") { $0.int(0) } }
         #expect(records == [4], "the records of the last 4 changes only, however many notes were deleted")
 
@@ -74,7 +74,7 @@ struct NoteChangesTests {
         _ = try await live.notes.create(token, note(1, "milk"))
         _ = try await live.notes.create(token, note(2, "eggs"))
         let seen = try await live.notes.changes(token, nil)
-        try await live.notes.delete(token, note(2, "").id)
+        try await live.notes.delete(token, note(2, ""))
         let deleted = try await live.notes.changes(token, seen.cursor)
         #expect(deleted.removed == [note(2, "").id], "a reader that saw the note created sees it deleted")
         #expect(deleted.cursor > seen.cursor)
@@ -88,7 +88,7 @@ struct NoteChangesTests {
         let token = try await live.auth.authenticate(credentials).token
         _ = try await live.notes.create(token, note(1, "milk"))
         let before = try await live.notes.changes(token, nil)
-        try await live.notes.delete(token, note(1, "").id)
+        try await live.notes.delete(token, note(1, ""))
         let deleted = try await live.notes.changes(token, before.cursor)
         #expect(deleted.removed == [note(1, "").id] && deleted.cursor > before.cursor)
         _ = try await live.notes.create(token, note(2, "eggs"))

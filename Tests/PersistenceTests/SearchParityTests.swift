@@ -69,9 +69,15 @@ struct SearchParityTests {
         let sample = Self.unusualNote(1, updated: 1_800_000_000.5)
         // A field added to Note must be set above to a value no default gives, so that a client
         // that does not store it fails the comparisons below.
+        // (`version` is the store's to give: it is compared between the two stores below.)
         #expect(
-            Mirror(reflecting: sample).children.map(\.label) == ["id", "text", "createdAt", "updatedAt"],
+            Mirror(reflecting: sample).children.map(\.label) == ["id", "text", "createdAt", "updatedAt", "version"],
             "Note's fields changed: set each in unusualNote to a value other than its default")
+        func unversioned(_ note: Note) -> Note {
+            var note = note
+            note.version = nil
+            return note
+        }
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let database = try Database(path: folder.file("fields.sqlite"), migrations: AppSchema.migrations)
         var listings: [[Note]] = []
@@ -83,13 +89,18 @@ struct SearchParityTests {
                 Self.unusualNote(7, updated: 1_800_000_000.5), Self.unusualNote(0x30, updated: 1_800_000_000.5),
                 Self.unusualNote(2, updated: 1_800_000_000.5), Self.unusualNote(5, updated: 1_800_000_100.25),
             ]
-            for note in notes { #expect(try await environment.notes.create(token, note) == note) }
-            var edited = notes[2]
+            var stored: [Note] = []
+            for note in notes {
+                stored.append(try await environment.notes.create(token, note))
+                #expect(unversioned(stored.last ?? note) == note && stored.last?.version != nil)
+            }
+            var edited = stored[2]
             edited.text = "edited\nagain"
             edited.updatedAt = Date(timeIntervalSince1970: 1_800_000_200.75)
-            #expect(try await environment.notes.update(token, edited) == edited)
+            let updated = try await environment.notes.update(token, edited)
+            #expect(unversioned(updated) == unversioned(edited) && updated.version ?? 0 > edited.version ?? 0)
             let listed = try await environment.notes.list(token)
-            #expect(Set(listed) == Set(notes.dropLast(2) + [notes[3], edited]), "every field read back as written")
+            #expect(Set(listed) == Set(stored.dropLast(2) + [stored[3], updated]), "every field read back as written")
             #expect(listed == listed.sorted { $0.isListed(before: $1) }, "listed in Note's order")
             listings.append(listed)
         }

@@ -199,8 +199,8 @@ struct NotesTests {
         let eggs = note(8, "eggs")
         let deletes = Answers<Done>([.failure(.network(reason: "offline")), .success(Done())])
         let store = store(Notes.State(items: [Notes.Item(note: milk), Notes.Item(note: eggs)], selectedID: milk.id, list: .loaded)) {
-            $0.delete = { _, id throws(AppError) in
-                #expect(id == milk.id)
+            $0.delete = { _, note throws(AppError) in
+                #expect(note == milk)
                 _ = try deletes.next().result.get()
             }
         }
@@ -352,6 +352,112 @@ struct NotesTests {
             $0.list = .loaded
             $0.items = [neverStored, unsaved, Notes.Item(note: note(8, "other", updated: 2))]
         }
+        await store.finish()
+    }
+
+    @Test func aConflictKeepsTheTextUnsavedAndARetryOverwritesTheirVersionOnPurpose() async {
+        var mine = note(7, "milk")
+        mine.version = 3
+        var theirs = note(7, "oat milk", updated: 2)
+        theirs.version = 4
+        let conflict = AppError.conflict(.changed(theirs))
+        let updates = Answers<Note>([.failure(conflict), .success(Note(id: mine.id, text: "soy milk", createdAt: fixedDate, version: 5))])
+        let store = store(Notes.State(items: [Notes.Item(note: mine)], list: .loaded)) {
+            $0.update = { _, note throws(AppError) in
+                #expect(note.version == (updates.remaining == 2 ? 3 : 4), "the first save is based on mine, the retry on theirs")
+                return try updates.next().result.get()
+            }
+        }
+        await store.send(.changed(mine.id, "soy milk", at: fixedDate)) {
+            $0.items[0].note.text = "soy milk"
+            $0.items[0].revision = 1
+            $0.items[0].save = .saving
+        }
+        await store.receive(.saveResponse(mine.id, revision: 1, .failure(conflict))) {
+            $0.items[0].save = .failed(conflict)
+            $0.items[0].note.version = 4
+        }
+        #expect(store.state.items[0].note.text == "soy milk", "the user's text stays")
+        #expect(store.state.items[0].isInConflict)
+        await store.send(.retrySaveTapped(mine.id)) { $0.items[0].save = .saving }
+        await store.receive(.saveResponse(mine.id, revision: 1, .success(Note(id: mine.id, text: "soy milk", createdAt: fixedDate, version: 5)))) {
+            $0.items[0].save = .saved
+            $0.items[0].note.version = 5
+        }
+        await store.finish()
+    }
+
+    @Test func aReloadTakesTheirVersionOfANoteInConflictAndKeepsOtherUnsavedText() async {
+        var theirs = note(7, "oat milk", updated: 2)
+        theirs.version = 4
+        let inConflict = Notes.Item(note: note(7, "soy milk", updated: 1), save: .failed(.conflict(.changed(theirs))), revision: 2)
+        let offline = Notes.Item(note: note(8, "eggs, mine", updated: 3), save: .failed(.network(reason: "offline")), revision: 1)
+        let stored = theirs
+        let store = store(Notes.State(items: [offline, inConflict], list: .loaded)) {
+            $0.list = { _ in [note(8, "eggs", updated: 0), stored] }
+            $0.changes = { _, _ in NoteChanges(cursor: NotesCursor(position: 9)) }
+        }
+        await store.send(.listRequested) { $0.list = .loading }
+        await store.receive(.followingChanges(from: NotesCursor(position: 9))) { $0.changeCursor = NotesCursor(position: 9) }
+        await store.receive(.listResponse(.success([note(8, "eggs", updated: 0), theirs]))) {
+            $0.list = .loaded
+            $0.items = [offline, Notes.Item(note: theirs)]
+        }
+        await store.finish()
+    }
+
+    @Test func aNoteInConflictShowsWhatTheOtherWriterDidLast() async {
+        var theirs = note(7, "oat milk", updated: 2)
+        theirs.version = 4
+        var newer = theirs
+        newer.text = "oat milk, 2 l"
+        newer.version = 6
+        let inConflict = Notes.Item(note: note(7, "soy milk", updated: 1), save: .failed(.conflict(.changed(theirs))), revision: 2)
+        let answers = Answers<NoteChanges>([
+            .success(NoteChanges(changed: [newer], cursor: NotesCursor(position: 6))),
+            .success(NoteChanges(removed: [theirs.id], cursor: NotesCursor(position: 7))),
+        ])
+        let store = store(Notes.State(items: [inConflict], list: .loaded, changeCursor: NotesCursor(position: 4))) {
+            $0.changes = { _, _ throws(AppError) in try answers.next().result.get() }
+        }
+        await store.send(.externalChangesNoticed)
+        await store.receive(.changesResponse(since: NotesCursor(position: 4), .success(NoteChanges(changed: [newer], cursor: NotesCursor(position: 6))))) {
+            $0.changeCursor = NotesCursor(position: 6)
+            $0.items[0].save = .failed(.conflict(.changed(newer)))
+            $0.items[0].note.version = 6
+        }
+        await store.send(.externalChangesNoticed)
+        await store.receive(.changesResponse(since: NotesCursor(position: 6), .success(NoteChanges(removed: [theirs.id], cursor: NotesCursor(position: 7))))) {
+            $0.changeCursor = NotesCursor(position: 7)
+            $0.items[0].save = .failed(.conflict(.deleted(theirs.id)))
+            $0.items[0].note.version = nil
+            $0.items[0].isStored = false
+        }
+        #expect(store.state.items[0].note.text == "soy milk")
+        await store.finish()
+    }
+
+    @Test func aDeleteOfANoteChangedElsewhereShowsTheirVersionAndDeletingAgainDeletesIt() async {
+        var mine = note(7, "milk")
+        mine.version = 3
+        var theirs = note(7, "oat milk", updated: 2)
+        theirs.version = 4
+        let conflict = AppError.conflict(.changed(theirs))
+        let deletes = Answers<Done>([.failure(conflict), .success(Done())])
+        let store = store(Notes.State(items: [Notes.Item(note: mine)], list: .loaded)) {
+            $0.delete = { _, note throws(AppError) in
+                #expect(note.version == (deletes.remaining == 2 ? 3 : 4))
+                _ = try deletes.next().result.get()
+            }
+        }
+        await store.send(.deleteTapped(mine.id)) { $0.items[0].isDeleting = true }
+        await store.receive(.deleteResponse(mine.id, .failure(conflict))) {
+            $0.items[0].isDeleting = false
+            $0.items[0].note = theirs
+            $0.error = conflict
+        }
+        await store.send(.deleteTapped(mine.id)) { $0.items[0].isDeleting = true }
+        await store.receive(.deleteResponse(mine.id, .success(Done()))) { $0.items = [] }
         await store.finish()
     }
 }

@@ -25,6 +25,8 @@ public final class InMemoryBackend: Sendable {
         /// Who hears about writes, by the writer (client) they belong to.
         var writeListeners: [UInt64: (writer: UInt64, continuation: AsyncStream<Void>.Continuation)] = [:]
         var nextListener: UInt64 = 0
+        /// Each writer's (client's) own runs of note writes, which are not conflicts.
+        var versions: [UInt64: NoteVersions] = [:]
     }
 
     /// One owner's note changes, numbered.
@@ -33,10 +35,12 @@ public final class InMemoryBackend: Sendable {
         var changedAt: [Note.ID: Int64] = [:]
         var removedAt: [Note.ID: Int64] = [:]
 
-        mutating func changed(_ id: Note.ID) {
+        /// Numbers a change of note `id`; the number is the note's new version.
+        mutating func changed(_ id: Note.ID) -> Int64 {
             count += 1
             changedAt[id] = count
             removedAt[id] = nil
+            return count
         }
 
         mutating func removed(_ id: Note.ID) {
@@ -133,38 +137,69 @@ public final class InMemoryBackend: Sendable {
         }
     }
 
-    /// Stores `note` for the token's owner, replacing one with the same id.
+    /// Stores `note` for the token's owner, replacing one with the same id; returns it with its
+    /// version.
     public func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+        try create(token, note, by: 0)
+    }
+
+    /// Replaces an existing note of the token's owner, based on `note.version` (see
+    /// `NotesClient.update`); returns it as stored.
+    public func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+        try update(token, note, by: 0)
+    }
+
+    /// Deletes a note of the token's owner, based on `note.version` (see `NotesClient.delete`).
+    public func delete(_ token: AccessToken, _ note: Note) throws(AppError) {
+        try delete(token, note, by: 0)
+    }
+
+    func create(_ token: AccessToken, _ note: Note, by writer: UInt64) throws(AppError) -> Note {
         try storage.withLock { storage throws(AppError) in
             let id = try Self.owner(of: token, in: storage)
-            storage.notes[id, default: [:]][note.id] = note
-            storage.noteChanges[id, default: NoteChangeLog()].changed(note.id)
-            return note
+            return Self.store(note, replacing: storage.notes[id]?[note.id], for: id, by: writer, in: &storage)
         }
     }
 
-    /// Replaces an existing note of the token's owner.
-    public func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
+    func update(_ token: AccessToken, _ note: Note, by writer: UInt64) throws(AppError) -> Note {
         try storage.withLock { storage throws(AppError) in
             let id = try Self.owner(of: token, in: storage)
-            guard let existing = storage.notes[id]?[note.id] else { throw .notFound(.note, id: note.id.description) }
+            let existing = storage.notes[id]?[note.id]
+            guard storage.versions[writer, default: NoteVersions()].allows(note.id, base: note.version, stored: existing?.version) else {
+                // No note: a deletion on record is a conflict; an id never the user's is not found.
+                guard existing != nil || storage.noteChanges[id]?.removedAt[note.id] != nil else {
+                    throw .notFound(.note, id: note.id.description)
+                }
+                throw NoteVersions.conflict(note.id, stored: existing)
+            }
+            guard let existing else { throw .notFound(.note, id: note.id.description) }
             var updated = note
             updated.createdAt = existing.createdAt
-            storage.notes[id]?[note.id] = updated
-            storage.noteChanges[id, default: NoteChangeLog()].changed(note.id)
-            return updated
+            return Self.store(updated, replacing: existing, for: id, by: writer, in: &storage)
         }
     }
 
-    /// Deletes a note of the token's owner.
-    public func delete(_ token: AccessToken, _ noteID: Note.ID) throws(AppError) {
+    func delete(_ token: AccessToken, _ note: Note, by writer: UInt64) throws(AppError) {
         try storage.withLock { storage throws(AppError) in
             let id = try Self.owner(of: token, in: storage)
-            guard storage.notes[id]?.removeValue(forKey: noteID) != nil else {
-                throw .notFound(.note, id: noteID.description)
+            // Gone already: what the delete asked for is so.
+            guard let existing = storage.notes[id]?[note.id] else { return }
+            guard storage.versions[writer, default: NoteVersions()].allows(note.id, base: note.version, stored: existing.version) else {
+                throw NoteVersions.conflict(note.id, stored: existing)
             }
-            storage.noteChanges[id, default: NoteChangeLog()].removed(noteID)
+            storage.notes[id]?[note.id] = nil
+            storage.noteChanges[id, default: NoteChangeLog()].removed(note.id)
+            storage.versions[writer, default: NoteVersions()].record(note.id, replaced: existing.version, wrote: nil)
         }
+    }
+
+    /// Stores `note` for `owner` as its next version, replacing `existing`, written by `writer`.
+    private static func store(_ note: Note, replacing existing: Note?, for owner: User.ID, by writer: UInt64, in storage: inout Storage) -> Note {
+        var stored = note
+        stored.version = storage.noteChanges[owner, default: NoteChangeLog()].changed(note.id)
+        storage.notes[owner, default: [:]][note.id] = stored
+        storage.versions[writer, default: NoteVersions()].record(note.id, replaced: existing?.version, wrote: stored.version)
+        return stored
     }
 
     /// What changed in the token owner's notes since `cursor` (with `nil`: nothing, and the
@@ -251,15 +286,15 @@ extension NotesClient {
             list: { token throws(AppError) in try backend.notes(token) },
             create: { token, note throws(AppError) in
                 defer { backend.announceWrite(by: writer) }
-                return try backend.create(token, note)
+                return try backend.create(token, note, by: writer)
             },
             update: { token, note throws(AppError) in
                 defer { backend.announceWrite(by: writer) }
-                return try backend.update(token, note)
+                return try backend.update(token, note, by: writer)
             },
-            delete: { token, id throws(AppError) in
+            delete: { token, note throws(AppError) in
                 defer { backend.announceWrite(by: writer) }
-                try backend.delete(token, id)
+                try backend.delete(token, note, by: writer)
             },
             search: { token, query throws(AppError) in try backend.notes(token, matching: query) },
             changes: { token, since throws(AppError) in try backend.noteChanges(token, since: since) },

@@ -16,6 +16,8 @@ final class LiveBackend: Sendable {
     let warn: @Sendable (String) -> Void
     /// The notes' full-text index, kept up to date off the writers' path.
     let searchIndex: SearchIndex
+    /// This backend's own runs of note writes, which are not conflicts (`NoteVersions`).
+    let versions = Locked(NoteVersions())
     /// Where the clients' database work runs, one call after another in the order they were
     /// made (a note's newer save is written after its older one), on a thread of its own: never
     /// the caller's (a UI's main actor), nor one of the few the concurrency pool has.
@@ -130,7 +132,7 @@ extension AppEnvironment {
                 list: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.notes(token) } },
                 create: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.create(token, note) } },
                 update: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.update(token, note) } },
-                delete: { token, id throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.delete(token, id) } },
+                delete: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.delete(token, note) } },
                 search: { token, query throws(AppError) in
                     try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query) }
                 },

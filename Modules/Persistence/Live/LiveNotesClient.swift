@@ -66,8 +66,9 @@ extension LiveBackend {
         return (conditions.joined(separator: " AND "), bindings)
     }
 
-    /// The columns ``note(_:)`` reads, from the notes table.
-    static let noteColumns = "SELECT id, text, created_at, updated_at FROM notes"
+    /// The columns ``note(_:)`` reads, from the notes table. A note's version is the number of
+    /// the owner's change that last wrote it.
+    static let noteColumns = "SELECT id, text, created_at, updated_at, change_sequence FROM notes"
 
     /// The order notes are listed in: `Note.isListed(before:)`, in SQL.
     static let listOrder = " ORDER BY updated_at DESC, id DESC"
@@ -77,7 +78,7 @@ extension LiveBackend {
         guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else { return nil }
         return Note(
             id: id, text: row.text(1), createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-            updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)))
+            updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)), version: Int64(row.int(4)))
     }
 
     /// The number the next change of an owner's notes takes (its `?` is the owner).
@@ -86,50 +87,66 @@ extension LiveBackend {
                         (SELECT coalesce(max(change_sequence), 0) FROM note_removals WHERE owner_id = ?1)))
         """
 
+    /// Stores `note` (a new one, or again), whatever is stored; returns it with its version.
     func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
-            try storage { () throws(DatabaseError) in
-                try db.execute(
+            let existing = try storedVersion(of: note.id, for: owner, in: db)
+            let version = try storage { () throws(DatabaseError) in
+                try db.query(
                     """
                     INSERT INTO notes (owner_id, id, text, created_at, updated_at, change_sequence) VALUES (?1, ?2, ?3, ?4, ?5, \(Self.nextChange))
                     ON CONFLICT (owner_id, id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0,
                         change_sequence = excluded.change_sequence
+                    RETURNING change_sequence
                     """,
                     [
                         .text(owner.description), .text(note.id.description), .text(note.text),
                         .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate),
-                    ])
+                    ]
+                ) { Int64($0.int(0)) }.first
             }
             searchIndex.catchUp(afterWrite: true)
-            return note
+            var stored = note
+            stored.version = version
+            versions.withLock { $0.record(note.id, replaced: existing, wrote: version) }
+            return stored
         }
     }
 
+    /// Stores a new text of `note`, based on its version (`NotesClient.update`).
     func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
-            let created = try storage { () throws(DatabaseError) in
+            let existing = try storedVersion(of: note.id, for: owner, in: db)
+            try refuseConflict(with: note, stored: existing, for: owner, in: db)
+            guard existing != nil else { throw .notFound(.note, id: note.id.description) }
+            let stored = try storage { () throws(DatabaseError) in
                 try db.query(
                     """
                     UPDATE notes SET text = ?2, updated_at = ?3, search_indexed = 0, change_sequence = \(Self.nextChange)
-                    WHERE owner_id = ?1 AND id = ?4 RETURNING created_at
+                    WHERE owner_id = ?1 AND id = ?4 RETURNING created_at, change_sequence
                     """,
                     [
                         .text(owner.description), .text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate),
                         .text(note.id.description),
                     ]
-                ) { $0.double(0) }.first
+                ) { (created: $0.double(0), version: Int64($0.int(1))) }.first
             }
-            guard let created else { throw .notFound(.note, id: note.id.description) }
+            guard let stored else { throw .notFound(.note, id: note.id.description) }
             searchIndex.catchUp(afterWrite: true)
-            var stored = note
-            stored.createdAt = Date(timeIntervalSinceReferenceDate: created)
-            return stored
+            versions.withLock { $0.record(note.id, replaced: existing, wrote: stored.version) }
+            var updated = note
+            updated.createdAt = Date(timeIntervalSinceReferenceDate: stored.created)
+            updated.version = stored.version
+            return updated
         }
     }
 
-    func delete(_ token: AccessToken, _ id: Note.ID) throws(AppError) {
+    /// Deletes `note`, based on its version (`NotesClient.delete`); one gone already is not an error.
+    func delete(_ token: AccessToken, _ note: Note) throws(AppError) {
         try writing(token) { db, owner throws(AppError) in
             let ownerID: SQLValue = .text(owner.description)
+            guard let existing = try storedVersion(of: note.id, for: owner, in: db) else { return }
+            try refuseConflict(with: note, stored: existing, for: owner, in: db)
             // The deletion's number is taken while the note's row still counts: taken after, it
             // could be the number of the note's own last change (when that was the owner's
             // latest), which a reader that saw that change would never ask about again.
@@ -139,17 +156,17 @@ extension LiveBackend {
             // The note's row in the search index goes with it, in the same transaction: deleted
             // text leaves the index at once.
             let deleted = try storage { () throws(DatabaseError) in
-                try db.query("DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid", [ownerID, .text(id.description)]) {
+                try db.query("DELETE FROM notes WHERE owner_id = ? AND id = ? RETURNING search_rowid", [ownerID, .text(note.id.description)]) {
                     $0.isNull(0) ? nil : $0.int(0)
                 }
             }
-            guard let searchRow = deleted.first else { throw .notFound(.note, id: id.description) }
+            guard let searchRow = deleted.first else { return }
             try storage { () throws(DatabaseError) in
                 try db.execute(
                     """
                     INSERT INTO note_removals (owner_id, id, change_sequence) VALUES (?1, ?2, ?3)
                     ON CONFLICT (owner_id, id) DO UPDATE SET change_sequence = excluded.change_sequence
-                    """, [ownerID, .text(id.description), .integer(change)])
+                    """, [ownerID, .text(note.id.description), .integer(change)])
                 // Records older than the window go (an index seek): a reader that far behind is
                 // answered with the whole list instead (changes(_:since:)).
                 try db.execute(
@@ -159,7 +176,33 @@ extension LiveBackend {
             if let searchRow {
                 try storage { () throws(DatabaseError) in try SearchIndex.remove(row: searchRow, in: db) }
             }
+            versions.withLock { $0.record(note.id, replaced: existing, wrote: nil) }
         }
+    }
+
+    /// The stored version of note `id` of `owner`; `nil` when there is no such note.
+    private func storedVersion(of id: Note.ID, for owner: User.ID, in db: Connection) throws(AppError) -> Int64? {
+        try storage { () throws(DatabaseError) in
+            try db.query("SELECT change_sequence FROM notes WHERE owner_id = ? AND id = ?", [.text(owner.description), .text(id.description)]) {
+                Int64($0.int(0))
+            }.first
+        }
+    }
+
+    /// Throws the conflict a change of `note` meets when it may not replace version `stored`
+    /// (see `NoteVersions`), naming what is stored now.
+    private func refuseConflict(with note: Note, stored: Int64?, for owner: User.ID, in db: Connection) throws(AppError) {
+        guard !versions.withLock({ $0.allows(note.id, base: note.version, stored: stored) }) else { return }
+        let key: [SQLValue] = [.text(owner.description), .text(note.id.description)]
+        let theirs = try storage { () throws(DatabaseError) in
+            try db.query(Self.noteColumns + " WHERE owner_id = ? AND id = ?", key, Self.note).first
+        }
+        if let theirs { throw NoteVersions.conflict(note.id, stored: theirs) }
+        // No row: a deletion on record is a conflict; an id never the user's is not found.
+        let deleted = try storage { () throws(DatabaseError) in
+            try !db.query("SELECT 1 FROM note_removals WHERE owner_id = ? AND id = ?", key) { $0.int(0) }.isEmpty
+        }
+        throw deleted ? NoteVersions.conflict(note.id, stored: nil) : .notFound(.note, id: note.id.description)
     }
 
     /// What changed in the token owner's notes since `cursor`, read in one transaction: the

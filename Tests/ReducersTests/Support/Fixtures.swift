@@ -59,4 +59,7 @@ final class Answers<Value: Sendable>: Sendable {
             return answers.removeFirst()
         }
     }
+
+    /// How many answers are left.
+    var remaining: Int { queue.withLock { $0.count } }
 }

@@ -1,0 +1,55 @@
+import Models
+
+/// The rule every notes store follows to tell a conflict from a writer's own quick succession
+/// of changes.
+///
+/// A change is based on the version its writer saw (`Note.version`). It may replace what is
+/// stored when that is the version it was based on — or when the stored version is this
+/// writer's own latest write of the note, made from the version the change was based on or
+/// from one of its own writes after it: an app that edits, edits again and deletes before it
+/// heard back from the first save sends each based on what it knew, and none of them is a
+/// conflict. A version another writer stored in between is, as is a note it deleted.
+package struct NoteVersions: Sendable {
+    /// One note's run of this writer's own writes.
+    private struct Run: Sendable {
+        /// The version this writer stored last.
+        var latest: Int64
+        /// The versions its run of writes replaced, newest last (a few: as many as changes can
+        /// be in flight at once).
+        var replaced: [Int64]
+    }
+
+    private var runs: [Note.ID: Run] = [:]
+    /// How many replaced versions a run remembers.
+    private static let remembered = 32
+
+    /// An empty record: no writes of this writer yet.
+    package init() {}
+
+    /// Whether a change of note `id` based on version `base` may replace what is stored at
+    /// version `stored` (`nil`: nothing is stored). A change without a base replaces anything.
+    package func allows(_ id: Note.ID, base: Int64?, stored: Int64?) -> Bool {
+        guard let base, base != stored else { return true }
+        guard let stored, let run = runs[id], run.latest == stored else { return false }
+        return run.replaced.contains(base)
+    }
+
+    /// Records that this writer replaced version `stored` of note `id` (`nil`: none) with
+    /// version `wrote` (`nil`: it deleted the note).
+    package mutating func record(_ id: Note.ID, replaced stored: Int64?, wrote: Int64?) {
+        guard let wrote else {
+            runs[id] = nil
+            return
+        }
+        var run = runs[id].flatMap { $0.latest == stored ? $0 : nil } ?? Run(latest: wrote, replaced: [])
+        if let stored { run.replaced.append(stored) }
+        if run.replaced.count > Self.remembered { run.replaced.removeFirst(run.replaced.count - Self.remembered) }
+        run.latest = wrote
+        runs[id] = run
+    }
+
+    /// The conflict a refused change of `id` meets: the version stored now, or its deletion.
+    package static func conflict(_ id: Note.ID, stored: Note?) -> AppError {
+        .conflict(stored.map { .changed($0) } ?? .deleted(id))
+    }
+}

@@ -1,0 +1,178 @@
+import AppHost
+import Foundation
+import Persistence
+import Testing
+
+/// Two processes change the same note at the same moment: one change is stored, the other is
+/// refused as a conflict the user sees, never both acknowledged with one silently lost.
+@Suite("Conflicts between processes")
+struct ConflictTests {
+    /// An `appcore-serve` process on a database, answering one intent at a time.
+    final class Serve: @unchecked Sendable {
+        let driven: SignalTests.Driven
+        private var answered = 0
+
+        init(_ path: String, folder: String) throws {
+            driven = try SignalTests.Driven("appcore-serve", ["--db", path], folder: folder)
+        }
+
+        /// Sends `intents` without waiting for their answers.
+        func send(_ intents: [String]) {
+            driven.send(intents)
+        }
+
+        /// The answers to the next `count` intents sent.
+        func replies(_ count: Int) async throws -> [[String: Any]] {
+            let target = answered + count
+            let text = try await driven.read { $0.split(separator: "\n").count >= target }
+            let lines = text.split(separator: "\n")
+            guard lines.count >= target else { throw ServeEnded(printed: text) }
+            defer { answered = target }
+            return try lines[answered..<target].map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        }
+
+        func perform(_ intents: [String]) async throws -> [[String: Any]] {
+            send(intents)
+            return try await replies(intents.count)
+        }
+
+        struct ServeEnded: Error { let printed: String }
+    }
+
+    static func signIn(_ user: String, signingUp: Bool) -> [String] {
+        (signingUp ? [#"{"signUp":{"username":"\#(user)","password":"wonderland"}}"#] : []) + [
+            #"{"typeUsername":{"username":"\#(user)"}}"#, #"{"typePassword":{"password":"wonderland"}}"#, #"{"signIn":{}}"#,
+        ]
+    }
+
+    /// Whether an outcome completed, or the reason it failed or was rejected.
+    static func status(_ reply: [String: Any]) -> (completed: Bool, reason: String?) {
+        let status = reply["status"] as? [String: Any] ?? [:]
+        let reason = (status["failed"] ?? status["rejected"]) as? [String: Any]
+        return (status["completed"] != nil, reason?["reason"] as? String)
+    }
+
+    /// The stored text of note `id`, read by another connection.
+    static func storedText(of id: String, in path: String) throws -> String? {
+        let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+        defer { database.close() }
+        return try database.read { db throws(DatabaseError) in try db.query("SELECT text FROM notes WHERE id = ?", [.text(id)]) { $0.text(0) }.first }
+    }
+
+    /// Whether the journal of process `pid` shows it listing a note with text `seen` before it
+    /// changed a note's text to `written`.
+    static func journal(of pid: Int32, in path: String, shows seen: String, before written: String) throws -> Bool {
+        try journal(of: pid, in: path, shows: seen) { if case .notes(.changed(_, written, _)) = $0 { true } else { false } }
+    }
+
+    /// Whether the journal of process `pid` shows it listing a note with text `seen` before the
+    /// first action `isAct` picks.
+    static func journal(of pid: Int32, in path: String, shows seen: String, before isAct: (AppFeature.Action) -> Bool) throws -> Bool {
+        let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+        defer { database.close() }
+        let stream = try #require(
+            try database.read { db throws(DatabaseError) in
+                try db.query("SELECT stream FROM journal_streams WHERE owner_pid = ?", [.int(Int(pid))]) { $0.text(0) }.first
+            })
+        let actions = try Journal<AppFeature.State, AppFeature.Action>(database: database, stream: stream).entries().map(\.action)
+        guard let edit = actions.lastIndex(where: isAct) else { return false }
+        return actions[..<edit].contains { action in
+            switch action {
+            case .notes(.changesResponse(_, .success(let changes))): changes.changed.contains { $0.text == seen }
+            case .notes(.listResponse(.success(let notes))): notes.contains { $0.text == seen }
+            default: false
+            }
+        }
+    }
+
+    @Test func twoEditsAtOnceStoreOneAndReportTheOtherAsAConflict() async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-conflict")
+        let first = try Serve(path, folder: folder.path)
+        let added = try await first.perform(Self.signIn("alice.liddell", signingUp: true) + [#"{"addNote":{"text":"base"}}"#])
+        let rows = ((added.last?["screens"] as? [String: Any])?["notes"] as? [String: Any])?["rows"] as? [String: Any]
+        let upserted = (rows?["changes"] as? [String: Any])?["upserted"] as? [[String: Any]]
+        let id = try #require((upserted?.first?["row"] as? [String: Any])?["id"] as? String)
+        let second = try Serve(path, folder: folder.path)
+        _ = try await second.perform(Self.signIn("alice.liddell", signingUp: false))
+
+        var (refused, overwrittenKnowingly) = (0, 0)
+        for round in 1...30 {
+            let texts = ["first \(round)", "second \(round)"]
+            // Both at the same moment, each based on the version its process saw last.
+            first.send([#"{"editNote":{"id":"\#(id)","text":"\#(texts[0])"}}"#])
+            second.send([#"{"editNote":{"id":"\#(id)","text":"\#(texts[1])"}}"#])
+            let outcomes = [Self.status(try await first.replies(1)[0]), Self.status(try await second.replies(1)[0])]
+            let acknowledged = outcomes.indices.filter { outcomes[$0].completed }
+            let stored = try Self.storedText(of: id, in: path)
+            switch acknowledged.count {
+            case 1:
+                let (winner, loser) = (acknowledged[0], 1 - acknowledged[0])
+                #expect(outcomes[loser].reason?.contains("Another process changed this note since you opened it") == true, "round \(round): \(outcomes)")
+                #expect(stored == texts[winner], "round \(round): the acknowledged edit is stored")
+                refused += 1
+            case 2:
+                // Both stored, one after the other: only allowed when the later one's process had
+                // taken the earlier one in before its edit (its list heard of it from the
+                // database first), as a user who saw their text and typed over it.
+                let last = try #require(texts.firstIndex(of: stored ?? ""), "round \(round): stored \(stored ?? "nothing")")
+                let process = [first, second][last].driven.process.processIdentifier
+                #expect(
+                    try Self.journal(of: process, in: path, shows: texts[1 - last], before: texts[last]),
+                    "round \(round): “\(texts[last])” overwrote “\(texts[1 - last])” unseen")
+                overwrittenKnowingly += 1
+            default:
+                Issue.record("round \(round): neither edit was stored: \(outcomes)")
+            }
+        }
+        #expect(refused + overwrittenKnowingly == 30, "refused \(refused), overwritten knowingly \(overwrittenKnowingly)")
+        _ = try await first.driven.end(with: SIGTERM)
+        _ = try await second.driven.end(with: SIGTERM)
+    }
+
+    @Test func aDeleteAndAnEditAtOnceNeverBothSucceed() async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-conflict-delete")
+        let first = try Serve(path, folder: folder.path)
+        _ = try await first.perform(Self.signIn("alice.liddell", signingUp: true))
+        let second = try Serve(path, folder: folder.path)
+        _ = try await second.perform(Self.signIn("alice.liddell", signingUp: false))
+        var outcomes: [String: Int] = [:]
+        for round in 1...10 {
+            let added = try await first.perform([#"{"addNote":{"text":"note \#(round)"}}"#])
+            let rows = ((added.last?["screens"] as? [String: Any])?["notes"] as? [String: Any])?["rows"] as? [String: Any]
+            let upserted = (rows?["changes"] as? [String: Any])?["upserted"] as? [[String: Any]]
+            let id = try #require((upserted?.first?["row"] as? [String: Any])?["id"] as? String)
+            // The second process lists the note before it acts on it.
+            _ = try await second.perform([#"{"reloadNotes":{}}"#])
+            first.send([#"{"deleteNote":{"id":"\#(id)"}}"#])
+            second.send([#"{"editNote":{"id":"\#(id)","text":"edited \#(round)"}}"#])
+            let (deleted, edited) = (Self.status(try await first.replies(1)[0]), Self.status(try await second.replies(1)[0]))
+            let stored = try Self.storedText(of: id, in: path)
+            switch (deleted.completed, edited.completed) {
+            case (true, false):
+                #expect(stored == nil)
+                // Refused as a conflict, or (its list heard of the deletion first) as an edit of
+                // a note no longer there: either way the user is told.
+                let told = ["Another process deleted this note", "there is no note with id"]
+                #expect(told.contains { edited.reason?.contains($0) == true }, "round \(round): \(edited)")
+                outcomes["deleted, the edit refused", default: 0] += 1
+            case (false, true):
+                #expect(stored == "edited \(round)", "round \(round): the acknowledged edit is stored")
+                #expect(deleted.reason?.contains("Another process changed this note") == true, "round \(round): \(deleted)")
+                outcomes["edited, the delete refused", default: 0] += 1
+            case (true, true):
+                // The edit first, then a delete made knowingly: its list had the edited text.
+                #expect(stored == nil)
+                #expect(
+                    try Self.journal(of: first.driven.process.processIdentifier, in: path, shows: "edited \(round)") {
+                        if case .notes(.deleteTapped) = $0 { true } else { false }
+                    }, "round \(round): the delete removed an edit it had not seen")
+                outcomes["edited, then deleted knowingly", default: 0] += 1
+            case (false, false):
+                Issue.record("round \(round): both refused: \(deleted) \(edited)")
+            }
+        }
+        #expect(outcomes.values.reduce(0, +) == 10, "\(outcomes)")
+        _ = try await first.driven.end(with: SIGTERM)
+        _ = try await second.driven.end(with: SIGTERM)
+    }
+}
