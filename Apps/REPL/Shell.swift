@@ -47,7 +47,7 @@ final class Shell: @unchecked Sendable {
                     // The console's `fail` works at the REPL too.
                     options.injectsFailures = true
                     // At a terminal, trouble with kept data shows above the line being edited.
-                    if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: \($0)", "33")) } }
+                    if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: " + TerminalText.visible($0), "33")) } }
                     return options
                 }())
             // Piped into a database, a line waits for real work (a password hash, a busy disk

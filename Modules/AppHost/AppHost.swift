@@ -66,7 +66,7 @@ public final class AppHost: Sendable {
         /// Where the host reports trouble with kept data as it happens, one line each: the
         /// journal failing to be written (once per episode) and writing again, damaged journal
         /// records or notes skipped on reading. By default standard error, prefixed `appcore: `.
-        public var warnings: @Sendable (String) -> Void = { StandardStream.error.write("appcore: \($0)\n") }
+        public var warnings: @Sendable (String) -> Void = { StandardStream.error.write("appcore: \(TerminalText.visible($0))\n") }
         /// Whether ``AppHost/failures`` can make client calls fail (the console's `fail`): the
         /// clients are wrapped to ask it first. Off by default, so an app's clients are called
         /// directly; scripts, the shells and tests turn it on.

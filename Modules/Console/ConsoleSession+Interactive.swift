@@ -18,7 +18,7 @@ extension ConsoleSession {
         }
         guard let earlier else { return nil }
         let (changed, output) = now.changes(since: earlier)
-        return changed.isEmpty ? nil : output
+        return changed.isEmpty ? nil : TerminalText.visible(output)
     }
 
     /// What resuming from the journal changed (a session that lost its token ended), rendered;
@@ -26,7 +26,7 @@ extension ConsoleSession {
     public var resumedChanges: String? {
         let screens = ConsoleScreens(self)
         let resumed = host.resumed
-        return resumed.isEmpty ? nil : resumed.map { screens.render($0) }.joined(separator: "\n")
+        return resumed.isEmpty ? nil : TerminalText.visible(resumed.map { screens.render($0) }.joined(separator: "\n"))
     }
 
     /// Whether effects are still running (a shell shows a spinner meanwhile).
@@ -40,7 +40,7 @@ extension ConsoleSession {
     }
 
     /// Who is signed in, for a prompt; `nil` when nobody is.
-    public var signedInUsername: String? { host.session.currentSnapshot.username }
+    public var signedInUsername: String? { host.session.currentSnapshot.username.map(TerminalText.visible) }
 
     /// The words that could complete the last word of `line`: command names first, then what
     /// the command's argument at that position accepts (note ids, screens, endpoints, commands).

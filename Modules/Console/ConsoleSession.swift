@@ -107,7 +107,22 @@ public final class ConsoleSession: Sendable {
     // MARK: - Running lines
 
     /// Runs one line of the language, where it is called from (no hop to another executor).
+    ///
+    /// What the result says is terminal-safe: text that came from data (a note, a username, the
+    /// line itself quoted in an error) shows its control characters visibly (`TerminalText`).
     nonisolated(nonsending) public func execute(_ line: String) async -> Result {
+        var result = await runLine(line)
+        result.output = TerminalText.visible(result.output)
+        switch result.status {
+        case .ok: break
+        case .rejected(let message): result.status = .rejected(TerminalText.visible(message))
+        case .failed(let message): result.status = .failed(TerminalText.visible(message))
+        case .error(let message): result.status = .error(TerminalText.visible(message))
+        }
+        return result
+    }
+
+    nonisolated(nonsending) private func runLine(_ line: String) async -> Result {
         let parsed: ParsedLine
         do {
             guard let read = try ParsedLine.parse(line) else { return Result(status: .ok) }
@@ -192,7 +207,7 @@ public final class ConsoleSession: Sendable {
 
     /// Every screen rendered as text, long lists cut to their first page.
     public func renderScreens() -> String {
-        ConsoleScreens(self).renderAll()
+        TerminalText.visible(ConsoleScreens(self).renderAll())
     }
 
     /// A diagnostic's message without the type prefixes of the rendered values.

@@ -258,8 +258,10 @@ extension ScriptRunner.Report {
 }
 
 extension ScriptRunner.LineReport {
-    /// The command, then its output indented; a failure says where it happened.
+    /// The command, then its output indented; a failure says where it happened. The command
+    /// (and the script's name) show their control characters visibly, as the output does.
     public func transcript(script: String) -> String {
+        let (command, script) = (TerminalText.visible(command), TerminalText.visible(script))
         var text = "> \(command)\n"
         if !ok { text += "FAILED at \(script):\(line): \(command)\n" }
         for outputLine in output.split(separator: "\n", omittingEmptySubsequences: false) where !output.isEmpty {

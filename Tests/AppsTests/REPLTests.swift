@@ -187,16 +187,17 @@ struct REPLTests {
 
     /// Runs the built `appcore-repl` with `arguments` on piped `input`; returns what it printed
     /// (standard output and error together).
-    static func runPiped(_ arguments: [String], input text: String) async throws -> String {
-        try await onOwnThread { try runPipedBlocking(arguments, input: text) }
+    static func runPiped(_ arguments: [String], input text: String, environment: [String: String]? = nil) async throws -> String {
+        try await onOwnThread { try runPipedBlocking(arguments, input: text, environment: environment) }
     }
 
     /// `runPiped` on the calling thread, blocking it (a thread of the tasks' shared pool must not).
-    private static func runPipedBlocking(_ arguments: [String], input text: String) throws -> String {
+    private static func runPipedBlocking(_ arguments: [String], input text: String, environment: [String: String]?) throws -> String {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

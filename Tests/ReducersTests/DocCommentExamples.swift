@@ -166,6 +166,12 @@ struct Summary: Equatable, Sendable {
 
 @Suite("Doc comments' examples: StateStore with the app's features")
 struct DocCommentExampleTests {
+    /// TerminalText's example (Modules/StateStore/Debugging/TerminalText.swift).
+    @Test func terminalText() {
+        print(TerminalText.visible("milk\u{1B}]0;pwned\u{07}")) // milk\e]0;pwned\u{7}
+        #expect(TerminalText.visible("milk\u{1B}]0;pwned\u{07}") == #"milk\e]0;pwned\u{7}"#)
+    }
+
     @Test func scopingTheAppStore() {
         let appStore = RootStore(initialState: AppState(), reducer: AppReducer())
         let counter = appStore.scope(state: \.counter, action: AppAction.counter)
