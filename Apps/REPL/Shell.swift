@@ -13,9 +13,10 @@ import Darwin
 final class Shell: @unchecked Sendable {
     let session: ConsoleSession
     let terminal: Terminal
-    /// Where the line history is kept, and the lines to keep there: read by a signal's handler
-    /// too, so kept apart from the line editor.
-    private let history = Mutex<(path: String?, lines: [String])>((nil, []))
+    /// Where the line history is kept (set only at a terminal), the editor's lines, and how many
+    /// of them were in the file already or are saved: read by a signal's handler too, so kept
+    /// apart from the line editor.
+    private let history = Mutex<(file: HistoryFile?, lines: [String], saved: Int)>((nil, [], 0))
     /// Guards the line editor, which a thread of its own uses while it waits for a line.
     private let editorLock = NSLock()
     /// Standard output as a stream of the shell's own, flushed after each answer.
@@ -69,7 +70,8 @@ final class Shell: @unchecked Sendable {
 
     /// Runs until the user quits or input ends, then ends as ``end(status:)`` does.
     func run(historyPath: String?) async -> Never {
-        history.withLock { $0.path = historyPath }
+        // Only what a person types at a terminal is history: piped input neither reads nor writes it.
+        if terminal.isInteractive { history.withLock { $0.file = historyPath.map(HistoryFile.init) } }
         if terminal.isInteractive, let resumed = session.resumedChanges {
             terminal.printAbove(resumed)
         }
@@ -110,19 +112,20 @@ final class Shell: @unchecked Sendable {
         }
     }
 
+    /// Adds the lines typed since the last save to the history file (once, however many ways
+    /// the shell ends).
     private func saveHistory() {
-        let (path, lines) = history.withLock { $0 }
-        guard let path else { return }
+        let (file, typed) = history.withLock { history in
+            defer { history.saved = history.lines.count }
+            return (history.file, Array(history.lines.dropFirst(history.saved)))
+        }
         // Passwords never reach the file (lines that do not read are left out too).
-        let kept = lines.filter(ParsedLine.mayBeKept).suffix(1_000).joined(separator: "\n") + "\n"
-        _ = FileManager.default.createFile(atPath: path, contents: Data(kept.utf8), attributes: [.posixPermissions: 0o600])
+        file?.append(typed.filter(ParsedLine.mayBeKept))
     }
 
     private func runInteractive() async {
-        let history =
-            self.history.withLock { $0.path }.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
-            .split(separator: "\n").map(String.init) ?? []
-        self.history.withLock { $0.lines = history }
+        let history = self.history.withLock { $0.file }?.lines() ?? []
+        self.history.withLock { $0 = ($0.file, history, history.count) }
         let session = session
         let editor = LineEditor(terminal: terminal, history: history) { session.completions(for: $0) }
         // What effects change after the prompt came back is printed as it happens.

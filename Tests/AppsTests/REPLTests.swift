@@ -148,6 +148,32 @@ struct REPLTests {
         }
     }
 
+    /// A REPL on piped input neither reads nor rewrites the history; REPLs at two terminals at
+    /// once keep each other's lines.
+    @Test func onlyTypingAddsToTheHistoryAndTwoREPLsKeepEachOthersLines() async throws {
+        let folder = TemporaryFolder("appcore-history-shared")
+        let file = folder.path + "/appcore/history"
+        try FileManager.default.createDirectory(atPath: folder.path + "/appcore", withIntermediateDirectories: true)
+        try "counter.increment\nview counter\nhelp\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let piped = try await Self.runPiped(
+            ["--db", folder.path + "/app.sqlite"], input: "counter.increment\ncounter.decrement\n", environment: ["XDG_DATA_HOME": folder.path])
+        #expect(piped.contains("counter: 1"))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "counter.increment\nview counter\nhelp\n", "a pipe is not a person typing")
+
+        let terminal = environment.merging(["XDG_DATA_HOME": folder.path]) { $1 }
+        let first = try PTYProcess(arguments: ["--env", "memory"], environment: terminal)
+        let second = try PTYProcess(arguments: ["--env", "memory"], environment: terminal)
+        #expect(await first.waitFor("appcore> "))
+        #expect(await second.waitFor("appcore> "))
+        first.type("view counter\r")
+        #expect(await first.waitFor("counter: 0"))
+        second.type("counter.increment\r")
+        #expect(await second.waitFor("counter: 1"))
+        await second.typeAndWaitForExit("\u{04}")
+        await first.typeAndWaitForExit("\u{04}")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "counter.increment\nview counter\nhelp\ncounter.increment\nview counter\n")
+    }
+
     /// `login.password` alone asks for the password and shows only a dot per character.
     @Test func thePasswordCanBeTypedWithoutEcho() async throws {
         let repl = try PTYProcess(arguments: ["--in-memory"], environment: environment)

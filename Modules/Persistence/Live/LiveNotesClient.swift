@@ -90,7 +90,6 @@ extension LiveBackend {
     /// Stores `note` (a new one, or again), whatever is stored; returns it with its version.
     func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try writing(token) { db, owner throws(AppError) in
-            let existing = try storedVersion(of: note.id, for: owner, in: db)
             let version = try storage { () throws(DatabaseError) in
                 try db.query(
                     """
@@ -108,7 +107,9 @@ extension LiveBackend {
             searchIndex.catchUp(afterWrite: true)
             var stored = note
             stored.version = version
-            versions.withLock { $0.record(note.id, replaced: existing, wrote: version) }
+            // A create is based on nothing (it stores whatever is stored), so what it replaced
+            // is never a base of this writer's later changes: no need to read it first.
+            versions.withLock { $0.record(note.id, replaced: nil, wrote: version) }
             return stored
         }
     }
