@@ -78,12 +78,17 @@ struct Batch {
             standardOutput.write(selected.map { $0 + "\n" }.joined())
             return 0
         }
-        let scripts = try selected.map { path -> (String, [UInt8]) in
+        // Each script is read as it runs, a line at a time (none held past the longest a line
+        // may be), not into memory whole: here only whether it can be read is checked.
+        let scripts = try selected.map { path -> String in
             if Self.standardInputNames.contains(path) { throw BatchError("standard input (\(path)) can only be the one script given") }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw BatchError("cannot read the script \(path)")
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
+                FileManager.default.isReadableFile(atPath: path)
+            else {
+                throw BatchError("cannot read the script \(TerminalText.visible(path))")
             }
-            return (path, [UInt8](data))
+            return path
         }
         let options = options
         let progress = Progress(total: scripts.count, enabled: scripts.count > 1 && isatty(2) == 1)
@@ -98,9 +103,9 @@ struct Batch {
             var reports = [ScriptRunner.Report?](repeating: nil, count: scripts.count)
             func start() {
                 let index = next
-                let (name, bytes) = scripts[index]
+                let name = scripts[index]
                 group.addTask {
-                    let report = await runner.run(bytes, name: name) { line in
+                    let report = await runner.run(file: name) { line in
                         if options.json { output.write(line.jsonLine(script: name) + "\n") }
                     }
                     return (index, report)

@@ -19,6 +19,10 @@ import Musl
 /// so that lines already sent are handed out without waking a thread per line, and stops there:
 /// a fast producer is never read into memory as a whole.
 ///
+/// A line is never held whole past ``maximumLineLength``: a longer one arrives as its first
+/// `maximumLineLength + 1` bytes, so the reader sees it is too long and refuses it, and the
+/// rest of it is skipped as it is read.
+///
 /// ```swift
 /// for await line in InputLines() { handle(line) } // each line's bytes, without its line feed
 /// ```
@@ -27,10 +31,23 @@ public struct InputLines: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
     private let reader: Reader
+    /// The longest line handed out whole, in bytes; a longer one arrives cut to one byte more.
+    public let maximumLineLength: Int
 
-    /// The lines of file descriptor `descriptor` (standard input by default).
-    public init(descriptor: Int32 = 0) {
-        reader = Reader(descriptor: descriptor)
+    /// The most a line holds by default: 1 MiB, as much as an intent (`Intent.maximumJSONLength`).
+    public static let defaultMaximumLineLength = 1 << 20
+
+    /// The lines of file descriptor `descriptor` (standard input by default; the descriptor is
+    /// duplicated, so the caller may close its own), each at most `maximumLineLength` bytes.
+    public init(descriptor: Int32 = 0, maximumLineLength: Int = InputLines.defaultMaximumLineLength) {
+        self.maximumLineLength = Swift.max(1, maximumLineLength)
+        reader = Reader(descriptor: descriptor, maximumLineLength: self.maximumLineLength)
+    }
+
+    /// Whether `line`, as this sequence handed it out, was longer than ``maximumLineLength``
+    /// (and so is only its start).
+    public func isTooLong(_ line: [UInt8]) -> Bool {
+        line.count > maximumLineLength
     }
 
     /// An iterator over the lines; all iterators share the one reader.
@@ -92,13 +109,20 @@ public struct InputLines: AsyncSequence, Sendable {
             }
         }
 
-        /// Read by the reader thread only.
-        nonisolated(unsafe) private let stream: UnsafeMutablePointer<FILE>?
+        /// The reader's own copy of the descriptor, closed at the end of the input.
+        private let descriptor: Int32
+        private let maximumLineLength: Int
         private let state = Locked(State())
         private let room = DispatchSemaphore(value: 0)
 
-        init(descriptor: Int32) {
-            stream = fdopen(dup(descriptor), "r")
+        init(descriptor: Int32, maximumLineLength: Int) {
+            self.descriptor = dup(descriptor)
+            self.maximumLineLength = maximumLineLength
+        }
+
+        deinit {
+            // The thread closes the copy when the input ends; one never started has not.
+            if !state.withLock({ $0.started }) { close(descriptor) }
         }
 
         nonisolated(nonsending) func next() async -> [UInt8]? {
@@ -130,8 +154,10 @@ public struct InputLines: AsyncSequence, Sendable {
         }
 
         private func run() {
+            var input = BoundedLineReader(descriptor: descriptor, maximumLineLength: maximumLineLength)
+            defer { close(descriptor) }
             while true {
-                let line = readLine()
+                let line = input.next()
                 let (consumer, full) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, Bool) in
                     if let consumer = state.consumer {
                         state.consumer = nil
@@ -152,17 +178,57 @@ public struct InputLines: AsyncSequence, Sendable {
                 if full { room.wait() }
             }
         }
+    }
+}
 
-        private func readLine() -> [UInt8]? {
-            guard let stream else { return nil }
-            var buffer: UnsafeMutablePointer<CChar>?
-            var capacity = 0
-            defer { free(buffer) }
-            let count = getline(&buffer, &capacity, stream)
-            guard count >= 0, let buffer else { return nil }
-            var bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: count))
-            if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-            return bytes
+/// Lines read from a file descriptor a block at a time, none held past a length: the bytes of a
+/// longer line beyond one more than the length are dropped as they are read.
+struct BoundedLineReader {
+    private let descriptor: Int32
+    private let maximumLineLength: Int
+    private var block = [UInt8](repeating: 0, count: 64 * 1024)
+    private var start = 0
+    private var end = 0
+    private var ended = false
+
+    init(descriptor: Int32, maximumLineLength: Int) {
+        self.descriptor = descriptor
+        self.maximumLineLength = maximumLineLength
+    }
+
+    /// The next line without its line feed (at most `maximumLineLength + 1` bytes), or `nil` at
+    /// the end of the input or on a read error.
+    mutating func next() -> [UInt8]? {
+        var line: [UInt8] = []
+        var sawAny = false
+        while true {
+            if start == end {
+                guard !ended, fill() else { return sawAny ? line : nil }
+            }
+            sawAny = true
+            let feed = block[start..<end].firstIndex(of: UInt8(ascii: "\n"))
+            let piece = block[start..<(feed ?? end)]
+            let room = maximumLineLength + 1 - line.count
+            if room > 0 { line.append(contentsOf: piece.prefix(room)) }
+            if let feed {
+                start = feed + 1
+                return line
+            }
+            start = end
+        }
+    }
+
+    /// Reads the next block; `false` at the end of the input.
+    private mutating func fill() -> Bool {
+        while true {
+            let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                (start, end) = (0, count)
+                return true
+            }
+            if count < 0, errno == EINTR { continue }
+            ended = true
+            return false
         }
     }
 }

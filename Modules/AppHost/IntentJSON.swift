@@ -12,7 +12,7 @@ extension Intent {
     /// password.
     public init(jsonLine bytes: some Collection<UInt8>) throws(IntentJSONError) {
         guard bytes.count <= Self.maximumJSONLength else {
-            throw IntentJSONError("the line is \(bytes.count) bytes long; an intent may have at most \(Self.maximumJSONLength)")
+            throw IntentJSONError("the line is longer than \(Self.maximumJSONLength) bytes, the most an intent may have")
         }
         let data = Data(bytes)
         let object: Any

@@ -59,6 +59,12 @@ public final class ConsoleSession: Sendable {
         }
     }
 
+    /// The longest line the console runs, in bytes (1 MiB, as `InputLines` reads by default).
+    public static let maximumLineLength = InputLines.defaultMaximumLineLength
+
+    /// Why a longer line is not run.
+    static let tooLong = "the line is longer than \(maximumLineLength) bytes, the most a line may have; it was not run"
+
     /// The app the session drives.
     public let host: AppHost
     /// Whether a feature command waits for the work it set in motion (scripts), or returns at
@@ -123,6 +129,7 @@ public final class ConsoleSession: Sendable {
     }
 
     nonisolated(nonsending) private func runLine(_ line: String) async -> Result {
+        guard line.utf8.count <= Self.maximumLineLength else { return Result(status: .error(Self.tooLong)) }
         let parsed: ParsedLine
         do {
             guard let read = try ParsedLine.parse(line) else { return Result(status: .ok) }

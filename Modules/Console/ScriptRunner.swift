@@ -89,6 +89,7 @@ public struct ScriptRunner: Sendable {
                     guard next <= bytes.count else { return nil }
                     let end = bytes[next...].firstIndex(of: lineFeed) ?? bytes.count
                     defer { next = end + 1 }
+                    if end - next > ConsoleSession.maximumLineLength { return .tooLong }
                     return .text(String(decoding: UnsafeBufferPointer(rebasing: bytes[next..<end]), as: UTF8.self))
                 } ?? nil
             }, onLine: onLine)
@@ -110,13 +111,36 @@ public struct ScriptRunner: Sendable {
         return await run(name: name, expectedLines: 0, nextLine: { await iterator.next(isolation: nil).map(ReadLine.init) }, onLine: onLine)
     }
 
+    /// Runs the script file at `path`, read a line at a time as it runs (never held whole, nor a
+    /// line past ``ConsoleSession/maximumLineLength``); a file that cannot be opened fails the
+    /// script, saying why.
+    public func run(file path: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else {
+            let reason = String(cString: strerror(errno))
+            let report = LineReport(line: 0, command: "(start)", ok: false, output: "the script could not be read (\(reason))", changes: [])
+            onLine(report)
+            return Report(name: path, lines: [report])
+        }
+        // The lines keep a descriptor of their own.
+        let lines = InputLines(descriptor: file)
+        close(file)
+        return await run(name: path, lines: lines, onLine: onLine)
+    }
+
     /// A line of a script as read.
     private enum ReadLine {
         case text(String)
         case notUTF8([UInt8])
+        /// Longer than a line may be (``ConsoleSession/maximumLineLength``): not run, not shown.
+        case tooLong
 
         /// `bytes` as text, or as they are when they are not UTF-8.
         init(_ bytes: some Collection<UInt8>) {
+            if bytes.count > ConsoleSession.maximumLineLength {
+                self = .tooLong
+                return
+            }
             self = String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8(Array(bytes))
         }
     }
@@ -146,7 +170,7 @@ public struct ScriptRunner: Sendable {
         var reports: [LineReport] = []
         reports.reserveCapacity(expectedLines)
         var number = 0
-        while let read = await nextLine() {
+        reading: while let read = await nextLine() {
             number += 1
             let line: String
             switch read {
@@ -156,6 +180,12 @@ public struct ScriptRunner: Sendable {
                 let report = LineReport(line: number, command: "(not shown)", ok: false, output: Self.invalidUTF8(bytes), changes: [])
                 onLine(report)
                 reports.append(report)
+                continue
+            case .tooLong:
+                let report = LineReport(line: number, command: "(not shown)", ok: false, output: ConsoleSession.tooLong, changes: [])
+                onLine(report)
+                reports.append(report)
+                if stopsAtFirstFailure { break reading }
                 continue
             }
             let trimmed = Self.trimmed(line)

@@ -52,7 +52,7 @@ struct IntentJSONTests {
         let text = String(repeating: "x", count: Intent.maximumJSONLength)
         #expect(
             problem(#"{"addNote":{"text":"\#(text)"}}"#)
-                == "the line is \(Intent.maximumJSONLength + 23) bytes long; an intent may have at most \(Intent.maximumJSONLength)")
+                == "the line is longer than \(Intent.maximumJSONLength) bytes, the most an intent may have")
     }
 
     /// (A key is shown when it looks like a name, so that a misspelt intent is named: a key is

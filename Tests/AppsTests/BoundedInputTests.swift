@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// A line longer than a line may be (1 MiB) is refused as it is read, never held whole: every
+/// shell answers it with one short error and goes on, in far less memory than the line.
+@Suite("Over-long lines")
+struct BoundedInputTests {
+    /// 64 MiB: far more than any shell holds at once while running.
+    static let huge = 64 << 20
+
+    /// The largest resident size process `pid` reached, in bytes.
+    static func peakMemory(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1_024
+    }
+
+    @Test(arguments: [
+        ("appcore-serve", ["--in-memory"], #"{"increment":{}}"#, "the line is longer than 1048576 bytes, the most an intent may have"),
+        ("appcore-batch", ["-"], "counter.increment", "the line is longer than 1048576 bytes, the most a line may have; it was not run"),
+        ("appcore-repl", ["--in-memory"], "counter.increment", "the line is longer than 1048576 bytes, the most a line may have; it was not run"),
+    ])
+    func aHugeLineIsRefusedWhileReadingAndTheNextLineRuns(shell: String, arguments: [String], next: String, refusal: String) async throws {
+        let folder = TemporaryFolder("appcore-huge")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let running = try SignalTests.Driven(shell, arguments, folder: folder.path)
+        let writing = Task.detached {
+            running.input.fileHandleForWriting.write(Data(repeating: UInt8(ascii: "x"), count: Self.huge) + Data("\n\(next)\n".utf8))
+        }
+        let printed = try await running.read { $0.contains("count") || $0.contains("counter: 1") }
+        await writing.value
+        #expect(printed.contains(refusal), "\(printed.prefix(300))")
+        #expect(printed.contains("\"count\":1") || printed.contains("counter: 1"), "the next line ran")
+        #expect(printed.utf8.count < 4_096, "the line is not echoed: \(printed.utf8.count) bytes printed")
+        let peak = try Self.peakMemory(of: running.process.processIdentifier)
+        #expect(peak < Self.huge, "\(shell) held \(peak >> 20) MiB at most, less than the \(Self.huge >> 20) MiB line")
+        _ = try await running.end(with: SIGTERM)
+    }
+
+    @Test func aScriptFileWithAHugeLineFailsThatLineAndIsReadAsItRuns() async throws {
+        let folder = TemporaryFolder("appcore-huge-script")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let script = folder.path + "/huge.script"
+        try (Data("counter.increment\n".utf8) + Data(repeating: UInt8(ascii: "y"), count: Self.huge) + Data("\ncounter.increment\n".utf8))
+            .write(to: URL(fileURLWithPath: script))
+        let run = try await BatchTests.batch(["--json", script])
+        #expect(run.status == 1)
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.count == 4, "three lines and the summary: \(run.output.prefix(500))")
+        #expect(lines[1].contains(#""command":"(not shown)","line":2,"ok":false,"output":"the line is longer than 1048576 bytes"#))
+        #expect(lines[2].contains(#""output":"counter: 2""#))
+    }
+}
