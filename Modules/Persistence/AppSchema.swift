@@ -139,5 +139,23 @@ public enum AppSchema {
                 ) WITHOUT ROWID;
                 CREATE INDEX note_removals_by_change ON note_removals(owner_id, change_sequence);
                 """),
+        Migration(
+            version: 8, name: "sign-in throttling by username, expiring sessions",
+            sql: """
+                -- Failed sign-ins are counted by the username tried, whether an account has it or
+                -- not, so the throttle tells nobody which usernames exist. A row is dropped on
+                -- success and once its last failure is older than LiveConfiguration.failureMemory.
+                CREATE TABLE sign_in_failures (
+                    username_key TEXT PRIMARY KEY,
+                    failures INTEGER NOT NULL,
+                    last_failed_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX sign_in_failures_by_time ON sign_in_failures(last_failed_at);
+                INSERT INTO sign_in_failures (username_key, failures, last_failed_at)
+                    SELECT username_key, failed_attempts, (julianday('now') - 2451910.5) * 86400 FROM accounts WHERE failed_attempts > 0;
+                UPDATE accounts SET failed_attempts = 0;
+                -- Expired sessions are deleted as sessions open.
+                CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+                """),
     ]
 }

@@ -94,6 +94,41 @@ struct LiveClientTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test func aUsernameNoAccountHasIsThrottledAsAKnownOneIsAndCountsAreForgotten() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = try environment(
+            database, configuration: LiveConfiguration(passwordIterations: 1_000, freeAttempts: 2, throttleBase: .seconds(1), failureMemory: 3_600))
+        _ = try await live.auth.signUp(credentials)
+        for username in ["nobody.here", "alice.liddell"] {
+            let wrong = Credentials(username: Username(username), password: "not-the-one")
+            for _ in 0..<2 {
+                await #expect(throws: AppError.invalidCredentials) { try await live.auth.authenticate(wrong) }
+            }
+            #expect(clock.sleeperCount == 0, "\(username): the free attempts do not wait")
+            let answered = Flag()
+            let attempt = Task {
+                defer { answered.set() }
+                return try await live.auth.authenticate(wrong)
+            }
+            while clock.sleeperCount == 0, !answered.isSet { await Task.yield() }
+            await clock.advance(by: .milliseconds(999))
+            #expect(clock.sleeperCount == 1, "\(username): the third attempt waits a second, whether the account exists or not")
+            await clock.advance(by: .milliseconds(1))
+            await #expect(throws: AppError.invalidCredentials) { try await attempt.value }
+        }
+        let counted = { () throws -> [String] in
+            try database.read { db throws(DatabaseError) in try db.query("SELECT username_key FROM sign_in_failures ORDER BY 1") { $0.text(0) } }
+        }
+        #expect(try counted() == ["alice.liddell", "nobody.here"])
+        // An hour without a failure: the counts are forgotten, and their rows go with the next failure.
+        await clock.advance(by: .seconds(3_601))
+        await #expect(throws: AppError.invalidCredentials) {
+            try await live.auth.authenticate(Credentials(username: "someone.else", password: "guess"))
+        }
+        #expect(clock.sleeperCount == 0)
+        #expect(try counted() == ["someone.else"])
+    }
+
     @Test func tokensAreStoredHashedAndExpireAndSignOutRevokesThem() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, tokenLifetime: 60))
@@ -105,6 +140,8 @@ struct LiveClientTests {
         await clock.advance(by: .seconds(61))
         await #expect(throws: AppError.sessionExpired) { try await live.profile.load(session.token) }
         let fresh = try await live.auth.authenticate(credentials)
+        let sessions = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM sessions") { $0.int(0) } }
+        #expect(sessions == [1], "the expired session went as the new one opened")
         try await live.auth.signOut(fresh.token)
         await #expect(throws: AppError.sessionExpired) { try await live.notes.list(fresh.token) }
     }

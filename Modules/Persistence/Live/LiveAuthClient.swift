@@ -43,19 +43,26 @@ extension LiveBackend {
     }
 
     /// What signing in checks a password against.
-    private struct Account: Sendable { let user: User; let hash: [UInt8]; let salt: [UInt8]; let iterations: Int; let failures: Int }
+    private struct Account: Sendable { let user: User; let hash: [UInt8]; let salt: [UInt8]; let iterations: Int }
 
-    /// A session for the account `credentials` name, if the password is its: the account is
-    /// read and the session written on the database's queue, the candidate hashed on the
-    /// hashing queue, with the throttle's wait (on the injected clock) in between.
+    /// A session for the account `credentials` name, if the password is its: the account and
+    /// the username's failures are read and the outcome written on the database's queue, the
+    /// candidate hashed on the hashing queue, with the throttle's wait (on the injected clock)
+    /// in between.
+    ///
+    /// A username no account has is treated as a wrong password in every way that can be
+    /// measured: it is throttled by its own failures, hashed with the same rounds and counted
+    /// with the same write, so neither the answer nor its time tells whether the account exists.
     func authenticate(_ credentials: Credentials) async throws(AppError) -> AuthSession {
-        let account = try await offCaller { () throws(AppError) in try self.account(named: credentials.username) }
-        if let account, account.failures >= configuration.freeAttempts {
+        let username = credentials.username
+        let (account, failures) = try await offCaller { () throws(AppError) in
+            (try self.account(named: username), try self.failedSignIns(of: username))
+        }
+        if failures >= configuration.freeAttempts {
             // Each failure beyond the free ones doubles the wait, on the injected clock.
-            let delay = configuration.throttleDelay(afterFailures: account.failures)
+            let delay = configuration.throttleDelay(afterFailures: failures)
             do { try await clock.sleep(for: delay) } catch { throw .cancelled }
         }
-        // An unknown user costs a hash too, so timing does not tell which part was wrong.
         let salt = account?.salt ?? Array(repeating: 0, count: 16)
         let iterations = account?.iterations ?? configuration.passwordIterations
         let candidate = try await hashing { () throws(AppError) in
@@ -63,7 +70,7 @@ extension LiveBackend {
                 try Crypto.pbkdf2(password: credentials.password.revealed, salt: salt, iterations: iterations)
             }
         }
-        return try await offCaller { () throws(AppError) in try self.openSession(for: account, ifItsHashIs: candidate) }
+        return try await offCaller { () throws(AppError) in try self.openSession(for: account, named: username, ifItsHashIs: candidate) }
     }
 
     private func account(named username: Username) throws(AppError) -> Account? {
@@ -71,7 +78,7 @@ extension LiveBackend {
             try database.read { db throws(DatabaseError) in
                 try db.query(
                     """
-                    SELECT id, username, display_name, bio, password_hash, salt, iterations, failed_attempts
+                    SELECT id, username, display_name, bio, password_hash, salt, iterations
                     FROM accounts WHERE username_key = ?
                     """, [.text(username.normalized)]
                 ) { row throws(DatabaseError) in
@@ -79,20 +86,41 @@ extension LiveBackend {
                         user: User(
                             id: try Self.id(row, 0, "accounts.id"), username: Username(row.text(1)),
                             displayName: row.text(2), bio: row.text(3)),
-                        hash: row.blob(4), salt: row.blob(5), iterations: row.int(6), failures: row.int(7))
+                        hash: row.blob(4), salt: row.blob(5), iterations: row.int(6))
                 }.first
             }
         }
     }
 
-    /// A new session for `account` when `candidate` is its hash; otherwise its failure counted.
-    private func openSession(for account: Account?, ifItsHashIs candidate: [UInt8]) throws(AppError) -> AuthSession {
+    /// The failed sign-ins counted against `username` (whether an account has it or not).
+    private func failedSignIns(of username: Username) throws(AppError) -> Int {
+        let forgottenBefore = now().addingTimeInterval(-configuration.failureMemory).timeIntervalSinceReferenceDate
+        return try storage { () throws(DatabaseError) in
+            try database.read { db throws(DatabaseError) in
+                try db.query(
+                    "SELECT failures FROM sign_in_failures WHERE username_key = ? AND last_failed_at >= ?",
+                    [.text(username.normalized), .real(forgottenBefore)]
+                ) { $0.int(0) }.first ?? 0
+            }
+        }
+    }
+
+    /// A new session for `account` when `candidate` is its hash; otherwise one more failure
+    /// counted against `username`, the same write whether the account exists or not.
+    private func openSession(for account: Account?, named username: Username, ifItsHashIs candidate: [UInt8]) throws(AppError) -> AuthSession {
+        let key: SQLValue = .text(username.normalized)
+        let now = now().timeIntervalSinceReferenceDate
         guard let account, Crypto.constantTimeEquals(candidate, account.hash) else {
-            if let account {
-                try storage { () throws(DatabaseError) in
-                    try database.write { db throws(DatabaseError) in
-                        try db.execute("UPDATE accounts SET failed_attempts = failed_attempts + 1 WHERE id = ?", [.text(account.user.id.description)])
-                    }
+            try storage { () throws(DatabaseError) in
+                try database.write { db throws(DatabaseError) in
+                    // Counts older than the memory start again; rows that old go (an index seek).
+                    try db.execute(
+                        """
+                        INSERT INTO sign_in_failures (username_key, failures, last_failed_at) VALUES (?1, 1, ?2)
+                        ON CONFLICT (username_key) DO UPDATE SET
+                            failures = CASE WHEN last_failed_at >= ?3 THEN failures + 1 ELSE 1 END, last_failed_at = ?2
+                        """, [key, .real(now), .real(now - configuration.failureMemory)])
+                    try db.execute("DELETE FROM sign_in_failures WHERE last_failed_at < ?", [.real(now - configuration.failureMemory)])
                 }
             }
             throw .invalidCredentials
@@ -100,13 +128,14 @@ extension LiveBackend {
         let tokenBytes = try storage { () throws(DatabaseError) in try Crypto.randomBytes(32) }
         let token = AccessToken(Crypto.hex(tokenBytes))
         let tokenHash = try storage { () throws(DatabaseError) in try Crypto.sha256(Array(token.revealed.utf8)) }
-        let expiresAt = now().addingTimeInterval(configuration.tokenLifetime)
         try storage { () throws(DatabaseError) in
             try database.write { db throws(DatabaseError) in
-                try db.execute("UPDATE accounts SET failed_attempts = 0 WHERE id = ?", [.text(account.user.id.description)])
+                try db.execute("DELETE FROM sign_in_failures WHERE username_key = ?", [key])
+                // Sessions that expired are of no use to anyone: they go as new ones open.
+                try db.execute("DELETE FROM sessions WHERE expires_at <= ?", [.real(now)])
                 try db.execute(
                     "INSERT INTO sessions (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
-                    [.blob(tokenHash), .text(account.user.id.description), .real(expiresAt.timeIntervalSinceReferenceDate)])
+                    [.blob(tokenHash), .text(account.user.id.description), .real(now + configuration.tokenLifetime)])
             }
         }
         return AuthSession(user: account.user, token: token)

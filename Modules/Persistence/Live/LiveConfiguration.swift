@@ -22,10 +22,15 @@ public struct LiveConfiguration: Sendable {
     /// (`NoteChanges.replacesAll`). Bounds the records at this many per owner; taken as at
     /// least 1.
     public var deletionWindow: Int
+    /// How long failed sign-ins count against a username: its count is forgotten once its last
+    /// failure is this old (and on a successful sign-in), so the record stays bounded however
+    /// many usernames are tried.
+    public var failureMemory: TimeInterval
 
     /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
-    /// tokens, 3 free attempts, then 1 s doubling up to 60 s; writes by other processes noticed
-    /// within 100 ms; deletions remembered for the last 10,000 changes.
+    /// tokens, 3 free attempts per username, then 1 s doubling up to 60 s, failures forgotten
+    /// after a day without one; writes by other processes noticed within 100 ms; deletions
+    /// remembered for the last 10,000 changes.
     public init(
         passwordIterations: Int = 600_000,
         tokenLifetime: TimeInterval = 30 * 24 * 3600,
@@ -33,7 +38,8 @@ public struct LiveConfiguration: Sendable {
         throttleBase: Duration = .seconds(1),
         throttleCap: Duration = .seconds(60),
         externalWriteInterval: Duration = .milliseconds(100),
-        deletionWindow: Int = 10_000
+        deletionWindow: Int = 10_000,
+        failureMemory: TimeInterval = 24 * 3600
     ) {
         self.passwordIterations = passwordIterations
         self.tokenLifetime = tokenLifetime
@@ -42,6 +48,7 @@ public struct LiveConfiguration: Sendable {
         self.throttleCap = throttleCap
         self.externalWriteInterval = externalWriteInterval
         self.deletionWindow = deletionWindow
+        self.failureMemory = failureMemory
     }
 
     /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.
