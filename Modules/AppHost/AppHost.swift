@@ -308,9 +308,9 @@ public final class AppHost: Sendable {
         if let decided = IntentOutcome.Status(deciding: tasks.lazy.flatMap(\.diagnostics)) {
             status = decided
         } else if !settled {
-            let running = tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0) }
+            let running = tasks.flatMap { store.runningEffects(startedBy: $0) }.map { ValueRenderer.oneLine($0, presentation: .app) }
             // No effect yet: the intent's actions still wait behind others to be reduced.
-            status = .timedOut(running: running.isEmpty ? actions.map { ValueRenderer.oneLine($0) + " (not reduced yet)" } : running)
+            status = .timedOut(running: running.isEmpty ? actions.map { ValueRenderer.oneLine($0, presentation: .app) + " (not reduced yet)" } : running)
         } else if let unkept {
             status = .failed(reason: unkept)
         } else {
@@ -365,7 +365,7 @@ public final class AppHost: Sendable {
 
     /// The actions whose effects are still running, rendered on one line each, oldest first.
     public var runningEffects: [String] {
-        store.runningEffects.map { ValueRenderer.oneLine($0) }
+        store.runningEffects.map { ValueRenderer.oneLine($0, presentation: .app) }
     }
 
     /// Waits for `tasks`' work, moving the test clock when everything sleeps on it.

@@ -175,7 +175,7 @@ public struct IntentOutcome: Codable, Equatable, Sendable {
         case rejected(reason: String)
         /// It ran, and a client call it made failed: the data was not saved, the password was
         /// wrong, the network or the disk failed. `reason` says what, in words a person can act
-        /// on: "Saving failed: the database or disk is full. …". The screens show the failure
+        /// on: "The disk is full; free some disk space and retry. …". The screens show the failure
         /// too (an unsaved note keeps its text and can be retried).
         case failed(reason: String)
         /// Its work was still running when the timeout passed; `running` names the actions

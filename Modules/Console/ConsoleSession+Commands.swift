@@ -126,9 +126,10 @@ extension ConsoleSession {
     }
 
     private func state(_ path: String?) throws(LineError) -> Result {
+        // Dates as ISO 8601, as `history` shows them (ids are text in JSON already).
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? JSONEncoder().encode(host.store.currentState),
+        encoder.dateEncodingStrategy = .iso8601
+        guard let data = try? encoder.encode(host.store.currentState),
             var value = try? JSONSerialization.jsonObject(with: data)
         else {
             throw LineError("the state could not be rendered")
@@ -258,7 +259,7 @@ extension ConsoleSession {
         let compact = HistoryLine(noteIDs: noteIDs)
         let lines = entries.map { entry in
             let number = String(entry.index)
-            let action = entry.action.map { full ? Self.plain(ValueRenderer.oneLine($0)) : compact.render($0) } ?? "(start)"
+            let action = entry.action.map { full ? ValueRenderer.oneLine($0, presentation: .app) : compact.render($0) } ?? "(start)"
             return "\(entry.index == current ? ">" : " ") \(String(repeating: " ", count: width - number.count))\(number)  " + action
         }
         return Result(status: .ok, output: lines.joined(separator: "\n"))
@@ -306,8 +307,8 @@ extension ConsoleSession {
         guard let old = try? timeline.state(at: entries[position - 1].index), let new = try? timeline.state(at: index) else {
             return Result(status: .rejected("action \(index) is no longer kept in history"))
         }
-        let change = ValueDiff(old: old, new: new)
-        let header = "\(index)  \(Self.plain(ValueRenderer.oneLine(action)))"
+        let change = ValueDiff(old: old, new: new, presentation: .app)
+        let header = "\(index)  \(ValueRenderer.oneLine(action, presentation: .app))"
         return Result(status: .ok, output: header + "\n" + (change.isEmpty ? "  (no change)" : change.render(oldMarker: "  - ", newMarker: "  + ")))
     }
 

@@ -17,7 +17,8 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
     case sessionExpired
     /// Something addressed by id does not exist (or belongs to someone else).
     case notFound(Resource, id: String)
-    /// Storage failed to read or write; `reason` carries the store's own explanation.
+    /// Storage failed to read or write; `reason` says what failed and why in the user's terms
+    /// (“signing in failed: the disk is full; free some disk space and retry”).
     case storage(reason: String)
     /// The request was cancelled before it finished (a newer one replaced it, or the user left).
     case cancelled
@@ -54,7 +55,7 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
         case .notFound(let resource, let id):
             "There is no \(resource.rawValue) with id \(id). It may have been deleted; reload and try again."
         case .storage(let reason):
-            "Saving failed: \(reason). Nothing you typed was lost; retry when the problem is fixed."
+            "\(reason.prefix(1).uppercased() + reason.dropFirst()). Nothing you typed was lost; retry when the problem is fixed."
         case .cancelled:
             "The request was cancelled."
         case .conflict(.changed(let theirs)):

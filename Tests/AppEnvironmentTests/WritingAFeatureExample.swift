@@ -56,7 +56,7 @@ struct WritingAFeatureExampleTests {
         await store.send(.addTapped("milk")) { $0.items = [milk] }
         await store.receive(.saved(milk.id, .failure(.storage(reason: "the disk is full")))) {
             $0.items = []
-            $0.error = "Saving failed: the disk is full. Nothing you typed was lost; retry when the problem is fixed."
+            $0.error = "The disk is full. Nothing you typed was lost; retry when the problem is fixed."
         }
         await store.finish()
     }

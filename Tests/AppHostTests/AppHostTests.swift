@@ -47,6 +47,18 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @Test func aTimeoutNamesWhatStillRunsInWordsNotSwiftDumps() async throws {
+        let host = try await AppHost(storage: .inMemory(latency: .seconds(30)))
+        let outcome = await host.perform(.signUp(username: "alice.liddell", password: "wonderland"), timeout: .milliseconds(50))
+        guard case .timedOut(let running) = outcome.status else {
+            Issue.record("expected a timeout, got \(outcome.status)")
+            return
+        }
+        #expect(running == [#".session(.signUpTapped(Credentials(username: "alice.liddell", password: <redacted>)))"#])
+        host.cancelRunningIntents()
+        try await host.close(timeout: .zero)
+    }
+
     @Test func aRejectionBelongsToTheIntentThatWasRejected() async throws {
         let host = try await AppHost(storage: .inMemory(latency: .milliseconds(30)))
         // Signed out: adding a note is refused, while a slow sign-up runs alongside.

@@ -131,7 +131,9 @@ struct HistoryTests {
         #expect(!compact.contains("wonderland"))
         #expect(compact.split(separator: "\n").allSatisfy { $0.count < 120 })
         let full = await console.execute("history --full").output
-        #expect(full.contains("Action.session(Action.signUpTapped(Credentials(username: Username(rawValue: \"alice.liddell\"), password: <redacted>)))"))
+        #expect(full.contains(".session(.signUpTapped(Credentials(username: \"alice.liddell\", password: <redacted>)))"))
+        #expect(!full.contains("rawValue") && !full.contains("timeIntervalSinceReferenceDate"), "ids as text, dates in ISO 8601: \(full)")
+        #expect(full.contains("createdAt: 2027-01-15T08:00:00Z"), "\(full)")
         #expect(!full.contains("wonderland"))
         #expect(
             await console.execute("history --all").status

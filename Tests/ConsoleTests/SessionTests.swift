@@ -64,7 +64,7 @@ struct ConsoleSessionTests {
         let console = try await session()
         let results = await run(console, ["diff", "counter.increment", "counter.increment", "diff", "diff 7", "jump 0", "diff"])
         #expect(results[0].status == .rejected("no action has been reduced yet, so there is nothing to diff"))
-        #expect(results[3].output == "2  Action.counter(Action.incrementTapped)\n.counter.count\n    -  1\n    +  2")
+        #expect(results[3].output == "2  .counter(.incrementTapped)\n.counter.count\n    -  1\n    +  2")
         #expect(results[4].status == .rejected("no action 7 in history (actions 1…2 are available; history lists them)"))
         #expect(results[6].status == .rejected("no action 0 in history (actions 1…2 are available; history lists them)"))
     }

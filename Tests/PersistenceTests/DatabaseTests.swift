@@ -28,6 +28,25 @@ struct DatabaseTests {
         #expect(permissions(path + "-wal") == 0o600, "the WAL file copies the database's mode")
     }
 
+    @Test func aFailedStatementIsNamedByWhatItDidToTheFileNeverByItsSQL() throws {
+        let path = folder.file("app.sqlite")
+        let database = try Database(path: path, migrations: Self.schema)
+        try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES (?)", ["a"]) }
+        do {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (name) VALUES (?)", ["a"]) }
+            Issue.record("a duplicate name was stored")
+        } catch {
+            #expect(error.kind == .constraint)
+            #expect(error.description == "write \(path) failed: UNIQUE constraint failed: items.name")
+            #expect(error.reason == "UNIQUE constraint failed: items.name")
+        }
+        // Each kind's words for a user name what happened and what to do, and no file.
+        let full = DatabaseError(.full, operation: "write \(path)", code: 13, message: "database or disk is full")
+        #expect(full.reason == "the disk is full; free some disk space and retry")
+        let io = DatabaseError(.io, operation: "read \(path)", code: 10, message: "disk I/O error")
+        #expect(io.reason.hasPrefix("the database file could not be read or written") && !io.reason.contains("damaged"))
+    }
+
     @Test func closingFoldsTheLogBackAndLaterCallsFailClearly() throws {
         let path = folder.file("closing.sqlite")
         let database = try Database(path: path, migrations: Self.schema)

@@ -348,7 +348,17 @@ struct LiveClientTests {
             Issue.record("the write went through a held lock")
         } catch {
             guard case .storage(let reason) = error else { throw error }
-            #expect(reason.contains("another process is using the database"))
+            #expect(reason == "another process is using the database; retry")
+        }
+        // A sign-in that cannot be recorded says the sign-in failed, in words, without SQL.
+        do {
+            _ = try await blocked.auth.authenticate(credentials)
+            Issue.record("the sign-in went through a held lock")
+        } catch {
+            #expect(error == .storage(reason: "signing in failed: another process is using the database; retry"))
+            #expect(
+                error.message == "Signing in failed: another process is using the database; retry. Nothing you typed was lost; retry when the problem is fixed."
+            )
         }
         try await holder.release()
         #expect(try await live.notes.list(session.token) == [stored])

@@ -13,10 +13,18 @@ enum Crypto {
         DatabaseError(.other, operation: what, message: "the system's crypto library failed")
     }
 
+    #if canImport(CCrypto)
+    /// libcrypto, set up not to tear itself down when the process exits: a program may end
+    /// (a signal, a timeout) while a hash or a random draw runs on another thread, and
+    /// libcrypto's exit-time cleanup would free the locks that work is using.
+    private static let library: Bool = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
+    #endif
+
     /// `count` bytes from the system's cryptographically secure generator.
     static func randomBytes(_ count: Int) throws(DatabaseError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         #if canImport(CCrypto)
+        guard library else { throw failure("start the system's crypto library") }
         let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) == 1 }
         #else
         let ok = bytes.withUnsafeMutableBufferPointer { buffer in
@@ -33,6 +41,7 @@ enum Crypto {
         var key = [UInt8](repeating: 0, count: 32)
         let passwordBytes = Array(password.utf8)
         #if canImport(CCrypto)
+        guard library else { throw failure("start the system's crypto library") }
         let ok = passwordBytes.withUnsafeBufferPointer { pass in
             salt.withUnsafeBufferPointer { saltBuffer in
                 key.withUnsafeMutableBufferPointer { out in
@@ -61,6 +70,7 @@ enum Crypto {
     static func sha256(_ bytes: [UInt8]) throws(DatabaseError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         #if canImport(CCrypto)
+        guard library else { throw failure("start the system's crypto library") }
         var length: UInt32 = 0
         let ok = bytes.withUnsafeBufferPointer { input in
             EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil) == 1

@@ -352,11 +352,28 @@ public final class Connection {
     }
 
     private func failure(_ code: Int32, _ sql: String) -> DatabaseError {
-        let operation = "run \(Self.summary(sql)) on \(path)"
+        // Named by what it did to the file, never by its SQL: the message may reach a screen.
+        let reads = ["SELECT", "WITH", "PRAGMA"].contains(sql.drop { $0.isWhitespace }.prefix { !$0.isWhitespace }.uppercased())
+        let operation = "\(reads ? "read" : "write") \(path)"
         if isReadOnly, code & 0xFF == SQLITE_READONLY {
             return DatabaseError(.openedReadOnly, operation: operation, code: code, message: "the database was opened for reading only")
         }
-        return Self.error(code: code, operation: operation, message: String(cString: sqlite3_errmsg(handle)))
+        let message = String(cString: sqlite3_errmsg(handle))
+        // A read the disk failed can look like damage; only a database whose check fails is damaged.
+        if code & 0xFF == SQLITE_CORRUPT, passesQuickCheck() {
+            return DatabaseError(.io, operation: operation, code: code, message: "\(message), but the database checks out: a read failed for a moment")
+        }
+        return Self.error(code: code, operation: operation, message: message)
+    }
+
+    /// Whether SQLite's quick check finds the database whole (on the error path only: it reads
+    /// every page).
+    private func passesQuickCheck() -> Bool {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, "PRAGMA quick_check(1)", -1, &statement, nil) == SQLITE_OK, let statement else { return false }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return false }
+        return String(cString: text) == "ok"
     }
 
     static func error(code: Int32, operation: String, message: String) -> DatabaseError {
@@ -365,6 +382,7 @@ public final class Connection {
             case SQLITE_CANTOPEN: .cannotOpen
             case SQLITE_NOTADB: .notADatabase
             case SQLITE_CORRUPT: .damaged
+            case SQLITE_IOERR: .io
             case SQLITE_READONLY: .readOnly
             case SQLITE_FULL: .full
             case SQLITE_BUSY, SQLITE_LOCKED: .busy

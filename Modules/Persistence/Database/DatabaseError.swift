@@ -16,6 +16,9 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         case openedReadOnly
         /// The disk is full.
         case full
+        /// The file could not be read or written (an input/output error of the disk or file
+        /// system): often passing, so worth trying again.
+        case io
         /// Another connection held the database longer than the busy timeout.
         case busy
         /// A constraint (unique, foreign key, check) refused the change.
@@ -41,18 +44,39 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
-    /// `"<operation> failed: <message>"`, plus what to do when AppCore knows.
+    /// `"<operation> failed: <message>"`, plus what to do when AppCore knows. The operation
+    /// names what was done to which file (`write /path/app.sqlite`), never SQL.
     public var description: String {
-        var text = "\(operation) failed: \(message)"
+        "\(operation) failed: \(message)" + (advice.map { " (\($0))" } ?? "")
+    }
+
+    /// What happened in a user's terms, and what to do, without the file or the statement:
+    /// what a client puts in `AppError.storage(reason:)` for a screen to show.
+    public var reason: String {
         switch kind {
-        case .readOnly: text += " (the database or its folder is read-only; check the permissions, or open it with --read-only to look without changing it)"
-        case .full: text += " (free some disk space and retry)"
-        case .busy: text += " (another process is using the database; retry)"
-        case .notADatabase: text += " (the file is not an AppCore database and was left untouched; choose another path)"
-        case .damaged: text += " (the database is damaged; restore it from a backup, or move it aside to start afresh)"
-        case .openedReadOnly: text += " (nothing can be changed while it is open with --read-only)"
-        case .newerSchema, .cannotOpen, .constraint, .other: break
+        case .full: "the disk is full; free some disk space and retry"
+        case .io: "the database file could not be read or written (an input/output error); try again, and check the disk if it keeps failing"
+        case .busy: "another process is using the database; retry"
+        case .readOnly: "the database is read-only; check its permissions and its folder's"
+        case .openedReadOnly: "the database was opened only to look (--read-only), so nothing can be changed"
+        case .damaged: "the database is damaged; restore it from a backup, or move it aside to start afresh"
+        case .notADatabase: "the file is not an AppCore database"
+        case .cannotOpen: "the database could not be opened (\(message))"
+        case .newerSchema, .constraint, .other: message
         }
-        return text
+    }
+
+    /// What to do, when AppCore knows.
+    private var advice: String? {
+        switch kind {
+        case .readOnly: "the database or its folder is read-only; check the permissions, or open it with --read-only to look without changing it"
+        case .full: "free some disk space and retry"
+        case .io: "an input/output error of the disk; try again, and check the disk if it keeps failing"
+        case .busy: "another process is using the database; retry"
+        case .notADatabase: "the file is not an AppCore database and was left untouched; choose another path"
+        case .damaged: "the database is damaged; restore it from a backup, or move it aside to start afresh"
+        case .openedReadOnly: "nothing can be changed while it is open with --read-only"
+        case .newerSchema, .cannotOpen, .constraint, .other: nil
+        }
     }
 }

@@ -36,7 +36,7 @@ extension LiveBackend {
             } catch  where error.kind == .constraint {
                 throw .usernameTaken(credentials.username)
             } catch {
-                throw .storage(reason: error.description)
+                throw .storage(reason: error.reason)
             }
             return user
         }

@@ -81,7 +81,7 @@ final class LiveBackend: Sendable {
     /// Runs `body` for the token's owner in one read or one transaction; the database's own
     /// failures become ``AppError/storage(reason:)``.
     func inDatabase<T>(write: Bool, _ token: AccessToken, _ body: (Connection, User.ID) throws(AppError) -> T) throws(AppError) -> T {
-        let asAppError: (DatabaseError) -> AppError = { .storage(reason: $0.description) }
+        let asAppError: (DatabaseError) -> AppError = { .storage(reason: $0.reason) }
         let run = { (db: Connection) throws(AppError) -> T in try body(db, try self.owner(of: token, in: db)) }
         return write ? try database.write(run, orFail: asAppError) : try database.read(run, orFail: asAppError)
     }
@@ -98,7 +98,7 @@ final class LiveBackend: Sendable {
 
     /// `body`'s result, its database failure as ``AppError/storage(reason:)``.
     func storage<T>(_ body: () throws(DatabaseError) -> T) throws(AppError) -> T {
-        do { return try body() } catch { throw .storage(reason: error.description) }
+        do { return try body() } catch { throw .storage(reason: error.reason) }
     }
 }
 
@@ -115,10 +115,19 @@ extension AppEnvironment {
     ) -> AppEnvironment {
         let backend = LiveBackend(database: database, configuration: configuration, clock: clock, uuid: uuid, now: now, warn: warnings)
         return AppEnvironment(
+            // What failed is named for the user: the store's reason says why.
             auth: AuthClient(
-                signUp: { credentials throws(AppError) in try await backend.signUp(credentials) },
-                authenticate: { credentials throws(AppError) in try await backend.authenticate(credentials) },
-                signOut: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.signOut(token) } }
+                signUp: { credentials throws(AppError) in
+                    try await AppError.doing("the account was not created") { () async throws(AppError) in try await backend.signUp(credentials) }
+                },
+                authenticate: { credentials throws(AppError) in
+                    try await AppError.doing("signing in failed") { () async throws(AppError) in try await backend.authenticate(credentials) }
+                },
+                signOut: { token throws(AppError) in
+                    try await AppError.doing("signing out failed") { () async throws(AppError) in
+                        try await backend.offCaller { () throws(AppError) in try backend.signOut(token) }
+                    }
+                }
             ),
             // Every call waits for its work off the caller's thread (see `offCaller`).
             profile: ProfileClient(
@@ -145,5 +154,16 @@ extension AppEnvironment {
             uuid: uuid,
             now: now
         )
+    }
+}
+
+extension AppError {
+    /// `body`'s result; a storage failure names `what` failed before the store's reason.
+    static func doing<T: Sendable>(_ what: String, _ body: () async throws(AppError) -> T) async throws(AppError) -> T {
+        do {
+            return try await body()
+        } catch .storage(let reason) {
+            throw .storage(reason: "\(what): \(reason)")
+        }
     }
 }

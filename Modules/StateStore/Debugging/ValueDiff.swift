@@ -32,10 +32,10 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
     /// Every difference, in the order the values were walked.
     public let changes: [Change]
 
-    /// Compares `old` with `new`.
-    public init(old: Any, new: Any, redaction: Redaction = .default) {
+    /// Compares `old` with `new`, showing values as `presentation` words them.
+    public init(old: Any, new: Any, redaction: Redaction = .default, presentation: ValueRenderer.Presentation = .swift) {
         var changes: [Change] = []
-        Self.compare(old, new, path: "", label: nil, redaction: redaction, into: &changes)
+        Self.compare(old, new, path: "", label: nil, redaction: redaction, presentation: presentation, into: &changes)
         self.changes = changes
     }
 
@@ -59,7 +59,7 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func compare(
-        _ old: Any, _ new: Any, path: String, label: String?, redaction: Redaction, into changes: inout [Change]
+        _ old: Any, _ new: Any, path: String, label: String?, redaction: Redaction, presentation: ValueRenderer.Presentation, into changes: inout [Change]
     ) {
         // Compare everything, secrets included, but show only what the redaction allows. Values
         // that can say whether they are equal are asked first: it is cheaper than rendering them,
@@ -73,22 +73,22 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
         // level of the walk would cost more than the walk.
         func change() -> Change {
             Change(
-                path: path, old: ValueRenderer.oneLine(old, labelled: label, redaction: redaction),
-                new: ValueRenderer.oneLine(new, labelled: label, redaction: redaction))
+                path: path, old: ValueRenderer.oneLine(old, labelled: label, redaction: redaction, presentation: presentation),
+                new: ValueRenderer.oneLine(new, labelled: label, redaction: redaction, presentation: presentation))
         }
         if !redaction.revealsEverything, old is any Secret || new is any Secret || redaction.hides(label: label) {
             changes.append(change())
             return
         }
 
-        let oldNode = ValueRenderer.Node(old)
-        let newNode = ValueRenderer.Node(new)
+        let oldNode = ValueRenderer.Node(old, presentation: presentation)
+        let newNode = ValueRenderer.Node(new, presentation: presentation)
         switch (oldNode.kind, newNode.kind) {
         case (.optional(.some(let oldWrapped)), .optional(.some(let newWrapped))):
-            compare(oldWrapped, newWrapped, path: path, label: label, redaction: redaction, into: &changes)
+            compare(oldWrapped, newWrapped, path: path, label: label, redaction: redaction, presentation: presentation, into: &changes)
 
         case (.enumCase(let oldName, let oldPayload?), .enumCase(let newName, let newPayload?)) where oldName == newName:
-            compare(oldPayload, newPayload, path: path + ".\(oldName)", label: oldName, redaction: redaction, into: &changes)
+            compare(oldPayload, newPayload, path: path + ".\(oldName)", label: oldName, redaction: redaction, presentation: presentation, into: &changes)
 
         case (.record(let oldChildren), .record(let newChildren))
         where oldNode.typeName == newNode.typeName && oldChildren.count == newChildren.count:
@@ -96,14 +96,15 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
                 let name = oldChild.label.map { $0.hasPrefix(".") ? $0 : ".\($0)" } ?? ""
                 compare(
                     oldChild.value, newChild.value, path: path + name, label: oldChild.label,
-                    redaction: redaction, into: &changes)
+                    redaction: redaction, presentation: presentation, into: &changes)
             }
 
         case (.sequence(let oldChildren), .sequence(let newChildren)):
             let oldElements = oldChildren.map(\.value)
             let newElements = newChildren.map(\.value)
             if let oldIDs = identities(of: oldElements), let newIDs = identities(of: newElements) {
-                compareByID(oldElements, oldIDs, newElements, newIDs, path: path, label: label, redaction: redaction, into: &changes)
+                compareByID(
+                    oldElements, oldIDs, newElements, newIDs, path: path, label: label, redaction: redaction, presentation: presentation, into: &changes)
                 return
             }
             for index in 0..<max(oldElements.count, newElements.count) {
@@ -112,17 +113,17 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
                 case (true, true):
                     compare(
                         oldElements[index], newElements[index], path: elementPath, label: label,
-                        redaction: redaction, into: &changes)
+                        redaction: redaction, presentation: presentation, into: &changes)
                 case (true, false):
                     changes.append(
                         Change(
                             path: elementPath,
-                            old: ValueRenderer.oneLine(oldElements[index], labelled: label, redaction: redaction), new: nil))
+                            old: ValueRenderer.oneLine(oldElements[index], labelled: label, redaction: redaction, presentation: presentation), new: nil))
                 case (false, true):
                     changes.append(
                         Change(
                             path: elementPath,
-                            old: nil, new: ValueRenderer.oneLine(newElements[index], labelled: label, redaction: redaction)))
+                            old: nil, new: ValueRenderer.oneLine(newElements[index], labelled: label, redaction: redaction, presentation: presentation)))
                 case (false, false):
                     break
                 }
@@ -135,17 +136,17 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
                 let keyPath = path + "[\(key)]"
                 switch (oldByKey[key], newByKey[key]) {
                 case (let oldValue?, let newValue?):
-                    compare(oldValue, newValue, path: keyPath, label: key, redaction: redaction, into: &changes)
+                    compare(oldValue, newValue, path: keyPath, label: key, redaction: redaction, presentation: presentation, into: &changes)
                 case (let oldValue?, nil):
                     changes.append(
                         Change(
                             path: keyPath,
-                            old: ValueRenderer.oneLine(oldValue, labelled: key, redaction: redaction), new: nil))
+                            old: ValueRenderer.oneLine(oldValue, labelled: key, redaction: redaction, presentation: presentation), new: nil))
                 case (nil, let newValue?):
                     changes.append(
                         Change(
                             path: keyPath,
-                            old: nil, new: ValueRenderer.oneLine(newValue, labelled: key, redaction: redaction)))
+                            old: nil, new: ValueRenderer.oneLine(newValue, labelled: key, redaction: redaction, presentation: presentation)))
                 case (nil, nil):
                     break
                 }
@@ -184,29 +185,34 @@ extension ValueDiff {
     /// changes within the elements both sides have.
     private static func compareByID(
         _ oldElements: [Any], _ oldIDs: [AnyHashable], _ newElements: [Any], _ newIDs: [AnyHashable],
-        path: String, label: String?, redaction: Redaction, into changes: inout [Change]
+        path: String, label: String?, redaction: Redaction, presentation: ValueRenderer.Presentation, into changes: inout [Change]
     ) {
         let oldByID = Dictionary(uniqueKeysWithValues: zip(oldIDs, oldElements))
         let newIDSet = Set(newIDs)
         for (id, newElement) in zip(newIDs, newElements) {
             let elementPath = path + "[id: \(id.base)]"
             if let oldElement = oldByID[id] {
-                compare(oldElement, newElement, path: elementPath, label: label, redaction: redaction, into: &changes)
+                compare(oldElement, newElement, path: elementPath, label: label, redaction: redaction, presentation: presentation, into: &changes)
             } else {
-                changes.append(Change(path: elementPath, old: nil, new: ValueRenderer.oneLine(newElement, labelled: label, redaction: redaction)))
+                changes.append(
+                    Change(
+                        path: elementPath, old: nil, new: ValueRenderer.oneLine(newElement, labelled: label, redaction: redaction, presentation: presentation)))
             }
         }
         for (id, oldElement) in zip(oldIDs, oldElements) where !newIDSet.contains(id) {
-            changes.append(Change(path: path + "[id: \(id.base)]", old: ValueRenderer.oneLine(oldElement, labelled: label, redaction: redaction), new: nil))
+            changes.append(
+                Change(
+                    path: path + "[id: \(id.base)]", old: ValueRenderer.oneLine(oldElement, labelled: label, redaction: redaction, presentation: presentation),
+                    new: nil))
         }
     }
 }
 
 extension ValueRenderer {
     /// Renders a value found under `label`, hiding it when the label marks a secret.
-    static func oneLine(_ value: Any, labelled label: String?, redaction: Redaction, limit: Int = 2_000) -> String {
+    static func oneLine(_ value: Any, labelled label: String?, redaction: Redaction, presentation: Presentation = .swift, limit: Int = 2_000) -> String {
         var output = ""
-        render(value, label: label, redaction: redaction, limit: limit, into: &output)
+        render(value, label: label, redaction: redaction, presentation: presentation, limit: limit, into: &output)
         guard output.utf8.count > limit else { return output }
         return String(output.prefix(limit)) + "…"
     }

@@ -57,34 +57,53 @@ public enum ValueRenderer {
     /// The value on one line: `Counter(count: 2, label: "a")`, cut with `…` after about
     /// `limit` characters. The walk stops there too, so an action carrying ten thousand notes
     /// costs what its first few do.
-    public static func oneLine(_ value: Any, redaction: Redaction = .default, limit: Int = 2_000) -> String {
-        oneLine(value, labelled: nil, redaction: redaction, limit: limit)
+    public static func oneLine(_ value: Any, redaction: Redaction = .default, limit: Int = 2_000, presentation: Presentation = .swift) -> String {
+        oneLine(value, labelled: nil, redaction: redaction, presentation: presentation, limit: limit)
     }
 
-    static func render(_ value: Any, label: String?, redaction: Redaction, limit: Int = .max, into output: inout String) {
+    /// How leaf values are worded beyond the renderer's own rules: a front end's words for its
+    /// types (ids as text, dates in ISO 8601), which a module without Foundation cannot know.
+    public struct Presentation: Sendable {
+        /// The text `value` shows as, or `nil` to render it as usual.
+        public let leaf: @Sendable (Any) -> String?
+        /// Whether an enum case is shown with its type's name (`Action.inserted`) or without
+        /// (`.inserted`, as Swift reads where the type is known).
+        public let namesCaseTypes: Bool
+
+        /// A presentation with `leaf`'s words.
+        public init(namesCaseTypes: Bool = true, leaf: @escaping @Sendable (Any) -> String?) {
+            self.namesCaseTypes = namesCaseTypes
+            self.leaf = leaf
+        }
+
+        /// Swift-like text: every value by the renderer's own rules.
+        public static let swift = Presentation { _ in nil }
+    }
+
+    static func render(_ value: Any, label: String?, redaction: Redaction, presentation: Presentation = .swift, limit: Int = .max, into output: inout String) {
         guard output.utf8.count <= limit else { return }
         if !redaction.revealsEverything, value is any Secret || redaction.hides(label: label) {
             output += Redaction.placeholder
             return
         }
-        let node = Node(value)
+        let node = Node(value, presentation: presentation)
         switch node.kind {
         case .leaf(let text):
             output += text
         case .optional(nil):
             output += "nil"
         case .optional(.some(let wrapped)):
-            render(wrapped, label: label, redaction: redaction, limit: limit, into: &output)
+            render(wrapped, label: label, redaction: redaction, presentation: presentation, limit: limit, into: &output)
         case .enumCase(let name, let payload):
-            output += "\(node.typeName).\(name)"
+            output += presentation.namesCaseTypes ? "\(node.typeName).\(name)" : ".\(name)"
             guard let payload else { return }
             if !redaction.revealsEverything, redaction.hides(label: name) {
                 output += "(\(Redaction.placeholder))"
             } else if Mirror(reflecting: payload).displayStyle == .tuple {
-                render(payload, label: nil, redaction: redaction, limit: limit, into: &output)
+                render(payload, label: nil, redaction: redaction, presentation: presentation, limit: limit, into: &output)
             } else {
                 output += "("
-                render(payload, label: nil, redaction: redaction, limit: limit, into: &output)
+                render(payload, label: nil, redaction: redaction, presentation: presentation, limit: limit, into: &output)
                 output += ")"
             }
         case .record(let children):
@@ -92,7 +111,7 @@ public enum ValueRenderer {
             for (index, child) in children.enumerated() {
                 if index > 0 { output += ", " }
                 if let childLabel = child.label, !childLabel.hasPrefix(".") { output += "\(childLabel): " }
-                render(child.value, label: child.label, redaction: redaction, limit: limit, into: &output)
+                render(child.value, label: child.label, redaction: redaction, presentation: presentation, limit: limit, into: &output)
             }
             output += ")"
         case .sequence(let elements):
@@ -103,7 +122,7 @@ public enum ValueRenderer {
                     break
                 }
                 if index > 0 { output += ", " }
-                render(element.value, label: label, redaction: redaction, limit: limit, into: &output)
+                render(element.value, label: label, redaction: redaction, presentation: presentation, limit: limit, into: &output)
             }
             output += "]"
         case .dictionary(let pairs):
@@ -116,7 +135,7 @@ public enum ValueRenderer {
                 if index > 0 { output += ", " }
                 output += pair.key
                 output += ": "
-                render(pair.value, label: pair.key, redaction: redaction, limit: limit, into: &output)
+                render(pair.value, label: pair.key, redaction: redaction, presentation: presentation, limit: limit, into: &output)
             }
             output += "]"
         }
@@ -138,11 +157,13 @@ public enum ValueRenderer {
         let typeName: String
         let isTuple: Bool
 
-        init(_ value: Any) {
+        init(_ value: Any, presentation: Presentation = .swift) {
             let mirror = Mirror(reflecting: value)
             typeName = Self.shortTypeName(of: value)
             isTuple = mirror.displayStyle == .tuple
-            if let text = Self.leafText(value) {
+            // (An optional is unwrapped first: `is` and `as?` would see through it, and show
+            // `Optional(1)` where `1` is meant.)
+            if mirror.displayStyle != .optional, let text = presentation.leaf(value) ?? Self.leafText(value) {
                 kind = .leaf(text)
                 return
             }
