@@ -56,8 +56,8 @@ public final class AppHost: Sendable {
         public var live: LiveConfiguration
         /// What an answer survives on a database (SQLite's `synchronous`): an outcome comes
         /// after the commit of its intent's journal records and rows, which by default
-        /// (``Durability/processCrash``) survives the process being killed at once, and with
-        /// ``Durability/powerLoss`` a power loss too, at the cost of a disk flush per commit.
+        /// (`Durability.processCrash`) survives the process being killed at once, and with
+        /// `Durability.powerLoss` a power loss too, at the cost of a disk flush per commit.
         public var durability: Durability = .processCrash
         /// Whether a database is opened for reading only (`--read-only`): to look at a file that
         /// may not be changed. The journal is restored, not recorded; anything that would write

@@ -79,7 +79,7 @@ extension ShellOption where Settings: ShellSettings {
         ]
     }
 
-    /// `--durability crash|power-loss`: what a commit survives (``AppHost/Options/durability``).
+    /// `--durability crash|power-loss`: what a commit survives (`AppHost.Options.durability`).
     public static func durability(_ set: @escaping @Sendable (inout Settings, Durability) -> Void) -> ShellOption {
         .value(
             "--durability", "crash|power-loss",
