@@ -69,7 +69,7 @@ let commandLine = ShellCommandLine<BatchOptions>(
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-batch: \(message)\n".utf8))
-    exit(2)
+    ProcessExit.exit(2)
 }
 
 let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: BatchOptions()) { options, script in
@@ -79,7 +79,7 @@ let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into
 
 if options.explore {
     guard options.scripts.isEmpty else { fail("--explore runs no scripts; leave out \(options.scripts.joined(separator: " "))") }
-    exit(await explore(depth: options.exploreDepth ?? 6, loginStyle: options.loginStyle ?? .finiteStates, json: options.json))
+    ProcessExit.exit(await explore(depth: options.exploreDepth ?? 6, loginStyle: options.loginStyle ?? .finiteStates, json: options.json))
 }
 if options.exploreDepth != nil { fail("--depth goes with --explore") }
 
@@ -89,7 +89,7 @@ let batch = Batch(options: options)
 @Sendable func end(_ runner: ScriptRunner, status: Int32) async -> Never {
     let failures = await runner.end()
     for failure in failures { FileHandle.standardError.write(Data("appcore-batch: \(failure)\n".utf8)) }
-    exit(failures.isEmpty ? status : 2)
+    ProcessExit.exit(failures.isEmpty ? status : 2)
 }
 // SIGTERM, SIGINT and SIGHUP end the run with 128 + the signal; a reader that went away with 141.
 TerminationSignals.catching { signal in Task { await end(batch.runner, status: 128 + signal) } }
@@ -99,7 +99,7 @@ standardOutput.onFailure = { failure in
     Task { await end(batch.runner, status: failure == .readerGone ? 128 + SIGPIPE : 1) }
 }
 do {
-    exit(try await batch.run())
+    ProcessExit.exit(try await batch.run())
 } catch {
     fail("\(error)")
 }

@@ -93,9 +93,9 @@ final class Shell: @unchecked Sendable {
             try await session.end()
         } catch {
             FileHandle.standardError.write(Data("appcore-repl: \(error)\n".utf8))
-            exit(2)
+            ProcessExit.exit(2)
         }
-        exit(status)
+        ProcessExit.exit(status)
     }
 
     /// Piped input: no prompt, no colour, each command waits for its effects, and each answer

@@ -40,7 +40,7 @@ let commandLine = ShellCommandLine<REPLOptions>(
 
 func exitWithUsage(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-repl: \(message)\n".utf8))
-    exit(2)
+    ProcessExit.exit(2)
 }
 
 let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: REPLOptions())

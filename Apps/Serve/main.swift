@@ -40,12 +40,12 @@ let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("appcore-serve: \(message)\n".utf8))
-    exit(2)
+    ProcessExit.exit(2)
 }
 
 func end(_ host: AppHost, status: Int32) async -> Never {
     do { try await host.close() } catch { fail("\(error)") }
-    exit(status)
+    ProcessExit.exit(status)
 }
 
 if options.inMemory, let path = options.databasePath { fail("--in-memory keeps no database; leave out \(path)") }

@@ -289,6 +289,7 @@ public final class AppHost: Sendable {
     }
 
     nonisolated(nonsending) private func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
+        let deadline = ContinuousClock.now + timeout
         let tasks = actions.map { store.send($0) }
         let unsettled = tasks.filter { !$0.isSettled }
         var settled = unsettled.isEmpty
@@ -302,7 +303,9 @@ public final class AppHost: Sendable {
             performing.withLock { $0.tasks[key] = nil }
         }
         // An answer is never ahead of its journal records: every action reduced so far is committed first.
-        let unkept = await commitJournal()
+        // Within what is left of the intent's time (a second at least): a database that does
+        // not answer costs an intent its timeout, not twice that.
+        let unkept = await commitJournal(within: max(ContinuousClock.now.duration(to: deadline), .seconds(1)))
         let after = screens
         let status: IntentOutcome.Status
         if let decided = IntentOutcome.Status(deciding: tasks.lazy.flatMap(\.diagnostics)) {
@@ -322,10 +325,10 @@ public final class AppHost: Sendable {
     /// Commits the journal records of every action reduced so far (sharing the commit with
     /// every other waiter); `nil` when they are durable (or nothing is journaled), else why not,
     /// in the user's terms.
-    nonisolated(nonsending) private func commitJournal() async -> String? {
+    nonisolated(nonsending) private func commitJournal(within timeout: Duration) async -> String? {
         guard let journal, recording.withLock({ $0 != nil }) else { return nil }
         do {
-            try await journal.commit()
+            try await journal.commit(timeout: timeout)
             return nil
         } catch {
             return "it is not kept yet: the journal could not be written (\(error)); writing is retried, but quitting now would lose it"
@@ -494,18 +497,53 @@ public final class AppHost: Sendable {
             subscription = nil
         }
         timeline?.stopRecording()
-        do {
-            // Compacted to the state it ends with: a deleted note's text leaves the journal too.
-            try journal?.close(finalState: store.currentState)
-        } catch {
-            let unwritten = journal?.unwrittenCount ?? 0
-            database?.close()
-            guard unwritten > 0 else { throw AppHostError(error) }
-            throw AppHostError(
-                "the last \(unwritten) action\(unwritten == 1 ? "" : "s") could not be written to the journal, so a restart will not resume after \(unwritten == 1 ? "it" : "them"): \(error)"
-            )
+        guard let database else { return }
+        // On a thread of its own, and waited for a bounded time: a database call that is stuck
+        // (a lock the file system never gives back) must not keep a program from ending.
+        let (journal, finalState) = (journal, store.currentState)
+        let closed = await Self.onOwnThread(atMost: Self.closingTimeout) { () -> Result<Void, AppHostError> in
+            defer { database.close() }
+            do throws(DatabaseError) {
+                // Compacted to the state it ends with: a deleted note's text leaves the journal too.
+                try journal?.close(finalState: finalState)
+                return .success(())
+            } catch {
+                let unwritten = journal?.unwrittenCount ?? 0
+                guard unwritten > 0 else { return .failure(AppHostError(error)) }
+                return .failure(
+                    AppHostError(
+                        "the last \(unwritten) action\(unwritten == 1 ? "" : "s") could not be written to the journal, so a restart will not resume after \(unwritten == 1 ? "it" : "them"): \(error)"
+                    ))
+            }
         }
-        database?.close()
+        guard let closed else {
+            let unwritten = journal?.unwrittenCount ?? 0
+            throw AppHostError(
+                "the database did not answer within \(Self.closingTimeout) (a call to it is stuck), so it was left open"
+                    + (unwritten > 0 ? ": the last \(unwritten) action\(unwritten == 1 ? "" : "s") may not be kept" : ""))
+        }
+        try closed.get()
+    }
+
+    /// How long closing waits for the database before it gives up on it.
+    static let closingTimeout: Duration = .seconds(5)
+
+    /// `work`'s result, run on a thread of its own; `nil` when it has not ended within `timeout`
+    /// (it goes on, and its result is dropped).
+    private static func onOwnThread<T: Sendable>(atMost timeout: Duration, _ work: @escaping @Sendable () -> T) async -> T? {
+        await withCheckedContinuation { continuation in
+            let answered = Locked(false)
+            let answer = { @Sendable (value: T?) in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            Thread { answer(work()) }.start()
+            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer(nil) }
+        }
     }
 
     /// The journal's events as lines for `warnings`.

@@ -180,7 +180,8 @@ public final class ConsoleSession: Sendable {
     public func end() async throws(AppHostError) {
         display.withLock { $0.isEnding = true }
         let clock = ContinuousClock()
-        let deadline = clock.now + defaultTimeout + .seconds(1)
+        // A line stuck on a database call must not keep the program from ending.
+        let deadline = clock.now + min(defaultTimeout, .seconds(5)) + .seconds(1)
         while display.withLock({ $0.isExecuting }), clock.now < deadline {
             // Only on the way out, for at most one line's time.
             try? await Task.sleep(for: .milliseconds(5))

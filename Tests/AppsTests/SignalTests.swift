@@ -12,10 +12,10 @@ struct SignalTests {
         let input = Pipe(), output = Pipe(), errors = Pipe()
         private var read = Data()
 
-        init(_ name: String, _ arguments: [String], folder: String) throws {
+        init(_ name: String, _ arguments: [String], folder: String, environment: [String: String] = [:]) throws {
             process.executableURL = try TwoProcessTests.executable(name)
             process.arguments = arguments
-            process.environment = ["HOME": folder, "XDG_DATA_HOME": folder, "NO_COLOR": "1"]
+            process.environment = ["HOME": folder, "XDG_DATA_HOME": folder, "NO_COLOR": "1"].merging(environment) { $1 }
             process.standardInput = input
             process.standardOutput = output
             process.standardError = errors

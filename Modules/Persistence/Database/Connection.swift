@@ -15,6 +15,8 @@ import Musl
 public final class Connection {
     private let handle: OpaquePointer
     private let path: String
+    /// The busy timeout set last (``setBusyTimeout(_:)``), in milliseconds.
+    private var busyMilliseconds: Int32 = 0
     private var statements: [String: OpaquePointer] = [:]
     private var transactionDepth = 0
     private(set) var isClosed = false
@@ -76,7 +78,16 @@ public final class Connection {
     /// How long a statement waits for another connection's lock before failing with `busy`.
     func setBusyTimeout(_ busyTimeout: Duration) {
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        busyMilliseconds = Int32(clamping: milliseconds)
+        sqlite3_busy_timeout(handle, busyMilliseconds)
+    }
+
+    /// `body`'s result, its statements failing with `busy` at once instead of waiting for
+    /// another connection's lock: for looks that may be skipped.
+    func withoutWaiting<T>(_ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyMilliseconds) }
+        return try body()
     }
 
     func configure(durability: Database.Durability, isFile: Bool, busyTimeout: Duration) throws(DatabaseError) {
@@ -382,7 +393,7 @@ public final class Connection {
             case SQLITE_CANTOPEN: .cannotOpen
             case SQLITE_NOTADB: .notADatabase
             case SQLITE_CORRUPT: .damaged
-            case SQLITE_IOERR: .io
+            case SQLITE_IOERR, SQLITE_PROTOCOL: .io
             case SQLITE_READONLY: .readOnly
             case SQLITE_FULL: .full
             case SQLITE_BUSY, SQLITE_LOCKED: .busy

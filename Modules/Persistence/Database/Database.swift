@@ -146,6 +146,14 @@ public final class Database: Sendable {
         try write(body, orFail: { $0 })
     }
 
+    /// ``read(_:)`` if no other call holds the connection now; `nil` at once if one does.
+    func readIfAvailable<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T? {
+        try connection.withLockIfAvailable { (connection: inout Connection) throws(DatabaseError) -> T in
+            guard !connection.isClosed else { throw closedError }
+            return try body(connection)
+        }
+    }
+
     /// ``read(_:)`` for a body that fails with its caller's own error type; the database's own
     /// failures become that type through `failure`.
     public func read<T, Failure: Error>(

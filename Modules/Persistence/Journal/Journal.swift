@@ -53,7 +53,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         var pending: [Action] = []
         var nextSequence = 1
         var isClosed = false
-        var flusher: Task<Void, Never>?
+        /// Whether a background flush is scheduled (on ``committing``).
+        var flushScheduled = false
         /// Whether the last write failed (an episode reported, and not over yet).
         var isFailing = false
     }
@@ -95,7 +96,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     }
 
     deinit {
-        buffer.withLock { $0.flusher?.cancel() }
+        buffer.withLock { $0.isClosed = true }
     }
 
     // MARK: - Writing
@@ -105,7 +106,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         let startFlusher = buffer.withLock { buffer -> Bool in
             guard !buffer.isClosed else { return false }
             buffer.pending.append(action)
-            return buffer.flusher == nil
+            return !buffer.flushScheduled
         }
         if startFlusher { scheduleFlush() }
     }
@@ -152,15 +153,30 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// then, so callers that arrive while one runs are served by the next one, or find their
     /// actions already written and return at once. "Durable" means kept if the process is
     /// killed right after; across a power loss only with ``Durability/powerLoss``.
-    /// A failure keeps the actions buffered (they are retried) and throws, as ``flush()`` does.
+    /// A failure keeps the actions buffered (they are retried) and throws, as ``flush()`` does;
+    /// so does a commit that has not ended within `timeout` (a database call stuck), with
+    /// ``DatabaseError/Kind/busy``, though it goes on and may still land.
     @discardableResult
-    public func commit() async throws(DatabaseError) -> Int {
+    public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
         let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in
-            committing.async { [self] in
-                continuation.resume(returning: Result { () throws(DatabaseError) in try flush() })
+            let answered = Locked(false)
+            let answer = { @Sendable (result: Result<Int, DatabaseError>) in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: result) }
+            }
+            committing.async { [self] in answer(Result { () throws(DatabaseError) in try flush() }) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(timeout))) { [database] in
+                answer(.failure(DatabaseError(.busy, operation: "write \(database.path)", message: "the database did not answer within \(timeout)")))
             }
         }
         return try result.get()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        Int(clamping: duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// Runs `body` in a write transaction, reporting the start and the end of an episode of
@@ -192,8 +208,6 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     public func close(finalState: State? = nil) throws(DatabaseError) {
         buffer.withLock { buffer in
             buffer.isClosed = true
-            buffer.flusher?.cancel()
-            buffer.flusher = nil
         }
         try flush()
         if let finalState {
@@ -478,33 +492,32 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     // MARK: - Background flushing
 
-    private func scheduleFlush() {
-        let interval = flushInterval
-        let task = Task.detached { [weak self] in
-            var pause = interval
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pause)
-                guard let self else { return }
-                let idle = self.buffer.withLock { buffer -> Bool in
-                    if buffer.pending.isEmpty {
-                        buffer.flusher = nil
-                        return true
-                    }
-                    return false
-                }
-                if idle { return }
-                // A failed flush keeps the actions buffered; the next one retries them, after
-                // pauses that grow to a second while writing keeps failing.
-                do {
-                    try self.flush()
-                    pause = interval
-                } catch {
-                    pause = min(pause * 2, Self.longestRetryPause)
-                }
-            }
+    /// Flushes after ``flushInterval`` on the commit queue (never a thread of the concurrency
+    /// pool, which a database call that waits would hold), again while actions keep coming, and
+    /// after pauses that grow to a second while writing keeps failing.
+    private func scheduleFlush(after pause: Duration? = nil) {
+        let pause = pause ?? flushInterval
+        let scheduled = buffer.withLock { buffer -> Bool in
+            guard !buffer.isClosed, !buffer.flushScheduled else { return false }
+            buffer.flushScheduled = true
+            return true
         }
-        buffer.withLock { buffer in
-            if buffer.flusher == nil, !buffer.isClosed { buffer.flusher = task } else { task.cancel() }
+        guard scheduled else { return }
+        let nanoseconds = Int(clamping: pause.components.seconds * 1_000_000_000 + pause.components.attoseconds / 1_000_000_000)
+        committing.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            let idle = self.buffer.withLock { buffer -> Bool in
+                buffer.flushScheduled = false
+                return buffer.pending.isEmpty || buffer.isClosed
+            }
+            if idle { return }
+            // A failed flush keeps the actions buffered; the next one retries them.
+            do {
+                try self.flush()
+                self.scheduleFlush()
+            } catch {
+                self.scheduleFlush(after: min(pause * 2, Self.longestRetryPause))
+            }
         }
     }
 }

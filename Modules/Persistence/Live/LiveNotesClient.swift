@@ -271,12 +271,19 @@ private final class ExternalWriteWatch: @unchecked Sendable {
 
     private let database: Database
     private let timer: any DispatchSourceTimer
+    private let interval: Duration
     private var seen: Int64?
+    /// Looks that failed in a row (the file could not be read), and until when looking rests.
+    private var failures = 0
+    private var restingUntil: ContinuousClock.Instant?
+    /// The longest rest after failed looks.
+    private static let longestRest: Duration = .seconds(5)
 
     init(database: Database, every interval: Duration, _ onLook: @escaping @Sendable (Look) -> Void) {
         self.database = database
+        self.interval = interval
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "appcore.live.external-writes", qos: .utility))
-        seen = try? database.read { db throws(DatabaseError) in try db.externalChangeCount() }
+        seen = try? database.readIfAvailable { db throws(DatabaseError) in try db.withoutWaiting { () throws(DatabaseError) in try db.externalChangeCount() } }
         let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(max(1_000_000, nanoseconds)))
         timer.setEventHandler { [self] in onLook(look()) }
@@ -287,15 +294,36 @@ private final class ExternalWriteWatch: @unchecked Sendable {
         timer.cancel()
     }
 
+    /// One look, which never waits: when the connection is in use, or another connection holds
+    /// a lock, this look is skipped (the next comes within an interval), so a stuck call never
+    /// has the watcher queue behind it, nor the watcher hold the connection while SQLite waits.
+    /// A look that fails (the file could not be read) rests the watcher, longer after each
+    /// (up to 5 s), so a file in trouble is not kept busy by looks.
     private func look() -> Look {
-        guard let now = try? database.read({ db throws(DatabaseError) in try db.externalChangeCount() }) else {
+        let clock = ContinuousClock()
+        if let restingUntil, clock.now < restingUntil { return .same }
+        let read = Result { () throws(DatabaseError) in
+            try database.readIfAvailable { db throws(DatabaseError) in try db.withoutWaiting { () throws(DatabaseError) in try db.externalChangeCount() } }
+        }
+        switch read {
+        case .success(let looked?):
+            failures = 0
+            restingUntil = nil
+            defer { seen = looked }
+            return looked == seen ? .same : .changed
+        case .success(nil):
+            return .same
+        case .failure(let error):
             if database.isClosed {
                 timer.cancel()
                 return .closed
             }
+            // Busy is another connection's lock: the next look may find it free.
+            if error.kind != .busy {
+                failures += 1
+                restingUntil = clock.now + min(interval * (1 << min(failures, 16)), Self.longestRest)
+            }
             return .same
         }
-        defer { seen = now }
-        return now == seen ? .same : .changed
     }
 }

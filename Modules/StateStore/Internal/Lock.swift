@@ -62,6 +62,16 @@ final class Lock: @unchecked Sendable {
         defer { unlock() }
         return try body()
     }
+
+    /// Takes the lock if no one holds it; `false` (without waiting) if someone does.
+    @inlinable
+    func tryLock() -> Bool {
+        #if canImport(Darwin)
+        os_unfair_lock_trylock(primitive)
+        #else
+        pthread_mutex_trylock(primitive) == 0
+        #endif
+    }
 }
 
 /// A value guarded by a `Lock`; shared with the package's other modules.
@@ -79,6 +89,15 @@ package final class Locked<Value>: @unchecked Sendable {
     @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+
+    /// `body`'s result with the value, or `nil` at once when someone else holds it: for work
+    /// that may be skipped rather than wait behind a long holder.
+    @inlinable
+    package func withLockIfAvailable<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result? {
+        guard lock.tryLock() else { return nil }
         defer { lock.unlock() }
         return try body(&value)
     }

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// Nothing waits for ever: one I/O error on a shared-memory unlock or a read, or a file system
+/// that stops answering, ends in an error and an exit, never a hang. Faults come from a small
+/// `LD_PRELOAD` shim (`Tests/Fixtures/shims/fail-io.c`), built here with the toolchain's C
+/// compiler.
+@Suite("A database in trouble never hangs a shell")
+struct StuckDatabaseTests {
+    static let shimSource = ServeExampleTests.root.appendingPathComponent("Tests/Fixtures/shims/fail-io.c").path
+
+    /// The shim, compiled once per test run into a temporary folder.
+    static let shim: Result<String, ShimError> = {
+        let folder = NSTemporaryDirectory() + "appcore-shim-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let library = folder + "/fail-io.so"
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        let candidates = path.split(separator: ":").flatMap { ["\($0)/clang", "\($0)/cc"] } + ["/usr/bin/cc"]
+        guard let compiler = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            return .failure(ShimError("no C compiler on PATH (the Swift toolchain's clang is expected)"))
+        }
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: compiler)
+        build.arguments = ["-shared", "-fPIC", "-O1", "-o", library, shimSource, "-ldl"]
+        do { try build.run() } catch { return .failure(ShimError("\(compiler) could not start: \(error)")) }
+        build.waitUntilExit()
+        return build.terminationStatus == 0 ? .success(library) : .failure(ShimError("\(compiler) failed on \(shimSource)"))
+    }()
+
+    struct ShimError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Signs up, signs in, counts and adds a few notes.
+    static let intents =
+        [
+            #"{"signUp":{"username":"alice.liddell","password":"wonderland"}}"#, #"{"typeUsername":{"username":"alice.liddell"}}"#,
+            #"{"typePassword":{"password":"wonderland"}}"#, #"{"signIn":{}}"#,
+        ] + (1...3).flatMap { [#"{"increment":{}}"#, #"{"addNote":{"text":"note \#($0)"}}"#] }
+
+    /// Runs `appcore-serve` on a fresh database with `fault` set for the shim and the intents
+    /// on its input; once it has answered them (or 12 s passed: a database in trouble costs each
+    /// intent up to its timeout), ends it with SIGTERM, as an operator would, and expects it to
+    /// end within 30 s, having said what it could not do in whole lines, without SQL.
+    static func serveEnds(with fault: [String: String]) async throws {
+        let library = try shim.get()
+        let (folder, path) = try SignalTests.databaseFolder("appcore-fault")
+        let serve = try SignalTests.Driven("appcore-serve", ["--db", path], folder: folder.path, environment: ["LD_PRELOAD": library].merging(fault) { $1 })
+        serve.send(intents)
+        let allAnswered = Latch()
+        let answered = Task.detached {
+            defer { allAnswered.open() }
+            return try await serve.read { $0.split(separator: "\n").count >= intents.count }
+        }
+        _ = try await onOwnThread { allAnswered.wait(atMost: 12) }
+        kill(serve.process.processIdentifier, SIGTERM)
+        let ended = try await onOwnThread { () -> Bool in
+            let deadline = Date().addingTimeInterval(30)
+            while serve.process.isRunning, Date() < deadline { usleep(20_000) }
+            return !serve.process.isRunning
+        }
+        if !ended { kill(serve.process.processIdentifier, SIGKILL) }
+        #expect(ended, "\(fault): appcore-serve still ran 30 s after SIGTERM")
+        let replies = try await answered.value
+        let said = String(decoding: serve.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect([0, 2, 128 + SIGTERM].contains(serve.process.terminationStatus), "\(fault): status \(serve.process.terminationStatus), \(said)")
+        for line in replies.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(fault): a torn reply: \(line.prefix(200))")
+        }
+        for line in said.split(separator: "\n") {
+            #expect(line.hasPrefix("appcore"), "\(fault): \(line)")
+            #expect(!line.contains("SELECT") && !line.contains("BEGIN") && !line.contains("INSERT"), "\(fault): SQL in a message: \(line)")
+        }
+    }
+
+    @Test(arguments: Array(stride(from: 1, through: 140, by: 23)))
+    func oneFailedSharedMemoryUnlockEndsInAnErrorNotAHang(unlock: Int) async throws {
+        try await Self.serveEnds(with: ["FAIL_SHM_UNLOCK_AT": String(unlock)])
+    }
+
+    @Test(arguments: Array(stride(from: 2, through: 35, by: 6)))
+    func oneFailedReadEndsInAnErrorNotAHang(read: Int) async throws {
+        try await Self.serveEnds(with: ["FAIL_PREAD_AT": String(read)])
+    }
+
+    @Test func aFileSystemThatStopsAnsweringStillLetsSIGTERMEndTheShellSayingSo() async throws {
+        let library = try Self.shim.get()
+        let (folder, path) = try SignalTests.databaseFolder("appcore-stuck")
+        // Reads hang once the session has started: closing (which reads to fold the log back) is stuck.
+        let serve = try SignalTests.Driven(
+            "appcore-serve", ["--db", path], folder: folder.path, environment: ["LD_PRELOAD": library, "HANG_PREAD_FROM": "12"])
+        serve.send(Array(Self.intents.prefix(5)))
+        _ = try await serve.read { $0.split(separator: "\n").count >= 5 }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let (status, said) = try await serve.end(with: SIGTERM)
+        #expect(clock.now - started < .seconds(30), "it ended \(clock.now - started) after SIGTERM")
+        #expect(status == 2 || status == 128 + SIGTERM, "\(status): \(said)")
+        if status == 2 { #expect(said.contains("the database did not answer within"), "\(said)") }
+    }
+}
+
+/// A gate one thread opens and another waits at, for a bounded time.
+final class Latch: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var isOpen = false
+
+    func open() {
+        condition.lock()
+        isOpen = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Whether it opened within `seconds` (blocks the calling thread).
+    func wait(atMost seconds: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(seconds)
+        while !isOpen, condition.wait(until: deadline) {}
+        return isOpen
+    }
+}
