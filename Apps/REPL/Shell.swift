@@ -19,8 +19,8 @@ final class Shell: @unchecked Sendable {
     private let history = Mutex<(file: HistoryFile?, lines: [String], saved: Int)>((nil, [], 0))
     /// Guards the line editor, which a thread of its own uses while it waits for a line.
     private let editorLock = NSLock()
-    /// Standard output as a stream of the shell's own, flushed after each answer.
-    private let output = fdopen(1, "w")
+    /// Standard output, each answer written whole or not at all.
+    private let output = StandardOutput()
 
     private init(session: ConsoleSession, terminal: Terminal) {
         self.session = session
@@ -106,8 +106,12 @@ final class Shell: @unchecked Sendable {
             let line = String(decoding: bytes, as: UTF8.self)
             let result = await session.execute(line)
             let text = describe(result) + "\n"
-            // A reader that went away (`| head -1`) ends the shell as SIGPIPE would, cleanly.
-            if fputs(text, output) < 0 || fflush(output) != 0 { await end(status: 128 + SIGPIPE) }
+            // A reader that went away (`| head -1`) ends the shell as SIGPIPE would, cleanly; any
+            // other failure to write is said once, and the shell ends with 1.
+            if !output.write(text) {
+                if case .cannotWrite = output.failure { FileHandle.standardError.write(Data("appcore-repl: \(output.failure.map(String.init(describing:)) ?? "")\n".utf8)) }
+                await end(status: output.failure == .readerGone ? 128 + SIGPIPE : 1)
+            }
             if result.quits { break }
         }
     }

@@ -51,3 +51,65 @@ struct BoundedInputTests {
         #expect(lines[2].contains(#""output":"counter: 2""#))
     }
 }
+
+/// Standard output that cannot be written (a full disk) is said once on standard error, the
+/// shell ends with 1, and no line is left torn.
+@Suite("A standard output that cannot be written")
+struct FullOutputTests {
+    @Test(arguments: [
+        ("appcore-serve", ["--in-memory"], #"{"increment":{}}"#), ("appcore-batch", ["-"], "counter.increment"),
+        ("appcore-repl", ["--in-memory"], "counter.increment"),
+    ])
+    func isSaidOnceAndEndsTheShellWithOne(shell: String, arguments: [String], line: String) async throws {
+        let folder = TemporaryFolder("appcore-full-output")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let (status, said) = try await onOwnThread { () -> (Int32, String) in
+            let process = Process()
+            process.executableURL = try TwoProcessTests.executable(shell)
+            process.arguments = arguments
+            process.environment = ["HOME": folder.path, "XDG_DATA_HOME": folder.path]
+            let input = Pipe(), errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+            process.standardError = errors
+            try process.run()
+            input.fileHandleForWriting.write(Data((Array(repeating: line, count: 5).joined(separator: "\n") + "\n").utf8))
+            try input.fileHandleForWriting.close()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, said)
+        }
+        #expect(status == 1, "\(shell): \(said)")
+        #expect(said == "\(shell): standard output could not be written (No space left on device); what was not written is not shown\n")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small filesystem needs root"))
+    func aFullDiskLeavesNoTornReply() async throws {
+        guard let mount = FullDiskTests.mountTinyFilesystem() else { return }  // no mount here: nothing to check
+        defer { FullDiskTests.unmount(mount) }
+        // Fill the disk but for room for a few hundred replies.
+        try Data(count: (1 << 20) - 48 * 1_024).write(to: URL(fileURLWithPath: mount + "/filler"))
+        let repliesPath = mount + "/replies.jsonl"
+        let status = try await onOwnThread { () -> Int32 in
+            _ = FileManager.default.createFile(atPath: repliesPath, contents: nil)
+            let process = Process()
+            process.executableURL = try TwoProcessTests.executable("appcore-serve")
+            process.arguments = ["--in-memory"]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle(forWritingAtPath: repliesPath)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Data(String(repeating: #"{"increment":{}}"# + "\n", count: 3_000).utf8))
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(status == 1)
+        let written = try String(contentsOfFile: repliesPath, encoding: .utf8)
+        #expect(written.hasSuffix("\n"), "the last reply is whole")
+        let lines = written.split(separator: "\n")
+        #expect(lines.count > 10)
+        #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil }, "every reply parses")
+    }
+}
