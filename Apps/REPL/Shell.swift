@@ -109,7 +109,9 @@ final class Shell: @unchecked Sendable {
             // A reader that went away (`| head -1`) ends the shell as SIGPIPE would, cleanly; any
             // other failure to write is said once, and the shell ends with 1.
             if !output.write(text) {
-                if case .cannotWrite = output.failure { FileHandle.standardError.write(Data("appcore-repl: \(output.failure.map(String.init(describing:)) ?? "")\n".utf8)) }
+                if let failure = output.failure, failure != .readerGone {
+                    FileHandle.standardError.write(Data("appcore-repl: \(failure)\n".utf8))
+                }
                 await end(status: output.failure == .readerGone ? 128 + SIGPIPE : 1)
             }
             if result.quits { break }

@@ -85,7 +85,7 @@ struct FullOutputTests {
 
     @Test(.enabled(if: getuid() == 0, "mounting a small filesystem needs root"))
     func aFullDiskLeavesNoTornReply() async throws {
-        guard let mount = FullDiskTests.mountTinyFilesystem() else { return }  // no mount here: nothing to check
+        guard let mount = FullDiskTests.mountTinyFilesystem() else { return } // no mount here: nothing to check
         defer { FullDiskTests.unmount(mount) }
         // Fill the disk but for room for a few hundred replies.
         try Data(count: (1 << 20) - 48 * 1_024).write(to: URL(fileURLWithPath: mount + "/filler"))
