@@ -255,6 +255,10 @@ public final class AppHost: Sendable {
     /// Runs `intent` and returns once everything it set in motion has finished — its effects,
     /// the actions they sent back, their effects, and so on — or once `timeout` passed.
     ///
+    /// On a database the outcome comes after the commit that keeps the journal records of the
+    /// intent's actions (shared with every action pending), so what it reports survives the
+    /// process being killed next; an intent whose records could not be written ends `.failed`.
+    ///
     /// Intents may be performed concurrently from several tasks; each outcome covers its own
     /// intent's work and rejections only. It runs where it is called from (on the main actor
     /// for a UI), with no hop to another executor; the effects run on the store's.

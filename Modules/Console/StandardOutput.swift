@@ -38,11 +38,15 @@ public final class StandardOutput: Sendable {
     }
 
     private let descriptor: Int32
+    /// Whether the descriptor is a regular file (a torn piece can be taken back from it).
+    private let isFile: Bool
     private let state = Locked(State())
 
     /// The process's standard output (or another descriptor).
     public init(descriptor: Int32 = 1) {
         self.descriptor = descriptor
+        var status = stat()
+        isFile = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
     /// What runs, once, when a write first fails.
@@ -59,7 +63,7 @@ public final class StandardOutput: Sendable {
     public func write(_ text: String) -> Bool {
         let (failure, onFailure) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void) in
             guard state.failure == nil else { return (nil, { _ in }) }
-            state.failure = Self.writeWhole(Array(text.utf8), to: descriptor)
+            state.failure = Self.writeWhole(Array(text.utf8), to: descriptor, isFile: isFile)
             return (state.failure, state.onFailure)
         }
         guard let failure else { return self.failure == nil }
@@ -69,9 +73,9 @@ public final class StandardOutput: Sendable {
 
     /// Writes `bytes` to `descriptor`, retrying short writes; on failure, a regular file is cut
     /// back to its length before, so its last line stays whole.
-    private static func writeWhole(_ bytes: [UInt8], to descriptor: Int32) -> Failure? {
+    private static func writeWhole(_ bytes: [UInt8], to descriptor: Int32, isFile: Bool) -> Failure? {
         var status = stat()
-        let lengthBefore: off_t? = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? status.st_size : nil
+        let lengthBefore: off_t? = isFile && fstat(descriptor, &status) == 0 ? status.st_size : nil
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { buffer in

@@ -72,6 +72,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Where ``commit()`` writes: a thread of its own, never the caller's (a UI's main actor) nor
     /// one of the concurrency pool's few, which SQLite's wait for a lock would hold.
     private let committing = DispatchQueue(label: "appcore.journal.commit")
+    /// Who waits for a commit, and until when.
+    private let waiters: CommitWaiters
 
     /// Opens the journal `stream` in `database`, continuing after its last stored action.
     ///
@@ -86,6 +88,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         self.stream = stream
         self.flushInterval = flushInterval
         self.report = report
+        waiters = CommitWaiters(path: database.path)
         let last = try database.read { db throws(DatabaseError) in
             try db.query("SELECT coalesce(max(first_sequence + count - 1), 0) FROM journal WHERE stream = ?", [.text(stream)]) { $0.int(0) }.first ?? 0
         }
@@ -159,24 +162,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     @discardableResult
     public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
         let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in
-            let answered = Locked(false)
-            let answer = { @Sendable (result: Result<Int, DatabaseError>) in
-                let first = answered.withLock { answered in
-                    defer { answered = true }
-                    return !answered
-                }
-                if first { continuation.resume(returning: result) }
-            }
-            committing.async { [self] in answer(Result { () throws(DatabaseError) in try flush() }) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(timeout))) { [database] in
-                answer(.failure(DatabaseError(.busy, operation: "write \(database.path)", message: "the database did not answer within \(timeout)")))
-            }
+            let waiter = waiters.add(continuation, deadline: ContinuousClock.now + timeout, timeout: timeout)
+            committing.async { [self] in waiters.answer(waiter, with: Result { () throws(DatabaseError) in try flush() }) }
         }
         return try result.get()
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int {
-        Int(clamping: duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     /// Runs `body` in a write transaction, reporting the start and the end of an episode of
@@ -277,8 +266,12 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return own
     }
 
-    /// Records that this stream was just written, by this process: it becomes the latest.
+    /// Records that this stream was just written, by this process: it becomes the latest. When
+    /// it is the latest already (no other process wrote since), nothing is written: a commit of a
+    /// few actions then dirties only the journal's own page.
     private func markActive(in db: Connection) throws(DatabaseError) {
+        let latest = try db.query("SELECT stream FROM journal_streams ORDER BY last_active DESC, rowid DESC LIMIT 1") { $0.text(0) }.first
+        if latest == stream { return }
         let owner = StreamOwner.current
         try db.execute(
             """
@@ -451,6 +444,15 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// `batch` as JSON arrays of at most ``chunkSize`` actions, encoded in parallel.
     private static func encode(_ batch: [Action]) throws(DatabaseError) -> [(count: Int, data: [UInt8])] {
+        // One chunk (a commit a front end waits for holds a few actions) is encoded here, with no
+        // thread to wake.
+        if batch.count <= chunkSize {
+            do {
+                return [(batch.count, try CompactCoding.encode(batch))]
+            } catch {
+                throw DatabaseError(.other, operation: "encode \(batch.count) journal actions", message: "\(error)")
+            }
+        }
         let ranges = stride(from: 0, to: batch.count, by: chunkSize).map { $0..<min($0 + chunkSize, batch.count) }
         let results = Locked([Result<[UInt8], any Error>?](repeating: nil, count: ranges.count))
         DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
@@ -518,6 +520,65 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             } catch {
                 self.scheduleFlush(after: min(pause * 2, Self.longestRetryPause))
             }
+        }
+    }
+}
+
+/// The callers waiting for a commit: each is answered by its commit, or, when that has not ended
+/// by its deadline (a database call stuck), by a failure from a watchdog that looks twice a
+/// second while anyone waits (and stops when nobody does), so a commit costs no timer of its own.
+final class CommitWaiters: Sendable {
+    typealias Continuation = CheckedContinuation<Result<Int, DatabaseError>, Never>
+
+    private struct State {
+        var waiting: [UInt64: (continuation: Continuation, deadline: ContinuousClock.Instant, timeout: Duration)] = [:]
+        var next: UInt64 = 0
+        var watchdog: (any DispatchSourceTimer)?
+    }
+
+    private let path: String
+    private let state = Locked(State())
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Registers `continuation`, to be answered by ``answer(_:with:)`` or failed after `deadline`.
+    func add(_ continuation: Continuation, deadline: ContinuousClock.Instant, timeout: Duration) -> UInt64 {
+        state.withLock { state in
+            defer { state.next += 1 }
+            state.waiting[state.next] = (continuation, deadline, timeout)
+            if state.watchdog == nil {
+                let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+                timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
+                timer.setEventHandler { [weak self] in self?.failOverdue() }
+                timer.resume()
+                state.watchdog = timer
+            }
+            return state.next
+        }
+    }
+
+    /// Answers waiter `id` with `result`, unless the watchdog failed it already.
+    func answer(_ id: UInt64, with result: Result<Int, DatabaseError>) {
+        let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
+        waiter?.continuation.resume(returning: result)
+    }
+
+    private func failOverdue() {
+        let now = ContinuousClock.now
+        let overdue = state.withLock { state -> [(continuation: Continuation, deadline: ContinuousClock.Instant, timeout: Duration)] in
+            let ids = state.waiting.filter { $0.value.deadline <= now }.map(\.key)
+            let overdue = ids.compactMap { state.waiting.removeValue(forKey: $0) }
+            if state.waiting.isEmpty {
+                state.watchdog?.cancel()
+                state.watchdog = nil
+            }
+            return overdue
+        }
+        for waiter in overdue {
+            waiter.continuation.resume(
+                returning: .failure(DatabaseError(.busy, operation: "write \(path)", message: "the database did not answer within \(waiter.timeout)")))
         }
     }
 }
