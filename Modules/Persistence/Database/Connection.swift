@@ -372,7 +372,7 @@ public final class Connection {
         let message = String(cString: sqlite3_errmsg(handle))
         // A read the disk failed can look like damage; only a database whose check fails is damaged.
         if code & 0xFF == SQLITE_CORRUPT, passesQuickCheck() {
-            return DatabaseError(.io, operation: operation, code: code, message: "\(message), but the database checks out: a read failed for a moment")
+            return DatabaseError(.io, operation: operation, code: code, message: "a read failed for a moment (the database itself checks out)")
         }
         return Self.error(code: code, operation: operation, message: message)
     }
