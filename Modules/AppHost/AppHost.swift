@@ -306,9 +306,9 @@ public final class AppHost: Sendable {
             if timeout > .zero { settled = await settle(unsettled, timeout: timeout) }
             performing.withLock { $0.tasks[key] = nil }
         }
-        // An answer is never ahead of its journal records: every action reduced so far is committed first.
-        // Within what is left of the intent's time (a second at least): a database that does
-        // not answer costs an intent its timeout, not twice that.
+        // An answer is never ahead of its journal records: every action reduced so far is
+        // committed first, within what is left of the intent's time (a second at least), so a
+        // database that does not answer costs an intent its timeout, not twice that.
         let unkept = await commitJournal(within: max(ContinuousClock.now.duration(to: deadline), .seconds(1)))
         let after = screens
         let status: IntentOutcome.Status
@@ -335,7 +335,7 @@ public final class AppHost: Sendable {
             try await journal.commit(timeout: timeout)
             return nil
         } catch {
-            return "it is not kept yet: the journal could not be written (\(error)); writing is retried, but quitting now would lose it"
+            return "it is not kept yet: the journal could not be written (\(error.reason)); writing is retried, but quitting now would lose it"
         }
     }
 

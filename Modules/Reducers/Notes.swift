@@ -476,7 +476,7 @@ public struct Notes: Reducer {
         for id in changes.removed {
             guard let local = state.items[id: id], local.save == .saved, !local.isDeleting else {
                 // A note in conflict shows what the other writer did last.
-                state.items.modify(id: id) { $0.updateConflict(.deleted(id)) }
+                if state.items[id: id]?.isInConflict == true { state.items.modify(id: id) { $0.updateConflict(.deleted(id)) } }
                 continue
             }
             state.items.remove(id: id)
@@ -486,7 +486,7 @@ public struct Notes: Reducer {
         for note in changes.changed {
             if let local = state.items[id: note.id] {
                 guard local.save == .saved, !local.isDeleting, local.note != note else {
-                    state.items.modify(id: note.id) { $0.updateConflict(.changed(note)) }
+                    if local.isInConflict { state.items.modify(id: note.id) { $0.updateConflict(.changed(note)) } }
                     continue
                 }
                 state.items.remove(id: note.id)
