@@ -7,7 +7,7 @@ import StateStore
 ///
 /// Appending is cheap for the store: actions are kept in memory and written many per
 /// transaction (group commit) by a background flush every ``flushInterval``, on
-/// ``close(finalState:)``, and at once when someone awaits ``commit()`` (a front end, before it
+/// ``close(finalState:)``, and at once when someone awaits ``commit(timeout:)`` (a front end, before it
 /// answers). An action is durable once its flush committed; after a crash, ``restore(from:using:)`` gives
 /// the state after the last durable action. Secrets never reach the file: `Password` and
 /// `AccessToken` encode as `null`, so a restored state has them empty.
@@ -69,7 +69,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Serialises flushes, so batches land in sequence order. A plain lock: the Thread Sanitizer cannot follow a `Locked<()>`,
     /// whose guarded value has no storage.
     private let flushing = NSLock()
-    /// Where ``commit()`` writes: a thread of its own, never the caller's (a UI's main actor) nor
+    /// Where ``commit(timeout:)`` writes: a thread of its own, never the caller's (a UI's main actor) nor
     /// one of the concurrency pool's few, which SQLite's wait for a lock would hold.
     private let committing = DispatchQueue(label: "appcore.journal.commit")
     /// Who waits for a commit, and until when.
