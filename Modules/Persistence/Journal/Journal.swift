@@ -161,6 +161,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// ``DatabaseError/Kind/busy``, though it goes on and may still land.
     @discardableResult
     public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
+        // Written already (actions leave the buffer only once committed): nothing to wait for.
+        if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return written }
         let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in
             let waiter = waiters.add(continuation, deadline: ContinuousClock.now + timeout, timeout: timeout)
             committing.async { [self] in waiters.answer(waiter, with: Result { () throws(DatabaseError) in try flush() }) }
@@ -614,3 +616,4 @@ struct StreamOwner: Equatable {
         return fields.count > 19 ? Int(fields[19]) : nil
     }
 }
+
