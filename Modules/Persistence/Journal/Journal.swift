@@ -616,4 +616,3 @@ struct StreamOwner: Equatable {
         return fields.count > 19 ? Int(fields[19]) : nil
     }
 }
-
