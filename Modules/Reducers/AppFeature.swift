@@ -98,21 +98,6 @@ public struct AppFeature: Reducer {
             if case .session(let action) = $0 { return action }
             return nil
         }
-        /// Where profile commands sit among the app's actions.
-        public static let profilePath = ActionPath<Action, Profile.Command>(embed: Action.profile) {
-            if case .profile(let command) = $0 { return command }
-            return nil
-        }
-        /// Where posts commands sit among the app's actions.
-        public static let postsPath = ActionPath<Action, Posts.Command>(embed: Action.posts) {
-            if case .posts(let command) = $0 { return command }
-            return nil
-        }
-        /// Where notes actions sit among the app's actions.
-        public static let notesPath = ActionPath<Action, Notes.Action>(embed: Action.notes) {
-            if case .notes(let action) = $0 { return action }
-            return nil
-        }
         /// Where the signed-in user's actions sit among the app's actions.
         public static let userPath = ActionPath<Action, SignedIn.Action>(
             embed: { action in

@@ -135,9 +135,4 @@ public struct ProfileScreen: Hashable, Sendable {
     public var profileSnapshot: ProfileViewModel.Snapshot { ProfileViewModel.Snapshot(profile: profile, posts: posts) }
 }
 
-extension AppFeature.State {
-    /// The parts of the state the profile screen shows.
-    public var profileScreen: ProfileScreen { ProfileScreen(profile: profile, posts: posts) }
-}
-
 extension ProfileViewModel: HostedViewModel {}

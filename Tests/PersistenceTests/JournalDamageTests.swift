@@ -78,6 +78,8 @@ struct JournalDamageTests {
         #expect(events.all.count == 1)
         if case .damaged(let what)? = events.all.first {
             #expect(what.contains("after action 2") && what.contains("starting from the snapshot before it"), "\(what)")
+        } else {
+            Issue.record("expected a damage report, got \(events.all)")
         }
     }
 

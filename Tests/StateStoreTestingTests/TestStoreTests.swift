@@ -212,6 +212,17 @@ struct TestStoreTests {
         #expect(failures.all.first?.hasPrefix("1 diagnostic(s) must be expected:\ninvalidTransition") == true)
     }
 
+    @Test func skippedDiagnosticsNeedNoExpectation() async {
+        let failures = Failures()
+        let store = TestStore(initialState: Search.State(), reducer: Search(clock: TestClock()), reporter: failures.reporter)
+        for _ in 0..<2 {
+            await store.send(.invalid)
+            store.skipDiagnostics()
+        }
+        await store.finish()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+    }
+
     @Test func nonExhaustiveModeChecksOnlyWhatIsAsserted() async {
         let clock = TestClock()
         let failures = Failures()

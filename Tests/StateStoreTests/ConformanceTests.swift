@@ -145,8 +145,17 @@ struct ConformanceTests {
         #expect(store.currentState.log.isEmpty, "a send after Task.cancel(id:) of its own id is dropped")
     }
 
-    @Test func taskCancelOutsideAnEffectDoesNothing() {
+    @Test func taskCancelOutsideAnEffectCancelsNoStoresEffect() async {
+        let clock = TestClock()
+        let store = RootStore(initialState: Timer.State(), reducer: Timer(clock: clock))
+        store.send(.start)
+        // Outside every effect there is no store to ask: a running timer of that id goes on.
         Task.cancel(id: Timer.TimerID())
+        #expect(store.hasRunningEffects)
+        await clock.advance(by: .seconds(1))
+        for _ in 0..<3_000 where store.currentState.ticks == 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(store.currentState.ticks >= 1, "the timer still ticks")
+        store.send(.stop)
     }
 
     // MARK: - Late sends

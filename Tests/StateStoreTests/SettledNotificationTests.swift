@@ -152,20 +152,21 @@ struct SettledNotificationTests {
         let store = dialStore()
         let seenByA = Collected<Int>()
         let seenByB = Collected<Int>()
-        var a: Store<Int, Dial.Action>? = store.scope(state: \.value, action: { $0 })
         let b = store.scope(state: \.value, action: { $0 })
-        var subscriptionA = a?.observe { seenByA.append($0) }
         let subscriptionB = b.observe { seenByB.append($0) }
-        store.send(.set(1))
-        subscriptionA = nil
-        a = nil
+        do {
+            // A store and its subscription that go away after the first change.
+            let a = store.scope(state: \.value, action: { $0 })
+            let subscriptionA = a.observe { seenByA.append($0) }
+            store.send(.set(1))
+            withExtendedLifetime((a, subscriptionA)) {}
+        }
         store.send(.set(2))
         let c = store.scope(state: \.value, action: { $0 })
         #expect(c.currentState == 2)
         store.send(.relabel("x"))
         #expect(seenByA.all == [0, 1])
         #expect(seenByB.all == [0, 1, 2])
-        #expect(a == nil && subscriptionA == nil)
         withExtendedLifetime((subscriptionB, c)) {}
     }
 }

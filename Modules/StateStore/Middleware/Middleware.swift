@@ -95,13 +95,6 @@ public struct AnyMiddleware<State: Sendable, Action: Sendable>: Middleware {
     }
 }
 
-extension Middleware {
-    /// This middleware with its type erased.
-    public func eraseToAnyMiddleware() -> AnyMiddleware<State, Action> {
-        AnyMiddleware(self)
-    }
-}
-
 /// An ordered list of middleware that a store runs before its reducer.
 ///
 /// Build one with ``MiddlewareBuilder`` (the trailing closure of ``RootStore``'s initializers);
