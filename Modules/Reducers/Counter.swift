@@ -1,6 +1,6 @@
 import StateStore
 
-/// A count that goes up and down but never below zero (seed 002's demo).
+/// A count that goes up and down but never below zero.
 public struct Counter: Reducer {
     /// The count.
     public struct State: Hashable, Sendable, Codable {

@@ -3,7 +3,7 @@ import Foundation
 import Models
 import StateStore
 
-/// The user's notes (seed 004): list, add, edit, delete, select and search, saved through the
+/// The user's notes: list, add, edit, delete, select and search, saved through the
 /// notes client.
 ///
 /// Nothing the user types is lost. Every change is applied to the state at once and then saved;

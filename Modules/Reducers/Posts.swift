@@ -2,8 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// The bottom of the profile screen: the user's posts, loaded and added, as a transducer
-/// (seed 003).
+/// The bottom of the profile screen: the user's posts, loaded and added, as a transducer.
 ///
 /// Loading follows the same table as ``Profile``. Adding a post is a second, smaller machine on
 /// the ``State/draft``:

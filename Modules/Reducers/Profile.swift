@@ -2,7 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// The top of the profile screen: the signed-in user's profile, as a transducer (seed 003).
+/// The top of the profile screen: the signed-in user's profile, as a transducer.
 ///
 /// Requests and responses are separate commands, and every (command, state) pair has an outcome:
 ///

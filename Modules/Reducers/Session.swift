@@ -2,7 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Who is signed in (seed 002's access token), and the account actions around it: sign up and
+/// Who is signed in (the access token), and the account actions around it: sign up and
 /// sign out.
 ///
 /// The session is set by the app when a login style reports a successful sign in; signing out

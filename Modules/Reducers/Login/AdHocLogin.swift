@@ -2,7 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Login as a handful of properties (seed 001) instead of finite states.
+/// Login as a handful of properties instead of finite states.
 ///
 /// `hasValidCredentials` is derived, never stored, and the reducer keeps success and error
 /// mutually exclusive: a state is never both signed in and showing an error.

@@ -148,7 +148,7 @@ public enum LoginAction: Hashable, Sendable, Codable {
     /// Middleware style: a request to sign in with these credentials, which ``LoginMiddleware``
     /// intercepts before the reducer.
     case login(Credentials)
-    /// Middleware style: the middleware signed the user in (seed 002's `setAccessToken`).
+    /// Middleware style: the middleware signed the user in (`setAccessToken`).
     case setAccessToken(AuthSession)
     /// Middleware style: the middleware's sign in failed.
     case loginFailed(AppError)

@@ -2,7 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Login as a finite-state machine (seeds 000 and 003): one phase at a time, and one static,
+/// Login as a finite-state machine: one phase at a time, and one static,
 /// pure transition function over every (phase, action) pair.
 ///
 /// | action \ phase | idle, validating, valid | authenticating | authenticated | failure |

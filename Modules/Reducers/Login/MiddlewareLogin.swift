@@ -2,7 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Login where a middleware does the work (seed 002): the reducer only records what happened,
+/// Login where a middleware does the work: the reducer only records what happened,
 /// and ``LoginMiddleware`` turns a `login` request into `setAccessToken` or `loginFailed`.
 ///
 /// Signing in sends ``LoginAction/login(_:)`` back through the store; the middleware intercepts
@@ -111,7 +111,7 @@ public struct MiddlewareLogin: Reducer {
     }
 }
 
-/// Performs the sign in of the middleware login style (seed 002): it intercepts
+/// Performs the sign in of the middleware login style: it intercepts
 /// ``LoginAction/login(_:)``, authenticates off the store, and forwards
 /// ``LoginAction/setAccessToken(_:)`` or ``LoginAction/loginFailed(_:)``.
 ///
