@@ -66,7 +66,7 @@ public struct InputLines: AsyncSequence, Sendable {
 
         /// The next line, or `nil` at the end of the input, without leaving the caller's actor:
         /// what `for await` calls, so a loop on the main actor takes a line read ahead with no
-        /// thread hop (two hops a line otherwise: about a tenth of `appcore-serve`'s time).
+        /// thread hop.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> [UInt8]? {
             await reader.next()
         }

@@ -183,8 +183,8 @@ private final class CompactWriter {
 /// The encoder one value gets: the value sits inside `depth` open containers.
 ///
 /// Encoders keep no coding path beyond the document's: the one error they raise (containers
-/// written out of order) cannot come from synthesized code, and building a path for every value
-/// took a tenth of the encoding time.
+/// written out of order) cannot come from synthesized code, and a path for every value is a
+/// cost every value would pay.
 private struct CompactValueEncoder: Encoder {
     let writer: CompactWriter
     let depth: Int

@@ -3,10 +3,8 @@ import Dispatch
 /// Ends waits whose time ran out: one thread serves every timed wait of the process.
 ///
 /// The thread sleeps on a semaphore until the earliest deadline and is woken early only when an
-/// earlier one arrives, so a wait that ends in time costs a lock and a dictionary entry. (A
-/// sleeping task per wait, raced against it in a task group, cost three tasks, a timer system
-/// call and about five thread wake-ups per wait: about a sixth of the CPU time `appcore-serve`
-/// spends on adding a note.)
+/// earlier one arrives, so a wait that ends in time costs a lock and a dictionary entry, not a
+/// sleeping task and the thread wake-ups racing one takes.
 package final class Deadlines: Sendable {
     /// The one instance waits register with.
     package static let shared = Deadlines()

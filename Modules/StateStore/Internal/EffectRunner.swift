@@ -623,8 +623,7 @@ extension EffectOutlet: EffectOrigin {
 final class ImmediateEffect: @unchecked Sendable {
     /// The thread-specific slot holding the effect running without a task on a thread: a
     /// thread's, not a task's, since the work runs on the sending thread whatever task it is
-    /// in (binding a task-local value inside a task took the task's status lock, a tenth of a
-    /// round trip).
+    /// in (and binding a task-local value takes the task's status lock).
     private static let slot: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)

@@ -327,7 +327,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
 
     /// Whether this thread is running the reducer (and so holds the lock): asked once per send.
-    /// A relaxed load and `pthread_self`, measured no slower than trying the lock first.
+    /// A relaxed load and `pthread_self`.
     @inlinable
     var isReducingOnThisThread: Bool {
         reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
