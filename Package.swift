@@ -78,55 +78,57 @@ let tools: [Target] = [
 // MARK: - Tests
 
 let tests: [Target] = [
+    // What every test target shares: temporary folders, waiting, collectors.
+    .target(name: "TestSupport", dependencies: ["StateStore"], path: "Tests/Support"),
     .testTarget(
         name: "StateStoreTests",
-        dependencies: ["StateStore", "StateStoreTesting"],
+        dependencies: ["TestSupport", "StateStore", "StateStoreTesting"],
         path: "Tests/StateStoreTests"
     ),
     .testTarget(
         name: "StateStoreTestingTests",
-        dependencies: ["StateStore", "StateStoreTesting"],
+        dependencies: ["TestSupport", "StateStore", "StateStoreTesting"],
         path: "Tests/StateStoreTestingTests"
     ),
-    .testTarget(name: "ModelsTests", dependencies: ["Models"], path: "Tests/ModelsTests"),
+    .testTarget(name: "ModelsTests", dependencies: ["TestSupport", "Models"], path: "Tests/ModelsTests"),
     .testTarget(
         name: "AppEnvironmentTests",
-        dependencies: ["Models", "AppEnvironment", "StateStore", "StateStoreTesting"],
+        dependencies: ["TestSupport", "Models", "AppEnvironment", "StateStore", "StateStoreTesting"],
         path: "Tests/AppEnvironmentTests"
     ),
     .testTarget(
         name: "ReducersTests",
-        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting"],
+        dependencies: ["TestSupport", "Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting"],
         path: "Tests/ReducersTests"
     ),
     .testTarget(
         name: "ViewModelsTests",
-        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels"],
+        dependencies: ["TestSupport", "Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels"],
         path: "Tests/ViewModelsTests"
     ),
     .testTarget(
         name: "ConsoleTests",
-        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "AppHost", "Console"],
+        dependencies: ["TestSupport", "Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "ViewModels", "AppHost", "Console"],
         path: "Tests/ConsoleTests"
     ),
     .testTarget(
         name: "AppHostTests",
-        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
+        dependencies: ["TestSupport", "Models", "AppEnvironment", "Reducers", "StateStore", "ViewModels", "Persistence", "AppHost"],
         path: "Tests/AppHostTests"
     ),
     .testTarget(
         name: "AppExplorationTests",
-        dependencies: ["Models", "Reducers", "AppHost", "AppExploration", "Console"],
+        dependencies: ["TestSupport", "Models", "Reducers", "AppHost", "AppExploration", "Console"],
         path: "Tests/AppExplorationTests"
     ),
     .testTarget(
         name: "AppsTests",
-        dependencies: ["appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting", "Persistence", "Reducers", "AppEnvironment", "AppHost"],
+        dependencies: ["TestSupport", "appcore-batch", "appcore-repl", "appcore-serve", "StateStoreTesting", "Persistence", "Reducers", "AppEnvironment", "AppHost"],
         path: "Tests/AppsTests"
     ),
     .testTarget(
         name: "PersistenceTests",
-        dependencies: ["Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],
+        dependencies: ["TestSupport", "Models", "AppEnvironment", "Reducers", "StateStore", "StateStoreTesting", "Persistence"],
         path: "Tests/PersistenceTests"
     ),
 ]

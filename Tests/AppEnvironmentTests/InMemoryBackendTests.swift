@@ -3,6 +3,7 @@ import Foundation
 import Models
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 @Suite("In-memory clients")
@@ -123,7 +124,7 @@ struct EnvironmentDecoratorTests {
             _ = try await environment.auth.signUp(credentials)
             done.withLock { $0 = true }
         }
-        while clock.sleeperCount == 0 { await Task.yield() }
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .milliseconds(1999))
         #expect(!done.withLock { $0 })
         await clock.advance(by: .milliseconds(1))
@@ -135,7 +136,7 @@ struct EnvironmentDecoratorTests {
         let clock = TestClock()
         let environment = AppEnvironment.inMemory(clock: clock).withLatency(.seconds(2))
         let call = Task { try await environment.notes.list(AccessToken("x")) }
-        while clock.sleeperCount == 0 { await Task.yield() }
+        #expect(await clock.untilSleeping())
         call.cancel()
         await #expect(throws: AppError.cancelled) { try await call.value }
     }

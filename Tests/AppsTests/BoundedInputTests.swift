@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A line longer than a line may be (1 MiB) is refused as it is read, never held whole: every

@@ -1,5 +1,6 @@
 import AppHost
 import Foundation
+import TestSupport
 import Testing
 
 /// `--version` and `--generate-completion-script` of both shells, driven as a user would.

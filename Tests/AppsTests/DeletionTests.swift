@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Deleted means gone: once the REPL has quit, a deleted or edited-away note's text is in none

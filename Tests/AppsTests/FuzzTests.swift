@@ -1,5 +1,6 @@
 import Foundation
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// Seeded, generated lines — commands mutated, huge and non-finite numbers, unicode, quotes,

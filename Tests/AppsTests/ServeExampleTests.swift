@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README's JSON-lines front end (its copy there is checked by DocumentationExampleTests):

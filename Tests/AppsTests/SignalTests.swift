@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import TestSupport
 import Testing
 
 /// Signals end the shells the way quitting does: every answered line is kept, the database is

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Nothing waits for ever: one I/O error on a shared-memory unlock or a read, or a file system
@@ -100,27 +101,5 @@ struct StuckDatabaseTests {
         #expect(clock.now - started < .seconds(30), "it ended \(clock.now - started) after SIGTERM")
         #expect(status == 2 || status == 128 + SIGTERM, "\(status): \(said)")
         if status == 2 { #expect(said.contains("the database did not answer within"), "\(said)") }
-    }
-}
-
-/// A gate one thread opens and another waits at, for a bounded time.
-final class Latch: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var isOpen = false
-
-    func open() {
-        condition.lock()
-        isOpen = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Whether it opened within `seconds` (blocks the calling thread).
-    func wait(atMost seconds: TimeInterval) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(seconds)
-        while !isOpen, condition.wait(until: deadline) {}
-        return isOpen
     }
 }

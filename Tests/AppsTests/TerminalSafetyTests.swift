@@ -1,6 +1,7 @@
 import Foundation
 import Persistence
 import StateStore
+import TestSupport
 import Testing
 
 /// Stored text is data, never terminal control: a note another process wrote with escape

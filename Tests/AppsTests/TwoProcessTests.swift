@@ -3,6 +3,7 @@ import AppHost
 import Foundation
 import Persistence
 import Reducers
+import TestSupport
 import Testing
 
 /// Two REPLs on one database at the same time, as two terminals would run them.

@@ -3,6 +3,7 @@ import Foundation
 import Models
 import Reducers
 import StateStore
+import TestSupport
 import Testing
 
 @testable import Persistence

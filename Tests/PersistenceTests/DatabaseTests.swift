@@ -1,6 +1,7 @@
 import Foundation
 import Persistence
 import StateStore
+import TestSupport
 import Testing
 
 @Suite("Database")

@@ -2,6 +2,7 @@ import AppEnvironment
 import Persistence
 import Reducers
 import StateStore
+import TestSupport
 import Testing
 
 // The Swift examples of Persistence's doc comments (its symbol pages), run here;

@@ -2,6 +2,7 @@ import AppEnvironment
 import Persistence
 import Reducers
 import StateStore
+import TestSupport
 import Testing
 
 // The Persistence catalog's article "Persistence and the journal" shows these lines;

@@ -1,6 +1,7 @@
 import Foundation
 import Persistence
 import StateStore
+import TestSupport
 import Testing
 
 /// Faults the journal meets — damaged bytes, a full disk, processes that die — are contained
@@ -18,12 +19,6 @@ struct JournalDamageTests {
     }
 
     typealias Numbers = Journal<Int, Int>
-
-    final class Events: Sendable {
-        private let events = Locked<[Numbers.Event]>([])
-        func append(_ event: Numbers.Event) { events.withLock { $0.append(event) } }
-        var all: [Numbers.Event] { events.withLock { $0 } }
-    }
 
     /// Writes `batches` batches of actions 1, 2, 3, … (one flush each), a snapshot first.
     func write(batches: Int, to database: Database) throws -> [Int] {
@@ -50,7 +45,7 @@ struct JournalDamageTests {
         let written = try write(batches: 5, to: database)
         // The third batch (actions 7–9) loses its bytes' meaning.
         try damage("UPDATE journal SET actions = X'00FF13370000' WHERE first_sequence = 7", in: database)
-        let events = Events()
+        let events = Collected<Numbers.Event>()
         let journal = try Numbers(database: database, report: events.append)
         let (state, replayed) = try journal.restore(from: 0, using: Adding())
         #expect(replayed == 12)
@@ -72,7 +67,7 @@ struct JournalDamageTests {
         journal.append(100)
         try journal.close()
         try damage("UPDATE snapshots SET state = X'FFFF' WHERE sequence = 2", in: database)
-        let events = Events()
+        let events = Collected<Numbers.Event>()
         let (state, replayed) = try Numbers(database: database, report: events.append).restore(from: 0, using: Adding())
         #expect(state == 115 && replayed == 2, "the snapshot after action 1, then actions 2 and 3")
         #expect(events.all.count == 1)
@@ -85,7 +80,7 @@ struct JournalDamageTests {
 
     @Test func aFullDiskIsReportedOnceAndTheActionsWaitUntilSpaceReturns() throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
-        let events = Events()
+        let events = Collected<Numbers.Event>()
         let journal = try Numbers(database: database, report: events.append)
         try journal.snapshot(0)
         let pages = try database.read { db throws(DatabaseError) in try db.query("PRAGMA page_count") { $0.int(0) }.first ?? 0 }

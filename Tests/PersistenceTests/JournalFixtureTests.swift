@@ -4,6 +4,7 @@ import Models
 import Persistence
 import Reducers
 import StateStore
+import TestSupport
 import Testing
 
 /// A journal written by an earlier AppCore is kept in `Tests/Fixtures/journals/`, actions and

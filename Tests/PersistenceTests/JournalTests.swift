@@ -4,6 +4,7 @@ import Models
 import Persistence
 import Reducers
 import StateStore
+import TestSupport
 import Testing
 
 @Suite("Journal")

@@ -4,6 +4,7 @@ import Models
 import Persistence
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 @Suite("Live clients")
@@ -84,7 +85,7 @@ struct LiveClientTests {
         }
         #expect(clock.sleeperCount == 0, "the free attempts do not wait")
         let attempt = Task { try await live.auth.authenticate(credentials) }
-        while clock.sleeperCount == 0 { await Task.yield() }
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .milliseconds(999))
         #expect(clock.sleeperCount == 1, "the third attempt waits a second, even with the right password")
         await clock.advance(by: .milliseconds(1))

@@ -3,6 +3,7 @@ import Foundation
 import Models
 import Persistence
 import StateStore
+import TestSupport
 import Testing
 
 @Suite("Note changes on a database: numbered, read by the rows that changed, noticed across connections")

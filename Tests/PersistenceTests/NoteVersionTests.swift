@@ -2,6 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 import Persistence
+import TestSupport
 import Testing
 
 /// A change to a note is based on the version its writer saw: another writer's change since is a

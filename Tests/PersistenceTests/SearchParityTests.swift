@@ -3,6 +3,7 @@ import Foundation
 import Models
 import Persistence
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// One definition of matching (`SearchText`): the same queries find the same notes in memory

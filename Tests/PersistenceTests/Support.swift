@@ -4,22 +4,6 @@ import Persistence
 import StateStore
 import Testing
 
-/// A fresh folder under the system's temporary directory, removed when the value is released.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "appcore-tests-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
 func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
 func permissions(_ path: String) -> Int? {

@@ -3,6 +3,7 @@ import Models
 import Reducers
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 @Suite("App")
@@ -106,7 +107,7 @@ struct AppFeatureTests {
         initial.user?.notes.items = [Notes.Item(note: note(7, "milk"))]
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment))
         await store.send(.profile(.load)) { $0.user?.profile = .loading }
-        await untilSleeping(clock)
+        #expect(await clock.untilSleeping())
         await store.send(.session(.signOutTapped)) {
             $0.session.current = nil
             $0.login = .finiteStates(.init())

@@ -4,6 +4,7 @@ import Models
 import Reducers
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 @Suite("Notes")
@@ -241,13 +242,13 @@ struct NotesTests {
         await store.send(.searchQueryChanged("m")) {
             $0.searchQuery = "m"; $0.isSearching = true
         }
-        await untilSleeping(clock)
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .milliseconds(200))
         await store.send(.searchQueryChanged("mi")) { $0.searchQuery = "mi" }
-        await untilSleeping(clock)
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .milliseconds(200))
         await store.send(.searchQueryChanged("mil")) { $0.searchQuery = "mil" }
-        await untilSleeping(clock)
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .milliseconds(299))
         #expect(queries.withLock { $0 }.isEmpty, "nothing is searched before the query rests")
         await clock.advance(by: .milliseconds(1))
@@ -269,7 +270,7 @@ struct NotesTests {
         await store.send(.searchQueryChanged("milk")) {
             $0.searchQuery = "milk"; $0.isSearching = true
         }
-        await untilSleeping(clock)
+        #expect(await clock.untilSleeping())
         await clock.advance(by: Notes.searchDebounce)
         await store.receive(.searchResponse(query: "milk", .failure(.network(reason: "offline")))) {
             $0.isSearching = false

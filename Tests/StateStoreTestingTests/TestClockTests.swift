@@ -1,5 +1,6 @@
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// A counter shared with tasks.
@@ -7,20 +8,6 @@ private final class Tally: Sendable {
     private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
-}
-
-/// Order of events shared with tasks.
-private final class Events: Sendable {
-    private let values = Locked<[String]>([])
-    func append(_ event: String) { values.withLock { $0.append(event) } }
-    var all: [String] { values.withLock { $0 } }
-}
-
-/// Waits (yielding, briefly sleeping) until `count` tasks sleep on `clock`.
-private func sleepers(_ count: Int, on clock: TestClock) async {
-    for _ in 0..<2000 where clock.sleeperCount < count {
-        try? await Task.sleep(for: .milliseconds(1))
-    }
 }
 
 @Suite("TestClock")
@@ -32,7 +19,7 @@ struct TestClockTests {
             try await clock.sleep(for: .seconds(5))
             woke.increment()
         }
-        await sleepers(1, on: clock)
+        #expect(await clock.untilSleeping(count: 1))
         #expect(clock.sleeperCount == 1)
         await clock.advance(by: .seconds(4))
         #expect(woke.count == 0)
@@ -44,7 +31,7 @@ struct TestClockTests {
 
     @Test func sleepersWakeInDeadlineOrderAndCanSleepAgain() async {
         let clock = TestClock()
-        let order = Events()
+        let order = Collected<String>()
         let late = Task {
             try await clock.sleep(for: .seconds(3))
             order.append("late")
@@ -55,7 +42,7 @@ struct TestClockTests {
             try await clock.sleep(for: .seconds(1))
             order.append("early again")
         }
-        await sleepers(2, on: clock)
+        #expect(await clock.untilSleeping(count: 2))
         await clock.advance(by: .seconds(10))
         _ = await (late.result, early.result)
         #expect(order.all == ["early", "early again", "late"])
@@ -64,7 +51,7 @@ struct TestClockTests {
     @Test func cancellingASleepThrowsCancellation() async {
         let clock = TestClock()
         let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
-        await sleepers(1, on: clock)
+        #expect(await clock.untilSleeping(count: 1))
         sleeper.cancel()
         let result = await sleeper.result
         #expect(throws: CancellationError.self) { try result.get() }
@@ -87,7 +74,7 @@ struct TestClockTests {
                 ticks.increment()
             }
         }
-        await sleepers(1, on: clock)
+        #expect(await clock.untilSleeping(count: 1))
         await clock.run()
         _ = await ticker.result
         #expect(ticks.count == 5)

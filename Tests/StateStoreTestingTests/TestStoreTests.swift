@@ -1,5 +1,6 @@
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// A small feature for exercising the test store.
@@ -47,10 +48,10 @@ private struct Search: Reducer {
 
 /// Collects what a test store reports instead of failing the surrounding test.
 private final class Failures: Sendable {
-    private let messages = Locked<[String]>([])
-    var all: [String] { messages.withLock { $0 } }
+    private let messages = Collected<String>()
+    var all: [String] { messages.all }
     var reporter: FailureReporter {
-        FailureReporter { message, _ in self.messages.withLock { $0.append(message) } }
+        FailureReporter { message, _ in self.messages.append(message) }
     }
 }
 

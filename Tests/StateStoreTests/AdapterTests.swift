@@ -1,5 +1,6 @@
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// The profile screen as a transducer: every (state, command) pair answered.

@@ -1,4 +1,5 @@
 import StateStore
+import TestSupport
 import Testing
 
 /// A screen that loads when it appears: its appearance's effect sends `loaded`, whose own effect

@@ -1,5 +1,6 @@
 import Dispatch
 import StateStore
+import TestSupport
 import Testing
 
 /// A feature whose effects' closures await nothing, in every shape an effect takes.

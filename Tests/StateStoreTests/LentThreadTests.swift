@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StateStore
+import TestSupport
 import Testing
 
 /// A feature whose effect waits for work another thread does, as a database call's does.

@@ -1,4 +1,5 @@
 import StateStore
+import TestSupport
 import Testing
 
 /// A middleware that does one thing to actions matching a note, and records what it saw.

@@ -1,5 +1,6 @@
 import Observation
 import StateStore
+import TestSupport
 import Testing
 
 /// A list of counters with a title, to scope stores into.

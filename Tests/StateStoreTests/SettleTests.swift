@@ -1,4 +1,5 @@
 import StateStore
+import TestSupport
 import Testing
 
 /// A chain: `start` runs an effect that, after a real pause, sends `step`, whose effect pauses
@@ -61,7 +62,7 @@ struct SettleTests {
         await task.finish()
         #expect(store.currentState.log == ["step a"], "finish() covers only the first effect")
         #expect(!task.isSettled)
-        while clock.sleeperCount == 0 { await Task.yield() }
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .milliseconds(20))
         #expect(await task.settle(timeout: .seconds(10)))
         #expect(task.isSettled)

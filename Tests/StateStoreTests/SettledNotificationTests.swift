@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import StateStore
+import TestSupport
 import Testing
 
 /// A value set by actions, and actions that feed back bursts of them.

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import StateStore
+import TestSupport
 import Testing
 
 @Suite("Store: ordering, atomicity, handles, lifetime, observation")

@@ -1,5 +1,6 @@
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 @Suite("Timeline")

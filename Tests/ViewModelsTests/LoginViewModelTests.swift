@@ -2,6 +2,7 @@ import AppEnvironment
 import Models
 import Reducers
 import StateStore
+import TestSupport
 import Testing
 import ViewModels
 
@@ -64,8 +65,7 @@ struct LoginViewModelTests {
         #expect(app.store.currentState.login != Login.State(style: .finiteStates))
         #expect(changes.changes == 0)
         app.store.send(.login(.usernameChanged("a")))
-        await eventually { changes.changes == 1 }
-        #expect(changes.changes == 1)
+        #expect(await eventually { changes.changes == 1 })
     }
 
     /// The three login styles, driven through the whole app, show the same login screens.

@@ -5,6 +5,7 @@ import Observation
 import Reducers
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 import ViewModels
 
@@ -31,8 +32,7 @@ struct CounterViewModelTests {
         counter.decrement() // rejected at zero: nothing changes
         #expect(changes.changes == 0)
         counter.increment()
-        await eventually { changes.changes == 1 }
-        #expect(changes.changes == 1)
+        #expect(await eventually { changes.changes == 1 })
     }
 }
 
@@ -84,10 +84,9 @@ struct ProfileViewModelTests {
         app.store.send(.login(.usernameChanged("alice.liddell")))
         app.store.send(.login(.passwordChanged("wonderland")))
         app.store.send(.login(.signInTapped))
-        await untilSleeping(app.clock)
+        #expect(await app.clock.untilSleeping())
         await app.clock.advance(by: .milliseconds(10)) // signed in: profile and posts loading
-        await eventually { profile.status == .loading }
-        #expect(profile.status == .loading)
+        #expect(await eventually { profile.status == .loading })
         #expect(profile.rows == [.loading])
         await app.settle()
         #expect(profile.status == .failed)
@@ -205,8 +204,7 @@ struct NotesViewModelTests {
         app.store.send(.posts(.load))
         #expect(changes.changes == 0)
         notes.add("milk")
-        await eventually { changes.changes >= 1 }
-        #expect(changes.changes >= 1)
+        #expect(await eventually { changes.changes >= 1 })
     }
 
     @Test func datesReadAsTheGregorianCalendarInUTC() {
@@ -279,8 +277,7 @@ struct NotesViewModelTests {
         notes.add("milk")
         await app.settle()
         #expect(notes.currentSnapshot == notes.snapshot && notes.currentSnapshot.count == 1)
-        await eventually { tracked.changes >= 1 }
-        #expect(tracked.changes >= 1)
+        #expect(await eventually { tracked.changes >= 1 })
         #expect(untracked.changes == 0, "reading currentSnapshot registers nothing")
     }
 

@@ -5,6 +5,7 @@ import Observation
 import Reducers
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// A real app store on the in-memory clients, recording the actions it reduces and the
@@ -15,7 +16,7 @@ final class AppHarness: Sendable {
     let failures = FailureInjector()
     let diagnostics = DiagnosticLog()
     let store: RootStore<AppFeature.State, AppFeature.Action>
-    private let reduced = Recorded<AppFeature.Action>()
+    private let reduced = Collected<AppFeature.Action>()
     private let subscription: StoreSubscription
 
     let latency: Duration
@@ -45,7 +46,7 @@ final class AppHarness: Sendable {
     func settle(sourceLocation: SourceLocation = #_sourceLocation) async {
         let step = max(latency, .milliseconds(10))
         for _ in 0..<200 {
-            await eventually { self.clock.sleeperCount > 0 || self.store.runningEffects.isEmpty }
+            _ = await eventually { self.clock.sleeperCount > 0 || self.store.runningEffects.isEmpty }
             if store.runningEffects.isEmpty { return }
             await clock.advance(by: step)
         }
@@ -81,37 +82,6 @@ final class ChangeCounter: Sendable {
             count.withLock { $0 += 1 }
             // Re-arm after the change is applied, as a UI would on its next frame.
             Task { self.arm() }
-        }
-    }
-}
-
-/// Waits (briefly) until `condition` holds.
-func eventually(_ condition: @Sendable () -> Bool) async {
-    for _ in 0..<200 where !condition() {
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-}
-
-/// Waits (up to a second) until something sleeps on `clock`.
-func untilSleeping(_ clock: TestClock) async {
-    for _ in 0..<500 where clock.sleeperCount == 0 {
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    #expect(clock.sleeperCount > 0, "nothing is waiting on the clock")
-}
-
-/// Values appended from any thread, taken in order.
-final class Recorded<Value: Sendable>: Sendable {
-    private let values = Locked<[Value]>([])
-
-    func append(_ value: Value) {
-        values.withLock { $0.append(value) }
-    }
-
-    func take() -> [Value] {
-        values.withLock { values in
-            defer { values.removeAll() }
-            return values
         }
     }
 }

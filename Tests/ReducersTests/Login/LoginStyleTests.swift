@@ -3,6 +3,7 @@ import Models
 import Reducers
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// Each style's effects, asserted exhaustively with a test store.
@@ -69,7 +70,7 @@ struct LoginStyleTests {
         }
         await store.send(.signInTapped)
         await store.expectDiagnostic(.invalidTransition, containing: "already in progress")
-        await untilSleeping(clock)
+        #expect(await clock.untilSleeping())
         await clock.advance(by: .seconds(1))
         await store.receive(.authenticationResponse(.failure(.network(reason: "offline")))) {
             $0 = .adHoc(.init(username: "alice.liddell", password: "wonderland", error: .network(reason: "offline")))

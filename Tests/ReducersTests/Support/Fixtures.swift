@@ -30,18 +30,6 @@ func post(_ n: UInt64, _ text: String) -> Post {
     Post(id: Post.ID(UUID(sequence: n)), authorID: alice.id, text: text, createdAt: fixedDate)
 }
 
-/// Waits (up to a second of real time) until something sleeps on `clock`, so that advancing it
-/// reaches the effect that is about to wait: effects and deferred middleware start on their own
-/// tasks.
-func untilSleeping(_ clock: TestClock, count: Int = 1) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(1))
-    while clock.sleeperCount < count, ContinuousClock.now < deadline {
-        await Task.yield()
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    #expect(clock.sleeperCount >= count, "nothing is waiting on the clock")
-}
-
 /// Canned answers handed out in order, one per client call.
 final class Answers<Value: Sendable>: Sendable {
     private let queue: Locked<[Outcome<Value>]>

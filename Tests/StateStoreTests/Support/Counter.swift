@@ -104,21 +104,3 @@ struct Counter: Reducer {
 
     enum ProbeError: Error, Equatable { case boom }
 }
-
-/// Collects values from callbacks made on any thread.
-final class Collected<Value: Sendable>: Sendable {
-    private let values = Locked<[Value]>([])
-    init() {}
-    func append(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
-    var count: Int { values.withLock { $0.count } }
-}
-
-/// Polls `condition` for up to two seconds; for waiting on work that other threads finish.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<2000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}
