@@ -160,10 +160,8 @@ struct Batch {
                 return try await ConsoleSession.scripted(
                     loginStyle: options.loginStyle ?? .finiteStates, history: options.history, waitsForEffects: options.wait)
             }
-            var hostOptions = AppHost.Options(journal: .off, history: options.history)
-            hostOptions.readOnly = options.readOnly
-            hostOptions.durability = options.durability
-            hostOptions.injectsFailures = true
+            let hostOptions = AppHost.Options(
+                journal: .off, history: options.history, durability: options.durability, readOnly: options.readOnly, injectsFailures: true)
             let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
             return ConsoleSession(host: host, waitsForEffects: options.wait)
         }
@@ -210,8 +208,7 @@ struct Batch {
 
     private func replay() async throws -> Int32 {
         guard let path = options.databasePath else { throw BatchError("--replay-journal needs --db PATH") }
-        var hostOptions = AppHost.Options(journal: .restoreOnly, history: nil)
-        hostOptions.readOnly = options.readOnly
+        let hostOptions = AppHost.Options(journal: .restoreOnly, history: nil, readOnly: options.readOnly)
         let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
         let session = ConsoleSession(host: host)
         standardOutput.write("replayed \(host.restoredActions) actions from \(path)\n" + session.renderScreens() + "\n")

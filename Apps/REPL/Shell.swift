@@ -42,11 +42,8 @@ final class Shell: @unchecked Sendable {
                 storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
                 loginStyle: loginStyle,
                 options: {
-                    var options = AppHost.Options(history: history)
-                    options.readOnly = readOnly
-                    options.durability = durability
                     // The console's `fail` works at the REPL too.
-                    options.injectsFailures = true
+                    var options = AppHost.Options(history: history, durability: durability, readOnly: readOnly, injectsFailures: true)
                     // At a terminal, trouble with kept data shows above the line being edited.
                     if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: " + TerminalText.visible($0), "33")) } }
                     return options

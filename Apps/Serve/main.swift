@@ -59,9 +59,7 @@ if options.inMemory {
     FileHandle.standardError.write(Data("appcore-serve: database \(path) (--db PATH picks another, --in-memory keeps nothing)\n".utf8))
     storage = .database(path: path)
 }
-var hostOptions = AppHost.Options(history: options.history)
-hostOptions.readOnly = options.readOnly
-hostOptions.durability = options.durability
+let hostOptions = AppHost.Options(history: options.history, durability: options.durability, readOnly: options.readOnly)
 let host: AppHost
 do { host = try await AppHost(storage: storage, loginStyle: options.loginStyle, options: hostOptions) } catch { fail("\(error)") }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }

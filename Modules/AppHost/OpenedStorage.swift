@@ -1,0 +1,132 @@
+import AppEnvironment
+import Foundation
+import Persistence
+import Reducers
+import StateStore
+
+/// A host's storage, opened: the clients the app runs on, and on a database the file, the
+/// journal this process records, and the state the journal left the app in.
+struct OpenedStorage: Sendable {
+    typealias AppJournal = Journal<AppFeature.State, AppFeature.Action>
+
+    let environment: AppEnvironment
+    let database: Database?
+    /// The journal this process records; `nil` in memory, when only looking, or without one.
+    let journal: AppJournal?
+    let initialState: AppFeature.State
+    /// How many journaled actions restoring replayed.
+    let replayed: Int
+
+    /// Opens `storage` with `options`. The sign-in screen runs `requestedStyle` when given,
+    /// whatever the journal's was (and a warning says the style changed); else the journal's.
+    static func open(
+        _ storage: AppHost.Storage, requestedStyle: LoginStyle?, options: AppHost.Options, failures: FailureInjector
+    ) throws(AppHostError) -> OpenedStorage {
+        let clock: any Clock<Duration> = options.testClock ?? ContinuousClock()
+        let injecting = { (environment: AppEnvironment) in options.injectsFailures ? environment.injectingFailures(failures) : environment }
+        var initialState = options.initialState ?? AppFeature.State(loginStyle: requestedStyle ?? .finiteStates)
+        switch storage {
+        case .inMemory(let latency):
+            let base =
+                options.clients
+                ?? (options.testClock == nil ? AppEnvironment.inMemory(clock: clock, start: Date()) : AppEnvironment.inMemory(clock: clock))
+            let environment = injecting(latency > .zero ? base.withLatency(latency) : base)
+            return OpenedStorage(environment: environment, database: nil, journal: nil, initialState: initialState, replayed: 0)
+        case .database(let path):
+            do {
+                let database = try AppSchema.open(path, readOnly: options.readOnly, durability: options.durability)
+                if let preparingDatabase = options.preparingDatabase { try database.read(preparingDatabase) }
+                let environment = injecting(AppEnvironment.live(database: database, configuration: options.live, clock: clock, warnings: options.warnings))
+                let report = reportingJournal(to: options.warnings)
+                var replayed = 0
+                if options.journal != .off {
+                    let restored = try AppJournal.restoreLatest(in: database, from: initialState, using: AppFeature(environment: environment), report: report)
+                    // A journal of a fresh app says nothing about the login style; the caller's stands.
+                    if restored.replayed > 0 || restored.state != AppFeature.State() {
+                        initialState = restored.state
+                        let journalStyle = restored.state.login.style
+                        if let requestedStyle, requestedStyle != journalStyle {
+                            options.warnings("the journal's sign-in ran the \(journalStyle) login style; it runs \(requestedStyle) now, as asked")
+                            initialState.login = Login.State(style: requestedStyle)
+                        }
+                    }
+                    replayed = restored.replayed
+                }
+                // Only looking (or no journal): nothing is recorded, and no stream is touched.
+                let journal =
+                    options.journal == .restoreAndRecord && !options.readOnly
+                    ? try AppJournal.startOwnStream(in: database, from: initialState, report: report) : nil
+                return OpenedStorage(environment: environment, database: database, journal: journal, initialState: initialState, replayed: replayed)
+            } catch {
+                throw AppHostError(error)
+            }
+        }
+    }
+
+    /// The journal's events as lines for `warnings`.
+    private static func reportingJournal(to warnings: @escaping @Sendable (String) -> Void) -> @Sendable (AppJournal.Event) -> Void {
+        { event in
+            switch event {
+            case .writeFailed(let error, let unwritten):
+                warnings(
+                    "the journal cannot be written (\(error)); \(unwritten) action\(unwritten == 1 ? " waits" : "s wait") in memory and writing is retried, but quitting now would lose what it holds"
+                )
+            case .writeRecovered:
+                warnings("the journal is written again; nothing waiting was lost")
+            case .damaged(let what):
+                warnings("the journal is damaged: \(what)")
+            }
+        }
+    }
+
+    /// Writes the rest of the journal, compacted to `finalState` (what the app ended in: a
+    /// deleted note's text leaves the journal too), and closes the database. On a thread of its
+    /// own, and waited for a bounded time: a database call that is stuck (a lock the file system
+    /// never gives back) must not keep a program from ending.
+    func close(finalState: AppFeature.State) async throws(AppHostError) {
+        guard let database else { return }
+        let journal = journal
+        let closed = await Self.onOwnThread(atMost: Self.closingTimeout) { () -> Result<Void, AppHostError> in
+            defer { database.close() }
+            do throws(DatabaseError) {
+                try journal?.close(finalState: finalState)
+                return .success(())
+            } catch {
+                let unwritten = journal?.unwrittenCount ?? 0
+                guard unwritten > 0 else { return .failure(AppHostError(error)) }
+                return .failure(
+                    AppHostError(
+                        "the last \(unwritten) action\(unwritten == 1 ? "" : "s") could not be written to the journal, so a restart will not resume after \(unwritten == 1 ? "it" : "them"): \(error)"
+                    ))
+            }
+        }
+        guard let closed else {
+            let unwritten = journal?.unwrittenCount ?? 0
+            throw AppHostError(
+                "the database did not answer within \(Self.closingTimeout) (a call to it is stuck), so it was left open"
+                    + (unwritten > 0 ? ": the last \(unwritten) action\(unwritten == 1 ? "" : "s") may not be kept" : ""))
+        }
+        try closed.get()
+    }
+
+    /// How long closing waits for the database before it gives up on it.
+    static let closingTimeout: Duration = .seconds(5)
+
+    /// `work`'s result, run on a thread of its own; `nil` when it has not ended within `timeout`
+    /// (it goes on, and its result is dropped).
+    private static func onOwnThread<T: Sendable>(atMost timeout: Duration, _ work: @escaping @Sendable () -> T) async -> T? {
+        await withCheckedContinuation { continuation in
+            let answered = Locked(false)
+            let answer = { @Sendable (value: T?) in
+                let first = answered.withLock { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            Thread { answer(work()) }.start()
+            let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer(nil) }
+        }
+    }
+}
