@@ -155,8 +155,8 @@ public struct NoteChanges: Hashable, Sendable, Codable {
     /// Where the next question starts.
     public var cursor: NotesCursor
     /// Whether ``changed`` is the whole list, to replace the reader's (its cursor was older than
-    /// the store's record of deletions).
-    public var replacesAll: Bool
+    /// the store's record of deletions). Journals written before it existed hold a change.
+    @Defaulted<DefaultFalse> public var replacesAll: Bool
 
     /// A change, or with `replacesAll` the whole list.
     public init(changed: [Note] = [], removed: [Note.ID] = [], cursor: NotesCursor, replacesAll: Bool = false) {
@@ -168,27 +168,4 @@ public struct NoteChanges: Hashable, Sendable, Codable {
 
     /// Whether nothing changed.
     public var isEmpty: Bool { !replacesAll && changed.isEmpty && removed.isEmpty }
-
-    private enum CodingKeys: String, CodingKey {
-        case changed, removed, cursor, replacesAll
-    }
-
-    /// Decodes a change; one encoded before ``replacesAll`` existed (a journal of an earlier
-    /// version) is a change, not a whole list.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        changed = try container.decode([Note].self, forKey: .changed)
-        removed = try container.decode([Note.ID].self, forKey: .removed)
-        cursor = try container.decode(NotesCursor.self, forKey: .cursor)
-        replacesAll = try container.decodeIfPresent(Bool.self, forKey: .replacesAll) ?? false
-    }
-
-    /// Encodes a change; ``replacesAll`` only when set, so a change encodes as it always did.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(changed, forKey: .changed)
-        try container.encode(removed, forKey: .removed)
-        try container.encode(cursor, forKey: .cursor)
-        if replacesAll { try container.encode(true, forKey: .replacesAll) }
-    }
 }

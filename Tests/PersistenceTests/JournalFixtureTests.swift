@@ -11,7 +11,11 @@ import Testing
 /// snapshots both: a change to a state or an action that no longer decodes what was written
 /// (a new field without a default, a renamed case) fails here, not on a user's machine.
 /// Write a new fixture next to the old ones (never over them) with
-/// `APPCORE_RECORD_JOURNAL_FIXTURE=1 swift test --filter JournalFixtureTests`.
+/// `APPCORE_RECORD_JOURNAL_FIXTURE=1 swift test --filter JournalFixtureTests`, after naming it in
+/// ``current``: that also writes its shape (every field path the session's states and actions
+/// encode), and a test fails while the journaled types' shape differs from the newest fixture's,
+/// so a change to a journaled type comes with a fixture of its own, which the next change must
+/// then read.
 @Suite("Journals written by earlier versions")
 struct JournalFixtureTests {
     typealias AppJournal = Journal<AppFeature.State, AppFeature.Action>
@@ -19,7 +23,7 @@ struct JournalFixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journals")
     /// The fixture this version writes when asked to.
-    static let current = "schema-6.sqlite"
+    static let current = "schema-8.sqlite"
 
     /// A session of every kind of action, journaled with snapshots every 7 actions and no
     /// compaction, so the file holds both.
@@ -60,6 +64,61 @@ struct JournalFixtureTests {
         #expect(!FileManager.default.fileExists(atPath: path), "a fixture is never written over; name a new one")
         try FileManager.default.createDirectory(at: Self.fixtures, withIntermediateDirectories: true)
         try await Self.record(into: path)
+        try (try await Self.shape().joined(separator: "\n") + "\n").write(toFile: Self.shapePath(of: Self.current), atomically: true, encoding: .utf8)
+    }
+
+    /// Where the shape of fixture `name` is kept.
+    static func shapePath(of name: String) -> String {
+        Self.fixtures.appendingPathComponent(name.replacingOccurrences(of: ".sqlite", with: ".shape")).path
+    }
+
+    /// Every field path the fixture session's actions and snapshots encode (in JSON) with this
+    /// version's types, and what kind of value it holds: `state.notes.items[].note.version: number or bool`.
+    static func shape() async throws -> [String] {
+        let folder = TemporaryFolder()
+        let path = folder.file("shape.sqlite")
+        try await record(into: path)
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        defer { database.close() }
+        let journal = try AppJournal(database: database, stream: "app/fixture")
+        var paths = Set<String>()
+        let encoder = JSONEncoder()
+        for entry in try journal.entries() {
+            collect(try JSONSerialization.jsonObject(with: try encoder.encode(entry.action), options: .fragmentsAllowed), at: "action", into: &paths)
+        }
+        let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
+        collect(try JSONSerialization.jsonObject(with: try encoder.encode(state), options: .fragmentsAllowed), at: "state", into: &paths)
+        return paths.sorted()
+    }
+
+    private static func collect(_ value: Any, at path: String, into paths: inout Set<String>) {
+        switch value {
+        case let object as [String: Any]:
+            if object.isEmpty { paths.insert("\(path): {}") }
+            for (key, child) in object { collect(child, at: path + "." + key, into: &paths) }
+        case let array as [Any]:
+            if array.isEmpty { paths.insert("\(path): []") }
+            for child in array { collect(child, at: path + "[]", into: &paths) }
+        case is String: paths.insert("\(path): string")
+        case is NSNumber: paths.insert("\(path): number or bool")
+        default: paths.insert("\(path): null")
+        }
+    }
+
+    @Test func journaledTypesHaveTheShapeOfTheNewestFixture() async throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures.path).filter { $0.hasSuffix(".shape") }
+        let newest = try #require(names.max { $0.localizedStandardCompare($1) == .orderedAscending }, "no fixture has a shape")
+        let recorded = Set(
+            try String(contentsOfFile: Self.fixtures.appendingPathComponent(newest).path, encoding: .utf8).split(separator: "\n").map(String.init))
+        let current = Set(try await Self.shape())
+        #expect(
+            current == recorded,
+            """
+            The journaled types changed since the newest fixture (\(newest)): \
+            added \(current.subtracting(recorded).sorted()), removed \(recorded.subtracting(current).sorted()). \
+            Name a new fixture in JournalFixtureTests.current and record it with \
+            APPCORE_RECORD_JOURNAL_FIXTURE=1 swift test --filter JournalFixtureTests, so the next change must read this one.
+            """)
     }
 
     @Test func everyFixtureRestoresWithNothingDamaged() throws {
