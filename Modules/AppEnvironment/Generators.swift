@@ -19,12 +19,11 @@ public struct UUIDGenerator: Sendable {
     /// Foundation's `UUID()` opens, reads and closes `/dev/urandom` for every id).
     public static let live = UUIDGenerator {
         var generator = SystemRandomNumberGenerator()
-        var bytes = (generator.next() as UInt64, generator.next() as UInt64)
-        return withUnsafeMutableBytes(of: &bytes) { raw in
-            raw[6] = raw[6] & 0x0F | 0x40 // version 4
-            raw[8] = raw[8] & 0x3F | 0x80 // RFC 4122 variant
-            return UUID(uuid: raw.load(as: uuid_t.self))
-        }
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        var b = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (56 - 8 * ($0 % 8))) }
+        b[6] = b[6] & 0x0F | 0x40 // version 4
+        b[8] = b[8] & 0x3F | 0x80 // RFC 4122 variant
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 
     /// `00000000-0000-0000-0000-000000000001`, then `…0002`, and so on: a fresh sequence per
@@ -49,7 +48,7 @@ public struct UUIDGenerator: Sendable {
 extension UUID {
     /// The UUID whose last 64 bits are `sequence` and whose other bits are zero.
     public init(sequence: UInt64) {
-        let b = withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+        let b = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * $0)) }
         self.init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]))
     }
 

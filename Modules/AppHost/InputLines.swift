@@ -221,6 +221,7 @@ struct BoundedLineReader {
     /// Reads the next block; `false` at the end of the input.
     private mutating func fill() -> Bool {
         while true {
+            // The C boundary: read(2) writes at most the buffer's count bytes into its storage.
             let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 (start, end) = (0, count)

@@ -261,27 +261,13 @@ final class ConsoleScreens: Sendable, Equatable {
 
     /// `9980`, `9,980`, `10,000`: digits grouped by thousands, the same in every locale.
     static func grouped(_ number: Int) -> String {
-        var digitCount = 1
-        var rest = number.magnitude / 10
-        while rest > 0 {
-            digitCount += 1
-            rest /= 10
+        let digits = Array(String(number.magnitude).utf8)
+        var grouped: [UInt8] = number < 0 ? [UInt8(ascii: "-")] : []
+        grouped.reserveCapacity(digits.count + digits.count / 3 + 1)
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(UInt8(ascii: ",")) }
+            grouped.append(digit)
         }
-        let length = (number < 0 ? 1 : 0) + digitCount + (digitCount - 1) / 3
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            var value = number.magnitude
-            var position = length
-            for digit in 0..<digitCount {
-                if digit > 0, digit % 3 == 0 {
-                    position -= 1
-                    buffer[position] = UInt8(ascii: ",")
-                }
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            if number < 0 { buffer[0] = UInt8(ascii: "-") }
-            return length
-        }
+        return String(decoding: grouped, as: UTF8.self)
     }
 }

@@ -77,21 +77,19 @@ public struct ScriptRunner: Sendable {
         // A string is UTF-8 already: its lines need no checking.
         // Split at line feed bytes, as bytes are: "\r\n" is one character but two bytes.
         // Taken one at a time as the script runs, not split into an array of every line first.
-        var script = script
-        script.makeContiguousUTF8()
         let lineFeed = UInt8(ascii: "\n")
-        let lineFeeds = script.utf8.withContiguousStorageIfAvailable { bytes in bytes.reduce(0) { $1 == lineFeed ? $0 + 1 : $0 } } ?? 0
-        var next = 0
+        let bytes = script.utf8
+        let lineFeeds = bytes.reduce(0) { $1 == lineFeed ? $0 + 1 : $0 }
+        var next: String.Index? = bytes.startIndex
         return await run(
             name: name, expectedLines: lineFeeds + 1,
             nextLine: {
-                script.utf8.withContiguousStorageIfAvailable { bytes -> ReadLine? in
-                    guard next <= bytes.count else { return nil }
-                    let end = bytes[next...].firstIndex(of: lineFeed) ?? bytes.count
-                    defer { next = end + 1 }
-                    if end - next > ConsoleSession.maximumLineLength { return .tooLong }
-                    return .text(String(decoding: UnsafeBufferPointer(rebasing: bytes[next..<end]), as: UTF8.self))
-                } ?? nil
+                guard let start = next else { return nil }
+                let end = bytes[start...].firstIndex(of: lineFeed) ?? bytes.endIndex
+                next = end == bytes.endIndex ? nil : bytes.index(after: end)
+                if bytes.distance(from: start, to: end) > ConsoleSession.maximumLineLength { return .tooLong }
+                // Split at a line feed byte, a scalar boundary: the slice is whole text.
+                return .text(String(script[start..<end]))
             }, onLine: onLine)
     }
 

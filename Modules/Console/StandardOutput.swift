@@ -78,6 +78,7 @@ public final class StandardOutput: Sendable {
         let lengthBefore: off_t? = isFile && fstat(descriptor, &status) == 0 ? status.st_size : nil
         var offset = 0
         while offset < bytes.count {
+            // The C boundary: write(2) reads at most the slice's count bytes from its storage.
             let written = bytes[offset...].withUnsafeBytes { buffer in
                 #if canImport(Glibc)
                 Glibc.write(descriptor, buffer.baseAddress, buffer.count)

@@ -25,11 +25,7 @@ public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
 enum Tokenizer {
     /// The words of `line`; columns count Unicode scalars from 1, plus `columnOffset`.
     static func tokens(in line: Substring, columnOffset: Int = 0) throws(LineError) -> [Token] {
-        // Nearly every line of a script is ASCII: read it byte by byte.
-        if let read = line.utf8.withContiguousStorageIfAvailable({ asciiTokens(in: $0, columnOffset: columnOffset) }), let read {
-            return try read.get()
-        }
-        return try scalarTokens(in: line, columnOffset: columnOffset)
+        try scalarTokens(in: line, columnOffset: columnOffset)
     }
 
     private static func unknownEscape(_ character: Character, at column: Int) -> LineError {
@@ -40,84 +36,8 @@ enum Tokenizer {
         LineError("the quote opened at column \(column) is never closed")
     }
 
-    /// ``tokens(in:columnOffset:)`` for a line of ASCII bytes, where a byte is a scalar;
-    /// `nil` when the line holds anything else.
-    private static func asciiTokens(in bytes: UnsafeBufferPointer<UInt8>, columnOffset: Int) -> Result<[Token], LineError>? {
-        var tokens: [Token] = []
-        // Room for a command and its arguments at once, rather than growing one word at a time.
-        tokens.reserveCapacity(6)
-        // A word is copied in runs of plain bytes; most words are one run, made into a string
-        // straight from the line.
-        var current: [UInt8] = []
-        var runStart: Int?
-        var start: Int?
-        var quoteStart: Int?
-        var escaping = false
-        func flushRun(before end: Int) {
-            guard let begun = runStart else { return }
-            current.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[begun..<end]))
-            runStart = nil
-        }
-        func endWord(at end: Int) {
-            guard let begun = start else { return }
-            let text: String
-            if current.isEmpty, let run = runStart {
-                text = String(decoding: UnsafeBufferPointer(rebasing: bytes[run..<end]), as: UTF8.self)
-                runStart = nil
-            } else {
-                flushRun(before: end)
-                text = String(decoding: current, as: UTF8.self)
-                current.removeAll(keepingCapacity: true)
-            }
-            tokens.append(Token(text: text, column: begun))
-            start = nil
-        }
-        for index in bytes.indices {
-            let byte = bytes[index]
-            guard byte < 0x80 else { return nil }
-            let column = columnOffset + index + 1
-            if quoteStart != nil {
-                if escaping {
-                    guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                        return .failure(unknownEscape(Character(Unicode.Scalar(byte)), at: column - 1))
-                    }
-                    runStart = index
-                    escaping = false
-                } else if byte == UInt8(ascii: "\\") {
-                    flushRun(before: index)
-                    escaping = true
-                } else if byte == UInt8(ascii: "\"") {
-                    flushRun(before: index)
-                    quoteStart = nil
-                } else if runStart == nil {
-                    runStart = index
-                }
-            } else {
-                switch byte {
-                case UInt8(ascii: "#"):
-                    endWord(at: index)
-                    return .success(tokens)
-                case UInt8(ascii: "\""):
-                    flushRun(before: index)
-                    if start == nil { start = column }
-                    quoteStart = column
-                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                    endWord(at: index)
-                default:
-                    if start == nil { start = column }
-                    if runStart == nil { runStart = index }
-                }
-            }
-        }
-        if let opened = quoteStart {
-            return .failure(unclosedQuote(at: opened))
-        }
-        endWord(at: bytes.count)
-        return .success(tokens)
-    }
-
-    /// ``tokens(in:columnOffset:)`` scalar by scalar, for lines beyond ASCII.
-    static func scalarTokens(in line: Substring, columnOffset: Int) throws(LineError) -> [Token] {
+    /// ``tokens(in:columnOffset:)``, scalar by scalar.
+    private static func scalarTokens(in line: Substring, columnOffset: Int) throws(LineError) -> [Token] {
         // Unicode scalars, not characters: no grapheme breaking on every line of a long script.
         // A word is copied in runs of plain scalars, not scalar by scalar.
         let scalars = line.unicodeScalars

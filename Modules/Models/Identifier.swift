@@ -22,35 +22,37 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
     /// The lowercase UUID string.
     public var description: String {
         // Formatted by hand: `uuidString.lowercased()` costs a C formatter and a case pass.
-        let digits: StaticString = "0123456789abcdef"
-        return withUnsafeBytes(of: rawValue.uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { text in
-                var written = 0
-                for (offset, byte) in bytes.enumerated() {
-                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
-                        text[written] = UInt8(ascii: "-")
-                        written += 1
-                    }
-                    text[written] = digits.utf8Start[Int(byte >> 4)]
-                    text[written + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    written += 2
-                }
-                return written
-            }
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (offset, byte) in Self.bytes(of: rawValue).enumerated() {
+            if offset == 4 || offset == 6 || offset == 8 || offset == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(Self.hexDigit(byte >> 4))
+            text.append(Self.hexDigit(byte & 0x0F))
         }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The UUID's 128 bits as two integers, most significant first.
     public var bits: (high: UInt64, low: UInt64) {
-        withUnsafeBytes(of: rawValue.uuid) { bytes in
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            for offset in 0..<8 {
-                high = high << 8 | UInt64(bytes[offset])
-                low = low << 8 | UInt64(bytes[offset + 8])
-            }
-            return (high, low)
+        let bytes = Self.bytes(of: rawValue)
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for offset in 0..<8 {
+            high = high << 8 | UInt64(bytes[offset])
+            low = low << 8 | UInt64(bytes[offset + 8])
         }
+        return (high, low)
+    }
+
+    /// The UUID's 16 bytes, in order.
+    private static func bytes(of uuid: UUID) -> [UInt8] {
+        let u = uuid.uuid
+        return [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
+    }
+
+    /// The lowercase hexadecimal digit of `value` (0–15).
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Orders identifiers by their UUID string (the same order as their bytes), for stable

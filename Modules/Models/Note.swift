@@ -56,27 +56,25 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     /// ``title`` read byte by byte while the text is ASCII; `nil` when a byte that is not
     /// comes first (the caller then reads characters).
     private static func asciiTitle(of text: String) -> String? {
-        if let read = text.utf8.withContiguousStorageIfAvailable({ asciiTitle(in: $0) }) { return read }
-        return Array(text.utf8).withUnsafeBufferPointer { asciiTitle(in: $0) }
-    }
-
-    private static func asciiTitle(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var start: Int?
-        var end = 0
-        for index in bytes.indices {
+        let bytes = text.utf8
+        var start: String.Index?
+        var end = bytes.startIndex
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
             let byte = bytes[index]
             guard byte < 0x80 else { return nil }
             switch byte {
             case 0x0A...0x0D:
-                if let start { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
+                if let start { return String(text[start..<end]) }
             case 0x20, 0x09:
                 break
             default:
                 if start == nil { start = index }
-                end = index + 1
+                end = bytes.index(after: index)
             }
+            index = bytes.index(after: index)
         }
-        return start.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0..<end]), as: UTF8.self) } ?? ""
+        return start.map { String(text[$0..<end]) } ?? ""
     }
 
     /// Whitespace within a line (no line breaks), without a Unicode property lookup for ASCII.

@@ -114,26 +114,27 @@ extension Display {
         let (days, secondOfDay) = total.quotientAndRemainder(dividingBy: 86_400)
         let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
         let (year, month, dayOfMonth) = civilDate(daysSince1970: day)
-        return String(unsafeUninitializedCapacity: 20) { text in
-            func put(_ value: Int64, digits: Int, at offset: Int) {
-                var value = value
-                for position in (offset..<offset + digits).reversed() {
-                    text[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
+        var text: [UInt8] = []
+        text.reserveCapacity(20)
+        func put(_ value: Int64, digits: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
             }
-            put(year, digits: 4, at: 0)
-            text[4] = UInt8(ascii: "-")
-            put(month, digits: 2, at: 5)
-            text[7] = UInt8(ascii: "-")
-            put(dayOfMonth, digits: 2, at: 8)
-            text[10] = UInt8(ascii: " ")
-            put(second / 3_600, digits: 2, at: 11)
-            text[13] = UInt8(ascii: ":")
-            put(second % 3_600 / 60, digits: 2, at: 14)
-            for (offset, byte) in " UTC".utf8.enumerated() { text[16 + offset] = byte }
-            return 20
         }
+        put(year, digits: 4)
+        text.append(UInt8(ascii: "-"))
+        put(month, digits: 2)
+        text.append(UInt8(ascii: "-"))
+        put(dayOfMonth, digits: 2)
+        text.append(UInt8(ascii: " "))
+        put(second / 3_600, digits: 2)
+        text.append(UInt8(ascii: ":"))
+        put(second % 3_600 / 60, digits: 2)
+        text.append(contentsOf: " UTC".utf8)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
@@ -191,15 +192,10 @@ extension Display {
     /// ``oneLine(_:limit:)`` byte by byte while the text is ASCII; `nil` when a byte that is
     /// not comes before the line is complete (the caller then reads characters).
     private static func asciiOneLine(_ text: some StringProtocol, limit: Int) -> String? {
-        if let read = text.utf8.withContiguousStorageIfAvailable({ asciiOneLine(in: $0, limit: limit) }) { return read }
-        return Array(text.utf8).withUnsafeBufferPointer { asciiOneLine(in: $0, limit: limit) }
-    }
-
-    private static func asciiOneLine(in bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> String? {
         var kept: [UInt8] = []
-        kept.reserveCapacity(Swift.min(bytes.count, limit + 1))
+        kept.reserveCapacity(Swift.min(text.utf8.count, limit + 1))
         var pendingSpace = false
-        for byte in bytes {
+        for byte in text.utf8 {
             guard byte < 0x80 else { return nil }
             if byte == 0x20 || (0x09...0x0D).contains(byte) {
                 pendingSpace = !kept.isEmpty
@@ -217,20 +213,23 @@ extension Display {
 
     /// What follows the first line of `text` (after any blank start), the rest of a note.
     static func afterFirstLine(_ text: String) -> Substring {
-        let end = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+        let end: String.Index? = {
             var seenText = false
-            for (offset, byte) in bytes.enumerated() {
+            var index = text.utf8.startIndex
+            while index != text.utf8.endIndex {
+                let byte = text.utf8[index]
                 guard byte < 0x80 else { return nil }
                 if (0x0A...0x0D).contains(byte) {
-                    if seenText { return offset }
+                    if seenText { return index }
                 } else if byte != 0x20, byte != 0x09 {
                     seenText = true
                 }
+                index = text.utf8.index(after: index)
             }
-            return bytes.count
-        }
+            return text.endIndex
+        }()
         // An ASCII line ends at a byte offset; other text is read by characters.
-        if let offset = end ?? nil { return text[text.utf8.index(text.utf8.startIndex, offsetBy: offset)...] }
+        if let end { return text[end...] }
         return text.drop { $0.isWhitespace }.drop { !$0.isNewline }
     }
 }

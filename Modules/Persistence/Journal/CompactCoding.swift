@@ -146,12 +146,17 @@ private final class CompactWriter {
 
     func write(_ value: Double) {
         bytes.append(Tag.double.rawValue)
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        appendLittleEndian(value.bitPattern, byteCount: 8)
     }
 
     func write(_ value: Float) {
         bytes.append(Tag.float.rawValue)
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        appendLittleEndian(UInt64(value.bitPattern), byteCount: 4)
+    }
+
+    /// The low `byteCount` bytes of `bits`, least significant first.
+    private func appendLittleEndian(_ bits: UInt64, byteCount: Int) {
+        for shift in stride(from: 0, to: byteCount * 8, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
     }
 
     func writeUnsignedValue(_ value: UInt64) {
