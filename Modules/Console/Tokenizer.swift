@@ -23,11 +23,6 @@ public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Splits a line into words: spaces separate them, `#` outside quotes starts a comment, double
 /// quotes keep spaces, and inside quotes `\"` and `\\` stand for `"` and `\`.
 enum Tokenizer {
-    /// The words of `line`; columns count Unicode scalars from 1, plus `columnOffset`.
-    static func tokens(in line: Substring, columnOffset: Int = 0) throws(LineError) -> [Token] {
-        try scalarTokens(in: line, columnOffset: columnOffset)
-    }
-
     private static func unknownEscape(_ character: Character, at column: Int) -> LineError {
         LineError("unknown escape \\\(character) at column \(column) (inside quotes only \\\" and \\\\ are escapes)")
     }
@@ -36,64 +31,78 @@ enum Tokenizer {
         LineError("the quote opened at column \(column) is never closed")
     }
 
-    /// ``tokens(in:columnOffset:)``, scalar by scalar.
-    private static func scalarTokens(in line: Substring, columnOffset: Int) throws(LineError) -> [Token] {
-        // Unicode scalars, not characters: no grapheme breaking on every line of a long script.
-        // A word is copied in runs of plain scalars, not scalar by scalar.
-        let scalars = line.unicodeScalars
+    /// The words of `line`; columns count Unicode scalars from 1, plus `columnOffset`.
+    ///
+    /// Every byte that means something here (spaces, quotes, `#`, `\\`) is ASCII, so the line is
+    /// read as UTF-8 bytes and only a scalar beyond ASCII is looked at as a scalar (is it a
+    /// space?). A word is copied in runs between escapes; most are one run, made into a string
+    /// straight from the line.
+    static func tokens(in line: Substring, columnOffset: Int = 0) throws(LineError) -> [Token] {
+        let bytes = line.utf8
         var tokens: [Token] = []
+        // Room for a command and its arguments at once, rather than growing one word at a time.
+        tokens.reserveCapacity(6)
         var current = ""
-        var runStart: Substring.UnicodeScalarView.Index?
+        var runStart: Substring.Index?
         var start: Int?
         var quoteStart: Int?
         var escaping = false
         var column = columnOffset
-        func flushRun(before end: Substring.UnicodeScalarView.Index) {
+        func flushRun(before end: Substring.Index) {
             guard let begun = runStart else { return }
-            // Scalar-aligned indices slice the line exactly; appending a substring copies bytes.
             current.append(contentsOf: line[begun..<end])
             runStart = nil
         }
-        func endWord(at end: Substring.UnicodeScalarView.Index) {
-            flushRun(before: end)
+        func endWord(at end: Substring.Index) {
             guard let begun = start else { return }
-            tokens.append(Token(text: current, column: begun))
-            current = ""
+            if current.isEmpty, let run = runStart {
+                tokens.append(Token(text: String(line[run..<end]), column: begun))
+                runStart = nil
+            } else {
+                flushRun(before: end)
+                tokens.append(Token(text: current, column: begun))
+                current = ""
+            }
             start = nil
         }
-        var index = scalars.startIndex
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            // A continuation byte belongs to the scalar before it.
+            if byte & 0xC0 == 0x80 {
+                bytes.formIndex(after: &index)
+                continue
+            }
             column += 1
             if quoteStart != nil {
                 if escaping {
-                    guard scalar == "\"" || scalar == "\\" else {
-                        throw unknownEscape(Character(scalar), at: column - 1)
+                    guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                        throw unknownEscape(Character(line.unicodeScalars[index]), at: column - 1)
                     }
                     runStart = index
                     escaping = false
-                } else if scalar == "\\" {
+                } else if byte == UInt8(ascii: "\\") {
                     flushRun(before: index)
                     escaping = true
-                } else if scalar == "\"" {
+                } else if byte == UInt8(ascii: "\"") {
                     flushRun(before: index)
                     quoteStart = nil
                 } else if runStart == nil {
                     runStart = index
                 }
             } else {
-                switch scalar {
-                case "#":
+                switch byte {
+                case UInt8(ascii: "#"):
                     endWord(at: index)
                     return tokens
-                case "\"":
+                case UInt8(ascii: "\""):
                     flushRun(before: index)
                     if start == nil { start = column }
                     quoteStart = column
-                case " ", "\t", "\r", "\n":
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
                     endWord(at: index)
                 default:
-                    if scalar.value >= 0x80, scalar.properties.isWhitespace {
+                    if byte >= 0x80, line.unicodeScalars[index].properties.isWhitespace {
                         endWord(at: index)
                     } else {
                         if start == nil { start = column }
@@ -101,12 +110,12 @@ enum Tokenizer {
                     }
                 }
             }
-            scalars.formIndex(after: &index)
+            bytes.formIndex(after: &index)
         }
         if let opened = quoteStart {
             throw unclosedQuote(at: opened)
         }
-        endWord(at: scalars.endIndex)
+        endWord(at: bytes.endIndex)
         return tokens
     }
 

@@ -22,37 +22,28 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
     /// The lowercase UUID string.
     public var description: String {
         // Formatted by hand: `uuidString.lowercased()` costs a C formatter and a case pass.
+        let (high, low) = bits
         var text: [UInt8] = []
         text.reserveCapacity(36)
-        for (offset, byte) in Self.bytes(of: rawValue).enumerated() {
-            if offset == 4 || offset == 6 || offset == 8 || offset == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(Self.hexDigit(byte >> 4))
-            text.append(Self.hexDigit(byte & 0x0F))
+        for place in 0..<32 {
+            if place == 8 || place == 12 || place == 16 || place == 20 { text.append(UInt8(ascii: "-")) }
+            let half = place < 16 ? high : low
+            let digit = UInt8(truncatingIfNeeded: half >> UInt64((15 - place % 16) * 4)) & 0x0F
+            text.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
         }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// The UUID's 128 bits as two integers, most significant first.
     public var bits: (high: UInt64, low: UInt64) {
-        let bytes = Self.bytes(of: rawValue)
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for offset in 0..<8 {
-            high = high << 8 | UInt64(bytes[offset])
-            low = low << 8 | UInt64(bytes[offset + 8])
-        }
+        let u = rawValue.uuid
+        let high =
+            UInt64(u.0) << 56 | UInt64(u.1) << 48 | UInt64(u.2) << 40 | UInt64(u.3) << 32
+            | UInt64(u.4) << 24 | UInt64(u.5) << 16 | UInt64(u.6) << 8 | UInt64(u.7)
+        let low =
+            UInt64(u.8) << 56 | UInt64(u.9) << 48 | UInt64(u.10) << 40 | UInt64(u.11) << 32
+            | UInt64(u.12) << 24 | UInt64(u.13) << 16 | UInt64(u.14) << 8 | UInt64(u.15)
         return (high, low)
-    }
-
-    /// The UUID's 16 bytes, in order.
-    private static func bytes(of uuid: UUID) -> [UInt8] {
-        let u = uuid.uuid
-        return [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]
-    }
-
-    /// The lowercase hexadecimal digit of `value` (0–15).
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Orders identifiers by their UUID string (the same order as their bytes), for stable
