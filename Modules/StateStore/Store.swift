@@ -274,36 +274,44 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     }
 
     /// A store for a value derived from the stored properties `fields` of the optional stored
-    /// property `input` of this store's state: an action that leaves `input` as present or absent
-    /// as it was, and the bytes of `fields` as they were, is skipped without deriving anything;
-    /// one that changes them derives the value from `input` where it lies (`toChildState` reads
-    /// what it needs through the pointer without copying the rest). Say every field the
-    /// derivation reads, or its store misses changes; a computed one (or none) compares the
-    /// whole of `input`.
+    /// property `input` of this store's state (`absent` while `input` is `nil`): an action that
+    /// leaves `input` as present or absent as it was, and the bytes of `fields` as they were, is
+    /// skipped without deriving anything; one that changes them reads those fields alone where
+    /// they lie (the rest of `input` is not copied) and derives the value from them. A computed
+    /// field (or none) compares the whole of `input`.
     @inlinable
     package final func scope<Wrapped, ChildState: Sendable & Equatable, ChildAction: Sendable, each Field>(
         from input: KeyPath<State, Wrapped?> & Sendable,
-        reading fields: repeat KeyPath<Wrapped, each Field>,
-        deriving toChildState: @escaping @Sendable (UnsafePointer<Wrapped?>) -> ChildState,
+        reading fields: repeat KeyPath<Wrapped, each Field> & Sendable,
+        deriving toChildState: @escaping @Sendable (repeat each Field) -> ChildState,
+        whenAbsent absent: ChildState,
         action embed: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
-        let slowly: @Sendable (State) -> ChildState = { state in withUnsafePointer(to: state[keyPath: input]) { toChildState($0) } }
+        let slowly: @Sendable (State) -> ChildState = { state in
+            guard let wrapped = state[keyPath: input] else { return absent }
+            return toChildState(repeat wrapped[keyPath: each fields])
+        }
         guard let whole = ByteRange(input) else {
             return scope(deriving: slowly, reads: [], isStored: false, action: embed)
         }
         let offset = whole.offset
+        let readers = (repeat FieldReader(each fields))
         var fieldRanges: [ByteRange] = []
         var isEveryFieldStored = true
-        for field in repeat each fields {
-            if let range = ByteRange(field) { fieldRanges.append(range.shifted(by: offset)) } else { isEveryFieldStored = false }
-        }
-        let fromBytes: @Sendable (UnsafeRawPointer) -> ChildState = { toChildState(($0 + offset).assumingMemoryBound(to: Wrapped?.self)) }
-        guard isEveryFieldStored, !fieldRanges.isEmpty else {
-            return scope(deriving: slowly, reads: [whole], isStored: false, action: embed, fromBytes: fromBytes)
+        for reader in repeat each readers {
+            if let range = reader.range { fieldRanges.append(range.shifted(by: offset)) } else { isEveryFieldStored = false }
         }
         let isPresent: @Sendable (UnsafeRawPointer) -> Bool = { parent in
+            // Sound: `parent` is the root state's address, and `input` lies `offset` bytes in.
             if case .none = (parent + offset).assumingMemoryBound(to: Wrapped?.self).pointee { return false }
             return true
+        }
+        let fromBytes: @Sendable (UnsafeRawPointer) -> ChildState = { parent in
+            guard isPresent(parent) else { return absent }
+            return toChildState(repeat (each readers).read(inPresentOptionalAt: parent + offset))
+        }
+        guard isEveryFieldStored, !fieldRanges.isEmpty else {
+            return scope(deriving: slowly, reads: [whole], isStored: false, action: embed, fromBytes: fromBytes)
         }
         return scope(deriving: slowly, reads: fieldRanges, isStored: false, action: embed, fromBytes: fromBytes, isPresent: isPresent)
     }

@@ -11,7 +11,7 @@ public final class NotesViewModel: FeatureViewModel {
         scope: { appStore in
             // An action that leaves the user's notes alone is skipped unread.
             appStore.scope(
-                from: \.user, reading: \.notes, deriving: { $0.load(\.notes, at: SignedInLayout.notes) ?? Notes.State() },
+                from: \.user, reading: \.notes, deriving: { $0 }, whenAbsent: Notes.State(),
                 action: AppFeature.Action.notes)
         },
         snapshot: { $0.notesSnapshot })

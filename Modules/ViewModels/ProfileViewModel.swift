@@ -83,12 +83,8 @@ public final class ProfileViewModel: ViewModel {
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
         // An action that leaves the user's profile and posts alone is skipped unread.
         screen = appStore.scope(
-            from: \.user, reading: \.profile, \.posts,
-            deriving: { user in
-                ProfileScreen(
-                    profile: user.load(\.profile, at: SignedInLayout.profile) ?? .initialized,
-                    posts: user.load(\.posts, at: SignedInLayout.posts) ?? Posts.State())
-            }, action: { $0 })
+            from: \.user, reading: \.profile, \.posts, deriving: { ProfileScreen(profile: $0, posts: $1) },
+            whenAbsent: ProfileScreen(profile: .initialized, posts: Posts.State()), action: { $0 })
         store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
     }
 

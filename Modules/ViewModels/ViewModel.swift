@@ -241,23 +241,3 @@ extension Character {
         return isWhitespace
     }
 }
-
-extension UnsafePointer where Pointee == SignedIn.State? {
-    /// The property `field` of the signed-in user's part, read where it lies: `nil` while signed
-    /// out, else the property alone, loaded at `offset` (its place in `SignedIn.State`, see
-    /// ``SignedInLayout``) — reading it through `pointee` would copy the whole part first.
-    func load<Value>(_ field: KeyPath<SignedIn.State, Value>, at offset: Int?) -> Value? {
-        if case .none = pointee { return nil }
-        // An optional's payload starts where the optional does.
-        guard let offset else { return pointee?[keyPath: field] }
-        return UnsafeRawPointer(self).load(fromByteOffset: offset, as: Value.self)
-    }
-}
-
-/// Where the user's features lie in `SignedIn.State`, for view models that read them in place
-/// (`nil` would mean not stored inline: they are then read through the key path).
-enum SignedInLayout {
-    static let notes = MemoryLayout<SignedIn.State>.offset(of: \.notes)
-    static let profile = MemoryLayout<SignedIn.State>.offset(of: \.profile)
-    static let posts = MemoryLayout<SignedIn.State>.offset(of: \.posts)
-}

@@ -40,30 +40,17 @@ final class LiveBackend: Sendable {
 
     // MARK: - Off the caller
 
-    /// `body`'s result, computed on the database's queue: the calling task waits without
-    /// holding a thread (see `run`).
+    /// `body`'s result, computed on the database's queue, never on the calling thread: not a UI's
+    /// main actor, and not one of the concurrency pool's few threads, which SQLite's wait for
+    /// another process's lock (up to the busy timeout) or a password hash would hold, stalling
+    /// every task of the process meanwhile.
     func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
-        try await Self.run(body, on: databaseWork)
+        try await result(of: body, on: databaseWork)
     }
 
     /// `body`'s result (a password hash), computed on the hashing queue.
     func hashing<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
-        try await Self.run(body, on: hashingWork)
-    }
-
-    /// Runs `body` on `queue`, never on the calling thread: not a UI's main actor, and not one
-    /// of the concurrency pool's few threads (as many as cores), which SQLite's wait for another
-    /// process's lock (up to the busy timeout) or a password hash would hold, stalling every task
-    /// of the process meanwhile.
-    private static func run<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T, on queue: DispatchQueue) async throws(AppError) -> T {
-        let result: Result<T, AppError> = await withCheckedContinuation { continuation in
-            queue.async {
-                let result = Result { () throws(AppError) in try body() }
-                // The effect waiting for this goes on here, not on a thread woken for it.
-                runningWokenEffectsHere { continuation.resume(returning: result) }
-            }
-        }
-        return try result.get()
+        try await result(of: body, on: hashingWork)
     }
 
     // MARK: - Running in the database

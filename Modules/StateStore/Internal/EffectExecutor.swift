@@ -124,7 +124,7 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
 /// Call it only where the thread holds no lock and its queue may wait meanwhile: the end of a
 /// block on a client's own serial queue, whose next block then waits for the woken effects to
 /// suspend or finish.
-package func runningWokenEffectsHere(_ body: () -> Void) {
+func runningWokenEffectsHere(_ body: () -> Void) {
     let lent = LentThread()
     let previous = pthread_getspecific(LentThread.key)
     pthread_setspecific(LentThread.key, Unmanaged.passUnretained(lent).toOpaque())

@@ -537,6 +537,30 @@ struct ByteRange: Sendable {
     }
 }
 
+/// One stored property of an optional's payload, read in place by a scope
+/// (`Store.scope(from:reading:deriving:whenAbsent:action:)`).
+@usableFromInline
+struct FieldReader<Wrapped, Field>: Sendable {
+    @usableFromInline let field: KeyPath<Wrapped, Field> & Sendable
+    /// Where the field lies in `Wrapped`; `nil` for a computed property.
+    @usableFromInline let range: ByteRange?
+
+    @inlinable
+    init(_ field: KeyPath<Wrapped, Field> & Sendable) {
+        self.field = field
+        range = ByteRange(field)
+    }
+
+    /// The field of the `Wrapped?` at `address`, which holds a value.
+    @inlinable
+    func read(inPresentOptionalAt address: UnsafeRawPointer) -> Field {
+        // Sound: an optional's payload starts at the optional's own address (its tag, if it needs
+        // one, follows the payload), and the caller checked that it holds a value.
+        if let range { return address.load(fromByteOffset: range.offset, as: Field.self) }
+        return address.assumingMemoryBound(to: Wrapped.self).pointee[keyPath: field]
+    }
+}
+
 /// All the element stores scoped from one identified collection of a parent's state.
 @usableFromInline
 final class CollectionNode<Parent: Sendable, Element: Identifiable & Sendable & Equatable>: @unchecked Sendable
