@@ -85,9 +85,7 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
     }
 
     private static func retries(in state: AppFeature.State) -> Result<[AppFeature.Action], Refusal> {
-        var actions: [AppFeature.Action] = []
-        if case .failed = state.profile { actions.append(.profile(.load)) }
-        if case .failed = state.posts.phase { actions.append(.posts(.load)) }
+        let actions = SignedIn.retries(profile: state.profile, posts: state.posts).map(AppFeature.Action.userPath.embed)
         guard !actions.isEmpty else { return .failure(Refusal(reason: "Nothing on the profile failed to load; load it again instead.")) }
         return .success(actions)
     }

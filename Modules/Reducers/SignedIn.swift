@@ -68,3 +68,14 @@ public struct SignedIn: Reducer {
         }
     }
 }
+
+extension SignedIn {
+    /// What loading again what failed on the profile screen sends: a load of the profile, of the
+    /// posts, or of both, for each that failed; none when nothing did.
+    public static func retries(profile: Profile.State, posts: Posts.State) -> [Action] {
+        var actions: [Action] = []
+        if case .failed = profile { actions.append(.profile(.load)) }
+        if case .failed = posts.phase { actions.append(.posts(.load)) }
+        return actions
+    }
+}

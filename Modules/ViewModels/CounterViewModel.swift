@@ -29,11 +29,6 @@ public final class CounterViewModel: FeatureViewModel {
     /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
     public init(snapshots: Store<Snapshot, Counter.Action>) { store = snapshots }
 
-    /// The count.
-    public var count: Int { snapshot.count }
-    /// Whether the decrement button works.
-    public var canDecrement: Bool { snapshot.canDecrement }
-
     /// Add one.
     @discardableResult
     public func increment() -> StoreTask { store.send(.incrementTapped) }

@@ -64,23 +64,6 @@ public final class LoginViewModel: FeatureViewModel {
     /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
     public init(snapshots: Store<Snapshot, LoginAction>) { store = snapshots }
 
-    /// The username typed.
-    public var username: String { snapshot.username }
-    /// One `•` per password character typed.
-    public var maskedPassword: String { snapshot.maskedPassword }
-    /// Whether both fields are valid and no error is showing.
-    public var hasValidCredentials: Bool { snapshot.hasValidCredentials }
-    /// Whether a sign in is in progress.
-    public var isBusy: Bool { snapshot.isBusy }
-    /// Whether the user is signed in.
-    public var isAuthenticated: Bool { snapshot.isAuthenticated }
-    /// The error to show; `nil` when none.
-    public var errorMessage: String? { snapshot.errorMessage }
-    /// Whether the sign-in button works now.
-    public var isSignInEnabled: Bool { snapshot.isSignInEnabled }
-    /// What is wrong with the fields; `nil` when they are valid or untouched.
-    public var credentialsHint: String? { snapshot.credentialsHint }
-
     /// The username field changed.
     @discardableResult
     public func usernameChanged(_ text: String) -> StoreTask { store.send(.usernameChanged(Username(text))) }

@@ -248,27 +248,6 @@ public final class NotesViewModel: FeatureViewModel {
     /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
     public init(snapshots: Store<Snapshot, Notes.Action>) { store = snapshots }
 
-    /// The rows to list.
-    public var rows: Rows { snapshot.rows }
-    /// How many rows are listed.
-    public var count: Int { snapshot.count }
-    /// The open note's id.
-    public var selectedID: Note.ID? { snapshot.selectedID }
-    /// The open note's text.
-    public var selectedText: String? { snapshot.selectedText }
-    /// The search typed.
-    public var searchQuery: String { snapshot.searchQuery }
-    /// Whether a search is waiting or in flight.
-    public var isSearching: Bool { snapshot.isSearching }
-    /// Whether the list is loading.
-    public var isLoading: Bool { snapshot.isLoading }
-    /// The error to show; `nil` when none.
-    public var errorMessage: String? { snapshot.errorMessage }
-    /// Whether there are no rows to list.
-    public var isEmpty: Bool { snapshot.isEmpty }
-    /// What to say instead of an empty list.
-    public var emptyMessage: String? { snapshot.emptyMessage }
-
     /// Add a note (it opens).
     @discardableResult
     public func add(_ text: String) -> StoreTask { store.send(.addTapped(text)) }

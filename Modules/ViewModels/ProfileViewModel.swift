@@ -75,27 +75,26 @@ public final class ProfileViewModel: ViewModel {
         }
     }
 
+    /// The signed-in user's profile and posts in the app's store (none while signed out), and
+    /// their screen.
+    public static let feature = FeatureScreen<ProfileScreen, AppFeature.Action, Snapshot>(
+        scope: { appStore in
+            // An action that leaves the user's profile and posts alone is skipped unread.
+            appStore.scope(
+                from: \.user, reading: \.profile, \.posts, deriving: { ProfileScreen(profile: $0, posts: $1) },
+                whenAbsent: ProfileScreen(profile: .initialized, posts: Posts.State()), action: { $0 })
+        },
+        snapshot: { $0.profileSnapshot })
+
     private let screen: Store<ProfileScreen, AppFeature.Action>
     /// The store the view model reads, scoped to its snapshot.
     public let store: Store<Snapshot, AppFeature.Action>
 
     /// The view model of the app's profile screen.
     public init(appStore: Store<AppFeature.State, AppFeature.Action>) {
-        // An action that leaves the user's profile and posts alone is skipped unread.
-        screen = appStore.scope(
-            from: \.user, reading: \.profile, \.posts, deriving: { ProfileScreen(profile: $0, posts: $1) },
-            whenAbsent: ProfileScreen(profile: .initialized, posts: Posts.State()), action: { $0 })
-        store = screen.scope(deriving: { $0.profileSnapshot }, action: { $0 })
+        screen = Self.feature.scope(appStore)
+        store = screen.scope(deriving: Self.feature.snapshot, action: { $0 })
     }
-
-    /// Where the screen stands.
-    public var status: Status { snapshot.status }
-    /// The rows, top to bottom.
-    public var rows: [Row] { snapshot.rows }
-    /// How many posts are loaded.
-    public var postCount: Int { snapshot.postCount }
-    /// Whether adding a post is possible now.
-    public var canAddPost: Bool { snapshot.canAddPost }
 
     /// Load the profile and the posts.
     @discardableResult
@@ -109,10 +108,8 @@ public final class ProfileViewModel: ViewModel {
     @discardableResult
     public func retry() -> StoreTask {
         let state = screen.currentState
-        var tasks: [StoreTask] = []
-        if case .failed = state.profile { tasks.append(store.send(.profile(.load))) }
-        if case .failed = state.posts.phase { tasks.append(store.send(.posts(.load))) }
-        return StoreTask(combining: tasks)
+        let retries = SignedIn.retries(profile: state.profile, posts: state.posts)
+        return StoreTask(combining: retries.map { store.send(AppFeature.Action.userPath.embed($0)) })
     }
 
     /// Publish a post (also how a failed one is sent again).

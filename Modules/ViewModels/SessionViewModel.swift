@@ -42,15 +42,6 @@ public final class SessionViewModel: FeatureViewModel {
     /// The view model reading `snapshots`, a store scoped to the screen's snapshot.
     public init(snapshots: Store<Snapshot, Session.Action>) { store = snapshots }
 
-    /// Whether someone is signed in.
-    public var isSignedIn: Bool { snapshot.isSignedIn }
-    /// The signed-in username; `nil` when signed out.
-    public var username: String? { snapshot.username }
-    /// The signed-in display name; `nil` when signed out.
-    public var displayName: String? { snapshot.displayName }
-    /// What the last account action said; `nil` when nothing.
-    public var message: String? { snapshot.message }
-
     /// Sign out.
     @discardableResult
     public func signOut() -> StoreTask { store.send(.signOutTapped) }

@@ -9,7 +9,9 @@ import StateStore
 /// A view model reads a store scoped to its ``Snapshot`` — the plain value of everything the
 /// screen shows — so it is observable (Observation: `withObservationTracking`, `Observations`,
 /// SwiftUI) and notifies exactly when that snapshot changes, not when other state does. It
-/// holds no state of its own and is safe to use from any thread.
+/// holds no state of its own and is safe to use from any thread. The snapshot's fields read as the
+/// view model's own (`viewModel.rows` is `viewModel.snapshot.rows`).
+@dynamicMemberLookup
 public protocol ViewModel: AnyObject, Observable, Sendable {
     /// Everything the screen shows, as a plain value for text rendering, golden transcripts and JSON.
     associatedtype Snapshot: Equatable & Sendable & Codable
@@ -34,6 +36,11 @@ extension ViewModel {
 
     /// What the screen shows now, without registering for Observation.
     public var currentSnapshot: Snapshot { store.currentState }
+
+    /// A field of what the screen shows now; reading it registers for Observation.
+    public subscript<Field>(dynamicMember field: KeyPath<Snapshot, Field>) -> Field {
+        snapshot[keyPath: field]
+    }
 
     /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
     package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
