@@ -1,6 +1,7 @@
 import AppHost
 import Foundation
 import Models
+import Reducers
 import ViewModels
 
 /// The screens at one moment as the console shows them: the host's snapshots and the short ids
@@ -43,48 +44,38 @@ final class ConsoleScreens: Sendable, Equatable {
         screens.changed(since: earlier.screens)
     }
 
-    /// A property `expect` can check: its screen, its name, and its value as `expect` compares
-    /// it (`nil`, `true`, `3`, `loaded`, `2 items`, the text itself).
+    /// A property `expect` can check: its screen, its name (a field of the screen's snapshot),
+    /// and its value as `expect` compares it (`nil`, `true`, `3`, `loaded`, `2 items`, the text
+    /// itself).
     struct Property: Sendable {
         let screen: Screen
         let name: String
-        let value: @Sendable (ConsoleScreens) -> String
+
+        func value(_ screens: ConsoleScreens) -> String {
+            Mirror(reflecting: screens.screens.snapshot(of: screen)).descendant(name).map(Self.text) ?? "nil"
+        }
+
+        /// A field's value as `expect` compares it.
+        private static func text(_ value: Any) -> String {
+            if Mirror(reflecting: value).displayStyle == .optional {
+                return Mirror(reflecting: value).children.first.map { text($0.value) } ?? "nil"
+            }
+            if let text = value as? String { return text }
+            if let collection = value as? any Collection { return "\(collection.count) items" }
+            if let described = value as? any CustomStringConvertible { return described.description }
+            if let raw = value as? any RawRepresentable { return "\(raw.rawValue)" }
+            return "\(value)"
+        }
     }
 
-    /// Every property `expect` can check, each named once.
+    /// Every property `expect` can check: every field of every screen's snapshot, found from the
+    /// snapshots themselves (a field added to a snapshot can be checked at once), by name within
+    /// a screen.
     static let properties: [Property] = {
-        @Sendable func text(_ value: String?) -> String { value ?? "nil" }
-        @Sendable func items(_ count: Int) -> String { "\(count) items" }
-        return [
-            Property(screen: .login, name: "credentialsHint") { text($0.login.credentialsHint) },
-            Property(screen: .login, name: "errorMessage") { text($0.login.errorMessage) },
-            Property(screen: .login, name: "hasValidCredentials") { String($0.login.hasValidCredentials) },
-            Property(screen: .login, name: "isAuthenticated") { String($0.login.isAuthenticated) },
-            Property(screen: .login, name: "isBusy") { String($0.login.isBusy) },
-            Property(screen: .login, name: "isSignInEnabled") { String($0.login.isSignInEnabled) },
-            Property(screen: .login, name: "maskedPassword") { $0.login.maskedPassword },
-            Property(screen: .login, name: "username") { $0.login.username },
-            Property(screen: .session, name: "displayName") { text($0.session.displayName) },
-            Property(screen: .session, name: "isSignedIn") { String($0.session.isSignedIn) },
-            Property(screen: .session, name: "message") { text($0.session.message) },
-            Property(screen: .session, name: "username") { text($0.session.username) },
-            Property(screen: .profile, name: "canAddPost") { String($0.profile.canAddPost) },
-            Property(screen: .profile, name: "postCount") { String($0.profile.postCount) },
-            Property(screen: .profile, name: "rows") { items($0.profile.rows.count) },
-            Property(screen: .profile, name: "status") { $0.profile.status.rawValue },
-            Property(screen: .notes, name: "count") { String($0.notes.count) },
-            Property(screen: .notes, name: "emptyMessage") { text($0.notes.emptyMessage) },
-            Property(screen: .notes, name: "errorMessage") { text($0.notes.errorMessage) },
-            Property(screen: .notes, name: "isEmpty") { String($0.notes.isEmpty) },
-            Property(screen: .notes, name: "isLoading") { String($0.notes.isLoading) },
-            Property(screen: .notes, name: "isSearching") { String($0.notes.isSearching) },
-            Property(screen: .notes, name: "rows") { items($0.notes.rows.count) },
-            Property(screen: .notes, name: "searchQuery") { $0.notes.searchQuery },
-            Property(screen: .notes, name: "selectedID") { text($0.notes.selectedID?.description) },
-            Property(screen: .notes, name: "selectedText") { text($0.notes.selectedText) },
-            Property(screen: .counter, name: "canDecrement") { String($0.counter.canDecrement) },
-            Property(screen: .counter, name: "count") { String($0.counter.count) },
-        ]
+        let screens = Screens(AppFeature.State())
+        return Screen.allCases.flatMap { screen in
+            Mirror(reflecting: screens.snapshot(of: screen)).children.compactMap(\.label).sorted().map { Property(screen: screen, name: $0) }
+        }
     }()
 
     /// The properties by path (`counter.count`), for `expect`.
@@ -241,6 +232,18 @@ final class ConsoleScreens: Sendable, Equatable {
         if isPage, rows.count > shown.count {
             lines.append("    … and \(Self.grouped(rows.count - shown.count)) more (view notes --all lists every note)")
         }
+        if let id = notes.selectedID, let text = notes.selectedText {
+            // The open note's whole text: on every view, and after a change that opens or edits it.
+            let isNew: Bool =
+                switch extent {
+                case .page, .all: true
+                case .changes(let earlier): earlier.notes.selectedID != id || earlier.notes.selectedText != text
+                }
+            // A text its row's title shows whole needs no line of its own.
+            if isNew, rows[id: id]?.title != text, let shortID = noteIDs.shortIDs(of: [id], among: rows.listedNotes).first {
+                lines.append("  open \(shortID): \(Self.oneLine(text))")
+            }
+        }
         if let empty = notes.emptyMessage { lines.append("  \(empty)") }
         if let error = notes.errorMessage { lines.append("  error: \(error)") }
         return lines.joined(separator: "\n")
@@ -269,5 +272,18 @@ final class ConsoleScreens: Sendable, Equatable {
             grouped.append(digit)
         }
         return String(decoding: grouped, as: UTF8.self)
+    }
+}
+
+extension Screens {
+    /// The snapshot screen `screen` shows.
+    func snapshot(of screen: Screen) -> any Sendable {
+        switch screen {
+        case .login: login
+        case .session: session
+        case .profile: profile
+        case .notes: notes
+        case .counter: counter
+        }
     }
 }

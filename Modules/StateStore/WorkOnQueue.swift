@@ -8,7 +8,7 @@ import Dispatch
 /// threads. The queue's next block waits until the woken effects suspend or finish.
 ///
 /// ```swift
-/// let row = try await result(of: { () throws(DatabaseError) in try database.read(id) }, on: databaseQueue)
+/// let hash = await result(of: { slowHash(password) }, on: hashingQueue)
 /// ```
 public func result<Value: Sendable, Failure: Error>(
     of work: @escaping @Sendable () throws(Failure) -> Value,

@@ -67,6 +67,7 @@ struct ConsoleScaleTests {
                 "notes: 10,001 notes",
                 "    0003  one more  (2027-01-15 08:00 UTC)",
                 "  * 55c8  note 1005000 — with a second line  (2027-01-15 08:00 UTC)",
+                "  open 55c8: note 1005000 ⏎ with a second line",
             ])
         let deleted = await console.execute("notes.delete 55C8")
         #expect(

@@ -70,6 +70,13 @@ struct LentThreadTests {
             "the effect, and the effect of the action it sent, ran on the queue's thread")
     }
 
+    @Test func theDocumentedExampleWaitsForWorkOnItsQueue() async {
+        let hashingQueue = DispatchQueue(label: "hashing")
+        let password = "wonderland"
+        let hash = await result(of: { slowHash(password) }, on: hashingQueue)
+        #expect(hash == slowHash("wonderland"))
+    }
+
     @Test func workOnAQueueThrowsItsOwnError() async {
         struct Refused: Error, Equatable {}
         await #expect(throws: Refused()) {
@@ -88,4 +95,9 @@ struct LentThreadTests {
         #expect(store.currentState.resumedOn.count == 2)
         #expect(!store.currentState.resumedOn.contains(try #require(resumer.all.first)), "a thread that did not lend itself runs no effect")
     }
+}
+
+/// Stands for work that blocks its thread.
+private func slowHash(_ password: String) -> Int {
+    password.unicodeScalars.reduce(5381) { ($0 &* 33) &+ Int($1.value) }
 }
