@@ -18,7 +18,7 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
                     + postCount(state.posts.phase) * MemoryLayout<Post>.stride
             },
             action: { action in
-                MemoryLayout<AppFeature.Action>.size + payloadBytes(of: action)
+                MemoryLayout<AppFeature.Action>.size + action.payloadBytes
             }
         )
     }
@@ -29,31 +29,5 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
     private static func postCount(_ phase: Posts.Phase) -> Int {
         if case .loaded(let posts) = phase { return posts.count }
         return 0
-    }
-
-    /// What an action carries that grows with the data; a new action must say what it carries.
-    private static func payloadBytes(of action: AppFeature.Action) -> Int {
-        switch action {
-        case .notes(.addTapped(let text)), .notes(.edited(_, let text)), .notes(.changed(_, let text, _)),
-            .notes(.searchQueryChanged(let text)), .posts(.add(let text)):
-            text.utf8.count
-        case .notes(.inserted(let note)), .notes(.saveResponse(_, _, .success(let note))):
-            note.text.utf8.count
-        case .notes(.listResponse(.success(let notes))), .notes(.searchResponse(_, .success(let notes))):
-            notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
-        case .notes(.changesResponse(_, .success(let changes))):
-            changes.changed.reduce(changes.removed.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
-        case .posts(.loaded(let posts)):
-            posts.reduce(0) { $0 + MemoryLayout<Post>.stride + $1.text.utf8.count }
-        case .posts(.added(let post)):
-            post.text.utf8.count
-        case .notes(.searchResponse(let query, .failure)):
-            query.utf8.count
-        case .notes(.listRequested), .notes(.listResponse(.failure)), .notes(.deleteTapped), .notes(.selected),
-            .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .failure)), .notes(.deleteResponse), .notes(.errorDismissed),
-            .notes(.followingChanges), .notes(.externalChangesNoticed), .notes(.changesResponse(_, .failure)),
-            .posts(.load), .posts(.failed), .posts(.addFailed), .profile, .login, .session, .counter:
-            0
-        }
     }
 }

@@ -119,46 +119,105 @@ extension Intent {
         case increment, decrement, reset
 
         /// The arguments the intent takes, in order.
-        public var parameters: [Parameter] {
-            switch self {
-            case .signUp: [Parameter("username", .text), Parameter("password", .secret)]
-            case .typeUsername: [Parameter("username", .text)]
-            case .typePassword: [Parameter("password", .secret)]
-            case .addPost, .addNote: [Parameter("text", .text)]
-            case .editNote: [Parameter("id", .note), Parameter("text", .text)]
-            case .deleteNote, .retryNote: [Parameter("id", .note)]
-            case .selectNote: [Parameter("id", .optionalNote)]
-            case .searchNotes: [Parameter("query", .text)]
-            case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .dismissNotesError,
-                .increment, .decrement, .reset:
-                []
-            }
-        }
+        public var parameters: [Parameter] { spec.parameters }
 
         /// One line saying what the intent does, for help texts.
-        public var summary: String {
+        public var summary: String { spec.summary }
+
+        /// Everything the intent is, but its arguments' values: declared here once, for every
+        /// front end to derive what it offers from.
+        public var spec: Spec {
             switch self {
-            case .signUp: "create an account (8+ characters each)"
-            case .typeUsername: "type the username"
-            case .typePassword: "type the password"
-            case .signIn: "sign in with what was typed"
-            case .dismissError: "dismiss the sign-in error"
-            case .signOut: "sign out"
-            case .loadProfile: "load the profile and the posts"
-            case .retryProfile: "load again what failed"
-            case .addPost: "publish a post"
-            case .addNote: "add a note (it opens)"
-            case .editNote: "change a note's text"
-            case .deleteNote: "delete a note"
-            case .selectNote: "open a note, or close the open one"
-            case .searchNotes: "search the notes (an empty query lists all again)"
-            case .retryNote: "save again a note whose save failed"
-            case .reloadNotes: "load the notes again (with what other processes wrote)"
-            case .dismissNotesError: "dismiss the notes error"
-            case .increment: "add one to the counter"
-            case .decrement: "take one from the counter (never below zero)"
-            case .reset: "set the counter back to zero"
+            case .signUp:
+                Spec("signup", on: .session, [Parameter("username", .text), Parameter("password", .secret)], "create an account (8+ characters each)") {
+                    .signUp(username: try $0.text(0), password: try $0.text(1))
+                }
+            case .typeUsername:
+                Spec("login.username", on: .login, [Parameter("username", .text)], "type the username") { .typeUsername(username: try $0.text(0)) }
+            case .typePassword:
+                Spec("login.password", on: .login, [Parameter("password", .secret)], "type the password") { .typePassword(password: try $0.text(0)) }
+            case .signIn: Spec("login.submit", on: .login, "sign in with what was typed", .signIn)
+            case .dismissError: Spec("login.ack", on: .login, "dismiss the sign-in error", .dismissError)
+            case .signOut: Spec("logout", on: .session, "sign out", .signOut)
+            case .loadProfile: Spec("profile.load", on: .profile, "load the profile and the posts", .loadProfile)
+            case .retryProfile: Spec("profile.retry", on: .profile, "load again what failed", .retryProfile)
+            case .addPost: Spec("posts.add", on: .profile, [Parameter("text", .text)], "publish a post") { .addPost(text: try $0.text(0)) }
+            case .addNote: Spec("notes.add", on: .notes, [Parameter("text", .text)], "add a note (it opens)") { .addNote(text: try $0.text(0)) }
+            case .editNote:
+                Spec("notes.edit", on: .notes, [Parameter("id", .note), Parameter("text", .text)], "change a note's text") {
+                    .editNote(id: try $0.note(0), text: try $0.text(1))
+                }
+            case .deleteNote: Spec("notes.delete", on: .notes, [Parameter("id", .note)], "delete a note") { .deleteNote(id: try $0.note(0)) }
+            case .selectNote:
+                Spec("notes.select", on: .notes, [Parameter("id", .optionalNote)], "open a note, or close the open one") {
+                    .selectNote(id: try $0.optionalNote(0))
+                }
+            case .searchNotes:
+                Spec("notes.search", on: .notes, [Parameter("query", .text)], "search the notes (an empty query lists all again)") {
+                    .searchNotes(query: try $0.text(0))
+                }
+            case .retryNote:
+                Spec("notes.retry", on: .notes, [Parameter("id", .note)], "save again a note whose save failed") { .retryNote(id: try $0.note(0)) }
+            case .reloadNotes: Spec("notes.reload", on: .notes, "load the notes again (with what other processes wrote)", .reloadNotes)
+            case .dismissNotesError: Spec("notes.ack", on: .notes, "dismiss the notes error", .dismissNotesError)
+            case .increment: Spec("counter.increment", on: .counter, "add one to the counter", .increment)
+            case .decrement: Spec("counter.decrement", on: .counter, "take one from the counter (never below zero)", .decrement)
+            case .reset: Spec("counter.reset", on: .counter, "set the counter back to zero", .reset)
             }
+        }
+    }
+
+    /// What an intent kind is: its command's name, the screen it acts on, its parameters and
+    /// what it does, and how its arguments make the intent.
+    public struct Spec: Sendable {
+        /// The name a command language gives it: `notes.add`.
+        public let commandName: String
+        /// The screen it acts on (where a front end offers it).
+        public let screen: Screen
+        /// The arguments it takes, in order.
+        public let parameters: [Parameter]
+        /// One line saying what it does, for help texts.
+        public let summary: String
+        /// The intent of these arguments (checked against `parameters` already).
+        let make: @Sendable (Arguments) throws -> Intent
+
+        init(
+            _ commandName: String, on screen: Screen, _ parameters: [Parameter], _ summary: String,
+            make: @escaping @Sendable (Arguments) throws -> Intent
+        ) {
+            self.commandName = commandName
+            self.screen = screen
+            self.parameters = parameters
+            self.summary = summary
+            self.make = make
+        }
+
+        /// The spec of an intent without arguments.
+        init(_ commandName: String, on screen: Screen, _ summary: String, _ intent: Intent) {
+            self.init(commandName, on: screen, [], summary) { _ in intent }
+        }
+    }
+
+    /// The arguments a ``Spec`` makes its intent of, read by position.
+    struct Arguments {
+        /// An argument that is not what the parameter takes.
+        struct Mismatch: Error {}
+
+        let values: [Argument]
+
+        func text(_ index: Int) throws(Mismatch) -> String {
+            guard index < values.count, case .text(let text) = values[index] else { throw Mismatch() }
+            return text
+        }
+
+        func optionalNote(_ index: Int) throws(Mismatch) -> Note.ID? {
+            guard index < values.count, case .note(let id) = values[index] else { throw Mismatch() }
+            return id
+        }
+
+        func note(_ index: Int) throws(Mismatch) -> Note.ID {
+            guard let id = try optionalNote(index) else { throw Mismatch() }
+            return id
         }
     }
 
@@ -248,39 +307,8 @@ extension Intent {
     /// The intent of `kind` with `arguments` (in the order of ``Kind/parameters``); `nil` when
     /// they are not what the kind takes.
     public init?(_ kind: Kind, _ arguments: [Argument]) {
-        func text(_ index: Int) -> String? {
-            guard index < arguments.count, case .text(let text) = arguments[index] else { return nil }
-            return text
-        }
-        func note(_ index: Int) -> Note.ID?? {
-            guard index < arguments.count, case .note(let id) = arguments[index] else { return nil }
-            return .some(id)
-        }
-        guard arguments.count == kind.parameters.count else { return nil }
-        let intent: Intent? =
-            switch kind {
-            case .signUp: text(0).flatMap { username in text(1).map { .signUp(username: username, password: $0) } }
-            case .typeUsername: text(0).map { .typeUsername(username: $0) }
-            case .typePassword: text(0).map { .typePassword(password: $0) }
-            case .signIn: .signIn
-            case .dismissError: .dismissError
-            case .signOut: .signOut
-            case .loadProfile: .loadProfile
-            case .retryProfile: .retryProfile
-            case .addPost: text(0).map { .addPost(text: $0) }
-            case .addNote: text(0).map { .addNote(text: $0) }
-            case .editNote: note(0).flatMap { $0 }.flatMap { id in text(1).map { .editNote(id: id, text: $0) } }
-            case .deleteNote: note(0).flatMap { $0 }.map { .deleteNote(id: $0) }
-            case .selectNote: note(0).map { .selectNote(id: $0) }
-            case .searchNotes: text(0).map { .searchNotes(query: $0) }
-            case .retryNote: note(0).flatMap { $0 }.map { .retryNote(id: $0) }
-            case .reloadNotes: .reloadNotes
-            case .dismissNotesError: .dismissNotesError
-            case .increment: .increment
-            case .decrement: .decrement
-            case .reset: .reset
-            }
-        guard let intent else { return nil }
+        let spec = kind.spec
+        guard arguments.count == spec.parameters.count, let intent = try? spec.make(Arguments(values: arguments)) else { return nil }
         self = intent
     }
 }

@@ -20,31 +20,17 @@ public enum Command: Hashable, Sendable, CaseIterable {
 }
 
 extension Intent.Kind {
-    /// The intent as a command of the line language: its name, group and arguments (from its
-    /// parameters) and its summary (from the intent's own, with what the console adds).
+    /// The intent as a command of the line language, from its spec: its name, its group (its
+    /// screen's), its arguments and its summary, with what the console adds.
     var commandSpec: CommandSpec {
-        let (name, group): (String, CommandSpec.Group) =
-            switch self {
-            case .signUp: ("signup", .account)
-            case .typeUsername: ("login.username", .login)
-            case .typePassword: ("login.password", .login)
-            case .signIn: ("login.submit", .login)
-            case .dismissError: ("login.ack", .login)
-            case .signOut: ("logout", .account)
-            case .loadProfile: ("profile.load", .profile)
-            case .retryProfile: ("profile.retry", .profile)
-            case .addPost: ("posts.add", .profile)
-            case .addNote: ("notes.add", .notes)
-            case .editNote: ("notes.edit", .notes)
-            case .deleteNote: ("notes.delete", .notes)
-            case .selectNote: ("notes.select", .notes)
-            case .searchNotes: ("notes.search", .notes)
-            case .retryNote: ("notes.retry", .notes)
-            case .reloadNotes: ("notes.reload", .notes)
-            case .dismissNotesError: ("notes.ack", .notes)
-            case .increment: ("counter.increment", .counter)
-            case .decrement: ("counter.decrement", .counter)
-            case .reset: ("counter.reset", .counter)
+        let spec = self.spec
+        let group: CommandSpec.Group =
+            switch spec.screen {
+            case .login: .login
+            case .session: .account
+            case .profile: .profile
+            case .notes: .notes
+            case .counter: .counter
             }
         var required: [CommandSpec.Parameter] = [], optional: [CommandSpec.Parameter] = []
         for parameter in parameters {
@@ -58,7 +44,7 @@ extension Intent.Kind {
         var summary = self.summary
         if parameters.contains(where: { $0.value == .secret }) { summary += "; the password is never recorded" }
         if self == .typePassword { summary += "; at a terminal, alone, it asks without echo" }
-        return CommandSpec(.intent(self), name: name, required, optional: optional, summary, group)
+        return CommandSpec(.intent(self), name: spec.commandName, required, optional: optional, summary, group)
     }
 }
 

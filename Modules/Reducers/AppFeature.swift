@@ -80,8 +80,12 @@ public struct AppFeature: Reducer {
         /// Whether the action holds a secret (a typed password), which journals store redacted.
         public var carriesSecret: Bool {
             switch self {
-            case .login(.passwordChanged), .login(.login), .session(.signUpTapped): true
-            default: false
+            case .login(let action): action.carriesSecret
+            case .session(let action): action.carriesSecret
+            case .profile(let command): command.carriesSecret
+            case .posts(let command): command.carriesSecret
+            case .notes(let action): action.carriesSecret
+            case .counter(let action): action.carriesSecret
             }
         }
 
@@ -256,35 +260,29 @@ extension AppFeature.Action {
     /// search, delete, sign in, sign up or sign out that failed. A request cancelled (by the
     /// user, a newer request or signing out) is not a failure.
     public var failure: AppError? {
-        let error: AppError? =
+        let error =
             switch self {
-            case .login(.authenticationResponse(.failure(let error))), .login(.loginFailed(let error)): error
-            case .login(.usernameChanged), .login(.passwordChanged), .login(.signInTapped), .login(.errorAcknowledged),
-                .login(.authenticationResponse(.success)), .login(.login), .login(.setAccessToken):
-                nil
-            case .session(.signUpResponse(.failure(let error))), .session(.signOutResponse(.failure(let error))): error
-            case .session(.signUpTapped), .session(.signUpResponse(.success)), .session(.signedIn), .session(.signOutTapped),
-                .session(.signOutResponse(.success)), .session(.restored):
-                nil
-            case .profile(.failed(let error)): error
-            case .profile(.load), .profile(.loaded): nil
-            case .posts(.failed(let error)), .posts(.addFailed(let error)): error
-            case .posts(.load), .posts(.loaded), .posts(.add), .posts(.added): nil
-            case .notes(.listResponse(.failure(let error))), .notes(.saveResponse(_, _, .failure(let error))),
-                .notes(.searchResponse(_, .failure(let error))), .notes(.changesResponse(_, .failure(let error))):
-                error
-            // A note already gone is what a delete asked for.
-            case .notes(.deleteResponse(_, .failure(.notFound))): nil
-            case .notes(.deleteResponse(_, .failure(let error))): error
-            case .notes(.listRequested), .notes(.listResponse(.success)), .notes(.addTapped), .notes(.inserted),
-                .notes(.edited), .notes(.changed), .notes(.deleteTapped), .notes(.selected), .notes(.searchQueryChanged),
-                .notes(.searchResponse(_, .success)), .notes(.retrySaveTapped), .notes(.saveResponse(_, _, .success)),
-                .notes(.deleteResponse(_, .success)), .notes(.errorDismissed), .notes(.followingChanges),
-                .notes(.externalChangesNoticed), .notes(.changesResponse(_, .success)):
-                nil
-            case .counter: nil
+            case .login(let action): action.failure
+            case .session(let action): action.failure
+            case .profile(let command): command.failure
+            case .posts(let command): command.failure
+            case .notes(let action): action.failure
+            case .counter(let action): action.failure
             }
         return error == .cancelled ? nil : error
+    }
+
+    /// The bytes of data the action carries that grow with the user's data (see
+    /// ``FeatureAction/payloadBytes``).
+    public var payloadBytes: Int {
+        switch self {
+        case .login(let action): action.payloadBytes
+        case .session(let action): action.payloadBytes
+        case .profile(let command): command.payloadBytes
+        case .posts(let command): command.payloadBytes
+        case .notes(let action): action.payloadBytes
+        case .counter(let action): action.payloadBytes
+        }
     }
 
     /// The feature an action belongs to, as its single key: `{"notes": {...}}`.

@@ -1,3 +1,4 @@
+import Models
 import StateStore
 
 /// A count that goes up and down but never below zero.
@@ -41,4 +42,15 @@ public struct Counter: Reducer {
         }
         return .none
     }
+}
+
+extension Counter.Action: FeatureAction {
+    /// Never: the counter calls no client.
+    public var failure: AppError? { nil }
+
+    /// Never: the counter holds no secret.
+    public var carriesSecret: Bool { false }
+
+    /// None: a count does not grow with the data.
+    public var payloadBytes: Int { 0 }
 }

@@ -522,3 +522,40 @@ public struct Notes: Reducer {
         "\(state.items.count) notes, list \(state.list)"
     }
 }
+
+extension Notes.Action: FeatureAction {
+    /// The failed client call this action reports; a delete of a note gone already is what it
+    /// asked for, not a failure.
+    public var failure: AppError? {
+        switch self {
+        case .listResponse(.failure(let error)), .saveResponse(_, _, .failure(let error)), .searchResponse(_, .failure(let error)),
+            .changesResponse(_, .failure(let error)):
+            error
+        case .deleteResponse(_, .failure(.notFound)): nil
+        case .deleteResponse(_, .failure(let error)): error
+        case .listRequested, .listResponse(.success), .addTapped, .inserted, .edited, .changed, .deleteTapped, .selected,
+            .searchQueryChanged, .searchResponse(_, .success), .retrySaveTapped, .saveResponse(_, _, .success), .deleteResponse(_, .success),
+            .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .success):
+            nil
+        }
+    }
+
+    /// Never: notes hold no secret.
+    public var carriesSecret: Bool { false }
+
+    /// The text of the notes it carries, and of a search's query.
+    public var payloadBytes: Int {
+        switch self {
+        case .addTapped(let text), .edited(_, let text), .changed(_, let text, _), .searchQueryChanged(let text): text.utf8.count
+        case .inserted(let note), .saveResponse(_, _, .success(let note)): note.text.utf8.count
+        case .listResponse(.success(let notes)), .searchResponse(_, .success(let notes)):
+            notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
+        case .changesResponse(_, .success(let changes)):
+            changes.changed.reduce(changes.removed.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
+        case .searchResponse(let query, .failure): query.utf8.count
+        case .listRequested, .listResponse(.failure), .deleteTapped, .selected, .retrySaveTapped, .saveResponse(_, _, .failure),
+            .deleteResponse, .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .failure):
+            0
+        }
+    }
+}

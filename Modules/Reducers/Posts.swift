@@ -145,3 +145,26 @@ public enum Posts: Transducer {
             }))
     }
 }
+
+extension Posts.Command: FeatureAction {
+    /// The failed load or publication this command reports.
+    public var failure: AppError? {
+        switch self {
+        case .failed(let error), .addFailed(let error): error
+        case .load, .loaded, .add, .added: nil
+        }
+    }
+
+    /// Never: posts hold no secret.
+    public var carriesSecret: Bool { false }
+
+    /// The text of the posts it carries.
+    public var payloadBytes: Int {
+        switch self {
+        case .add(let text): text.utf8.count
+        case .added(let post): post.text.utf8.count
+        case .loaded(let posts): posts.reduce(0) { $0 + MemoryLayout<Post>.stride + $1.text.utf8.count }
+        case .load, .failed, .addFailed: 0
+        }
+    }
+}

@@ -75,3 +75,19 @@ public enum Profile: Transducer {
             }))
     }
 }
+
+extension Profile.Command: FeatureAction {
+    /// The failed load this command reports.
+    public var failure: AppError? {
+        switch self {
+        case .failed(let error): error
+        case .load, .loaded: nil
+        }
+    }
+
+    /// Never: a profile holds no secret.
+    public var carriesSecret: Bool { false }
+
+    /// None: a profile does not grow with the data.
+    public var payloadBytes: Int { 0 }
+}

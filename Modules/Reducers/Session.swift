@@ -130,3 +130,22 @@ public struct Session: Reducer {
         }
     }
 }
+
+extension Session.Action: FeatureAction {
+    /// The failed sign-up or sign-out this action reports.
+    public var failure: AppError? {
+        switch self {
+        case .signUpResponse(.failure(let error)), .signOutResponse(.failure(let error)): error
+        case .signUpTapped, .signUpResponse(.success), .signedIn, .signOutTapped, .signOutResponse(.success), .restored: nil
+        }
+    }
+
+    /// Whether it holds the password of a sign-up.
+    public var carriesSecret: Bool {
+        if case .signUpTapped = self { return true }
+        return false
+    }
+
+    /// None: account actions carry no data that grows.
+    public var payloadBytes: Int { 0 }
+}

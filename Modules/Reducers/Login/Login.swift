@@ -228,3 +228,26 @@ enum LoginRules {
         }
     }
 }
+
+extension LoginAction: FeatureAction {
+    /// The failed sign-in this action reports.
+    public var failure: AppError? {
+        switch self {
+        case .authenticationResponse(.failure(let error)), .loginFailed(let error): error
+        case .usernameChanged, .passwordChanged, .signInTapped, .errorAcknowledged, .authenticationResponse(.success), .login,
+            .setAccessToken:
+            nil
+        }
+    }
+
+    /// Whether it holds the typed password.
+    public var carriesSecret: Bool {
+        switch self {
+        case .passwordChanged, .login: true
+        case .usernameChanged, .signInTapped, .errorAcknowledged, .authenticationResponse, .setAccessToken, .loginFailed: false
+        }
+    }
+
+    /// None: sign-in actions carry no data that grows.
+    public var payloadBytes: Int { 0 }
+}
