@@ -294,7 +294,7 @@ public struct Notes: Reducer {
 
         case .inserted(let note):
             if state.items[id: note.id] != nil { return reject(action, state, "a note with id \(note.id) already exists") }
-            state.items.insert(Item(note: note, save: .saving, isStored: false, revision: 1), at: 0)
+            state.list(Item(note: note, save: .saving, isStored: false, revision: 1))
             state.selectedID = note.id
             return save(note, revision: 1, isStored: false, token: token)
 
@@ -314,7 +314,7 @@ public struct Notes: Reducer {
             edited.note.updatedAt = date
             edited.revision += 1
             edited.save = .saving
-            moveToTop(edited, in: &state)
+            state.list(edited)
             return save(edited.note, revision: edited.revision, isStored: edited.isStored, token: token)
 
         case .retrySaveTapped(let id):
@@ -419,7 +419,7 @@ public struct Notes: Reducer {
             switch outcome {
             case .success(let notes):
                 for note in notes where state.items[id: note.id] == nil {
-                    state.items.append(Item(note: note))
+                    state.list(Item(note: note))
                 }
                 state.searchResults = notes.map(\.id)
             case .failure(let error):
@@ -459,7 +459,7 @@ public struct Notes: Reducer {
             return Item(note: note)
         }
         merged += state.items.filter { !storedIDs.contains($0.id) && keepsLocal($0) }
-        merged.sort { $0.note.isListed(before: $1.note) }
+        merged.sort(by: State.isListed)
         // A reload that finds what is listed keeps the list as it is: whoever compares it after
         // (every screen read) sees the same version at once rather than walking every row.
         if state.items.count != merged.count || !state.items.elementsEqual(merged) {
@@ -489,23 +489,8 @@ public struct Notes: Reducer {
                     if local.isInConflict { state.items.modify(id: note.id) { $0.updateConflict(.changed(note)) } }
                     continue
                 }
-                state.items.remove(id: note.id)
             }
-            // The list is in listing order, so the place is found by bisection.
-            var low = 0
-            var high = state.items.count
-            while low < high {
-                let middle = (low + high) / 2
-                if state.items[middle].note.isListed(before: note) { low = middle + 1 } else { high = middle }
-            }
-            state.items.insert(Item(note: note), at: low)
-        }
-    }
-
-    private func moveToTop(_ item: Item, in state: inout State) {
-        state.items[id: item.id] = item
-        if let index = state.items.index(id: item.id), index != 0 {
-            state.items.move(from: index, to: 0)
+            state.list(Item(note: note))
         }
     }
 
@@ -557,5 +542,35 @@ extension Notes.Action: FeatureAction {
             .deleteResponse, .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .failure):
             0
         }
+    }
+}
+
+extension Notes.State {
+    /// The one order of the list: `Note.isListed(before:)`, most recently changed first.
+    static func isListed(_ item: Notes.Item, before other: Notes.Item) -> Bool {
+        item.note.isListed(before: other.note)
+    }
+
+    /// Puts `item` where the list shows it, in place of the item of its id: the one rule every
+    /// path that lists a note follows (adding, editing, another process's change, a search that
+    /// finds a note not listed yet; a reload sorts by the same ``isListed(_:before:)``).
+    mutating func list(_ item: Notes.Item) {
+        if let index = items.index(id: item.id) {
+            let fitsAfter = index == 0 || Self.isListed(items[index - 1], before: item)
+            let fitsBefore = index == items.count - 1 || Self.isListed(item, before: items[index + 1])
+            if fitsAfter && fitsBefore {
+                items[id: item.id] = item
+                return
+            }
+            items.remove(at: index)
+        }
+        // The list is in its order, so the place is found by bisection.
+        var low = 0
+        var high = items.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Self.isListed(items[middle], before: item) { low = middle + 1 } else { high = middle }
+        }
+        items.insert(item, at: low)
     }
 }

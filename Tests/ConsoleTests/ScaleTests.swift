@@ -65,8 +65,8 @@ struct ConsoleScaleTests {
         #expect(
             selected.output.split(separator: "\n").map(String.init) == [
                 "notes: 10,001 notes",
-                "    0003  one more  (2027-01-15 08:00 UTC)",
                 "  * 55c8  note 1005000 — with a second line  (2027-01-15 08:00 UTC)",
+                "    0003  one more  (2027-01-15 08:00 UTC)",
                 "  open 55c8: note 1005000 ⏎ with a second line",
             ])
         let deleted = await console.execute("notes.delete 55C8")

@@ -118,8 +118,8 @@ struct NotesTests {
     }
 
     @Test func editsOfAStoredNoteUpdateItAndMoveItToTheTop() async {
-        let older = note(7, "milk", updated: 1)
-        let newer = note(8, "eggs", updated: 2)
+        let older = note(7, "milk", updated: -2)
+        let newer = note(8, "eggs", updated: -1)
         let store = store(Notes.State(items: [Notes.Item(note: newer), Notes.Item(note: older)], list: .loaded)) {
             $0.update = { _, note in note }
         }
