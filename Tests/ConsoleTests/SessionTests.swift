@@ -94,7 +94,8 @@ struct ConsoleSessionTests {
             } else {
                 line = String((0..<Int(generator.next() % 30)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
             }
-            if line.hasPrefix("record") || line.hasPrefix("quit") || line.hasPrefix("wait") { continue }
+            // (`! record x` records too: a line that names one of these anywhere is skipped.)
+            if ["record", "quit", "wait"].contains(where: line.contains) { continue }
             let before = console.store.currentState
             let result = await console.execute(line)
             if case .error = result.status {

@@ -1,22 +1,19 @@
 import Dispatch
 import Foundation
-import StateStore
 import TestSupport
 import Testing
+
+@testable import StateStore
 
 /// A feature whose effect waits for work another thread does, as a database call's does.
 private struct Waiting: Reducer {
     struct State: Equatable, Sendable {
         /// The thread that went on with the effect after the wait, and then with its action.
         var resumedOn: [UInt] = []
-        /// The thread the queue's work ran on.
-        var workedOn: UInt?
     }
 
     enum Action: Equatable, Sendable {
         case start
-        case startWorkOnQueue
-        case worked(on: UInt)
         case resumed(UInt)
         case recorded(UInt)
     }
@@ -31,15 +28,6 @@ private struct Waiting: Reducer {
                 await withCheckedContinuation { waiting.append($0) }
                 send(.resumed(UInt(pthread_self())))
             }
-        case .startWorkOnQueue:
-            return .run { send in
-                let worker = await result(of: { UInt(pthread_self()) }, on: DispatchQueue(label: "a client's queue"))
-                send(.worked(on: worker))
-                send(.resumed(UInt(pthread_self())))
-            }
-        case .worked(let thread):
-            state.workedOn = thread
-            return .none
         case .resumed(let thread):
             state.resumedOn.append(thread)
             return .run { send in send(.recorded(UInt(pthread_self()))) }
@@ -61,13 +49,19 @@ struct LentThreadTests {
         return (store, task, try #require(waiting.all.first))
     }
 
-    @Test func anEffectWaitingForWorkOnAQueueGoesOnThereBeforeTheQueueMovesOn() async throws {
-        let store = RootStore(initialState: Waiting.State(), reducer: Waiting(waiting: Collected()))
-        #expect(await store.send(.startWorkOnQueue).settle(timeout: .seconds(30)))
-        let worker = try #require(store.currentState.workedOn)
-        #expect(
-            store.currentState.resumedOn == [worker, worker],
-            "the effect, and the effect of the action it sent, ran on the queue's thread")
+    @Test func anEffectWokenFromALentThreadGoesOnThereBeforeTheLendingEnds() async throws {
+        let (store, task, continuation) = try await waitingStore()
+
+        // A database queue's thread, as when a live client's work is done.
+        let seen = Collected<(lender: UInt, resumedOn: [UInt])>()
+        DispatchQueue(label: "a client's queue").async {
+            runningWokenEffectsHere { continuation.resume() }
+            seen.append((UInt(pthread_self()), store.currentState.resumedOn))
+        }
+        #expect(await eventually { seen.count == 1 })
+        let (lender, resumedOn) = try #require(seen.all.first)
+        #expect(resumedOn == [lender, lender], "the effect, and the effect of the action it sent, ran on the lent thread before it was given back")
+        #expect(await task.settle(timeout: .seconds(30)))
     }
 
     @Test func theDocumentedExampleWaitsForWorkOnItsQueue() async {
