@@ -57,6 +57,8 @@ struct ScreenFieldTests {
         "notes.count": "the rows' count in the header",
         "notes.selectedID": "the open note's row marked * and its open line",
         "profile.canAddPost": "a draft's row (publishing…) and the status",
+        "notes.rows.id": "the row's short id, checked by the golden transcripts",
+        "notes.rows.unsavedReason": "isUnsaved's NOT SAVED line",
     ]
 
     @Test func theTranscriptShowsEveryField() async throws {
@@ -76,6 +78,23 @@ struct ScreenFieldTests {
                     let after = try Self.rendered(other, screen, noteIDs: base.noteIDs)
                     shown[path] = (shown[path] ?? false) || after != before
                 }
+            }
+            // Each field of the first note row changed alone.
+            let notes = try #require(json["notes"] as? [String: Any])
+            guard let rows = notes["rows"] as? [[String: Any]], let first = base.screens.notes.rows.first else { continue }
+            let before = try Self.rendered(json, .notes, noteIDs: base.noteIDs)
+            for child in Mirror(reflecting: first).children {
+                guard let name = child.label, let changed = Self.changed(child.value) else { continue }
+                let path = "notes.rows.\(name)"
+                guard Self.shownThroughAnother[path] == nil else { continue }
+                var row = rows[0]
+                row[name] = changed is NSNull ? nil : changed
+                var other = json
+                var fields = notes
+                fields["rows"] = [row] + rows.dropFirst()
+                other["notes"] = fields
+                let after = try Self.rendered(other, .notes, noteIDs: base.noteIDs)
+                shown[path] = (shown[path] ?? false) || after != before
             }
         }
         let hidden = shown.filter { !$0.value }.keys.sorted()
