@@ -4,9 +4,9 @@ import Observation
 import Synchronization
 import Testing
 
-// The AppHost catalog's landing-page example and README.md's view model read with Observation,
-// built and run here; DocumentationExampleTests finds each of those Swift examples in this file,
-// so change them together.
+// The AppHost catalog's landing-page example and its front-end article's view model read with
+// Observation, built and run here; DocumentationExampleTests finds each of those Swift examples
+// in this file, so change them together.
 
 @Suite("The documentation's first steps with AppHost")
 struct GettingStartedExampleTests {

@@ -1,7 +1,6 @@
 import AppHost
 
-// The main-actor front end of README.md and of the AppHost catalog's article "Building a front
-// end on AppHost", built here and run by MainActorLoopExampleTests; DocumentationExampleTests
+// The main-actor front end of the AppHost catalog's article "Building a front end on AppHost", built here and run by MainActorLoopExampleTests; DocumentationExampleTests
 // finds each copy in this file, so change them together.
 
 @MainActor

@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's JSON-lines front end (its copy there is checked by DocumentationExampleTests):
+/// The JSON-lines front end of the AppHost article "Building a front end" (its copy there is
+/// checked by DocumentationExampleTests):
 /// the built program answers JSON intents with JSON outcomes.
-@Suite("appcore-serve, the README's example")
+@Suite("appcore-serve, the front-end article's example")
 struct ServeExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -3,8 +3,7 @@ import StateStoreTesting
 import Synchronization
 import Testing
 
-// The counter of README.md ("A feature in thirty lines"), of the StateStore catalog's landing
-// page and of its article "Writing a feature" (exploring), built and run here;
+// The counter of the StateStore catalog's landing page and of its article "Writing a feature" (exploring), built and run here;
 // DocumentationExampleTests finds each of their Swift examples in this file, so change them
 // together.
 
