@@ -126,7 +126,12 @@ extension Intent {
 
         /// Everything the intent is, but its arguments' values: declared here once, for every
         /// front end to derive what it offers from.
-        public var spec: Spec {
+        public var spec: Spec { Self.specs[self] ?? declaredSpec }
+
+        /// Every kind's spec, made once.
+        private static let specs = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.declaredSpec) })
+
+        private var declaredSpec: Spec {
             switch self {
             case .signUp:
                 Spec("signup", on: .session, [Parameter("username", .text), Parameter("password", .secret)], "create an account (8+ characters each)") {

@@ -46,25 +46,19 @@ final class ConsoleScreens: Sendable, Equatable {
 
     /// A property `expect` can check: its screen, its name (a field of the screen's snapshot),
     /// and its value as `expect` compares it (`nil`, `true`, `3`, `loaded`, `2 items`, the text
-    /// itself).
+    /// itself), read from the snapshot's coding (``FieldText``).
     struct Property: Sendable {
         let screen: Screen
         let name: String
 
         func value(_ screens: ConsoleScreens) -> String {
-            Mirror(reflecting: screens.screens.snapshot(of: screen)).descendant(name).map(Self.text) ?? "nil"
-        }
-
-        /// A field's value as `expect` compares it.
-        private static func text(_ value: Any) -> String {
-            if Mirror(reflecting: value).displayStyle == .optional {
-                return Mirror(reflecting: value).children.first.map { text($0.value) } ?? "nil"
+            switch screen {
+            case .login: FieldText.of(name, in: screens.login)
+            case .session: FieldText.of(name, in: screens.session)
+            case .profile: FieldText.of(name, in: screens.profile)
+            case .notes: FieldText.of(name, in: screens.notes)
+            case .counter: FieldText.of(name, in: screens.counter)
             }
-            if let text = value as? String { return text }
-            if let collection = value as? any Collection { return "\(collection.count) items" }
-            if let described = value as? any CustomStringConvertible { return described.description }
-            if let raw = value as? any RawRepresentable { return "\(raw.rawValue)" }
-            return "\(value)"
         }
     }
 
@@ -74,7 +68,9 @@ final class ConsoleScreens: Sendable, Equatable {
     static let properties: [Property] = {
         let screens = Screens(AppFeature.State())
         return Screen.allCases.flatMap { screen in
-            Mirror(reflecting: screens.snapshot(of: screen)).children.compactMap(\.label).sorted().map { Property(screen: screen, name: $0) }
+            // (A wrapped property's label is its storage's, `_name`; its coding key is `name`.)
+            let labels = Mirror(reflecting: screens.snapshot(of: screen)).children.compactMap(\.label)
+            return labels.map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 }.sorted().map { Property(screen: screen, name: $0) }
         }
     }()
 

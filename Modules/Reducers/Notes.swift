@@ -564,8 +564,13 @@ extension Notes.State {
             }
             items.remove(at: index)
         }
-        // The list is in its order, so the place is found by bisection.
-        var low = 0
+        // Most often the note goes first (it was just added or edited); otherwise the list is in
+        // its order, so the place is found by bisection.
+        if items.isEmpty || Self.isListed(item, before: items[0]) {
+            items.insert(item, at: 0)
+            return
+        }
+        var low = 1
         var high = items.count
         while low < high {
             let middle = (low + high) / 2

@@ -51,6 +51,25 @@ struct ScreenFieldTests {
         }
     }
 
+    @Test func expectReadsEveryFieldAsTheScreensJSONHoldsIt() async throws {
+        for base in try await Self.screens() {
+            let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(base.screens)) as? [String: Any])
+            for property in ConsoleScreens.properties {
+                let fields = try #require(json[property.screen.rawValue] as? [String: Any])
+                let expected: String =
+                    switch fields[property.name] {
+                    case nil, is NSNull: "nil"
+                    case let list as [Any]: "\(list.count) items"
+                    case let text as String: text
+                    // A number or a truth value, as JSON writes it.
+                    case let other?:
+                        String(decoding: try JSONSerialization.data(withJSONObject: other, options: .fragmentsAllowed), as: UTF8.self)
+                    }
+                #expect(property.value(base) == expected, "\(property.screen.rawValue).\(property.name)")
+            }
+        }
+    }
+
     /// Fields the transcript shows through another field.
     private static let shownThroughAnother: [String: String] = [
         "notes.isEmpty": "emptyMessage",
