@@ -145,7 +145,7 @@ public struct AppExplorer: Sendable {
         case .decrement: [Move(intent: .decrement, failing: nil)]
         // Opening a note, searching and resetting the counter only choose what the screens
         // show of data other moves make; leaving them out keeps depth 6 within a second.
-        case .selectNote, .searchNotes, .reset: []
+        case .selectNote, .searchNotes, .typeNotesSearch, .reset: []
         }
     }
 

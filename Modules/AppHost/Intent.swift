@@ -35,8 +35,11 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
     case deleteNote(id: Note.ID)
     /// Open a note, or close the open one with `nil`.
     case selectNote(id: Note.ID?)
-    /// Search the notes; an empty query lists them all again.
+    /// Search the notes, answered with the results; an empty query lists them all again.
     case searchNotes(query: String)
+    /// Type into the notes' search field: searched once typing pauses (a newer keystroke replaces
+    /// it), as a search field of a user interface does.
+    case typeNotesSearch(query: String)
     /// Save again a note whose save failed.
     case retryNote(id: Note.ID)
     /// Load the notes again from storage (what another process wrote shows too).
@@ -69,7 +72,8 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
         case .editNote(let id, let text): .success([.notes(.edited(id, text))])
         case .deleteNote(let id): .success([.notes(.deleteTapped(id))])
         case .selectNote(let id): .success([.notes(.selected(id))])
-        case .searchNotes(let query): .success([.notes(.searchQueryChanged(query))])
+        case .searchNotes(let query): .success([.notes(.searchSubmitted(query))])
+        case .typeNotesSearch(let query): .success([.notes(.searchQueryChanged(query))])
         case .retryNote(let id): .success([.notes(.retrySaveTapped(id))])
         case .reloadNotes: .success([.notes(.listRequested)])
         case .dismissNotesError: .success([.notes(.errorDismissed)])
@@ -115,7 +119,7 @@ extension Intent {
     public enum Kind: String, CaseIterable, Hashable, Sendable {
         case signUp, typeUsername, typePassword, signIn, dismissError, signOut
         case loadProfile, retryProfile, addPost
-        case addNote, editNote, deleteNote, selectNote, searchNotes, retryNote, reloadNotes, dismissNotesError
+        case addNote, editNote, deleteNote, selectNote, searchNotes, typeNotesSearch, retryNote, reloadNotes, dismissNotesError
         case increment, decrement, reset
 
         /// The arguments the intent takes, in order.
@@ -160,6 +164,10 @@ extension Intent {
             case .searchNotes:
                 Spec("notes.search", on: .notes, [Parameter("query", .text)], "search the notes (an empty query lists all again)") {
                     .searchNotes(query: try $0.text(0))
+                }
+            case .typeNotesSearch:
+                Spec("notes.type-search", on: .notes, [Parameter("query", .text)], "type into the search field (searched once typing pauses)") {
+                    .typeNotesSearch(query: try $0.text(0))
                 }
             case .retryNote:
                 Spec("notes.retry", on: .notes, [Parameter("id", .note)], "save again a note whose save failed") { .retryNote(id: try $0.note(0)) }
@@ -285,6 +293,7 @@ extension Intent {
         case .deleteNote: .deleteNote
         case .selectNote: .selectNote
         case .searchNotes: .searchNotes
+        case .typeNotesSearch: .typeNotesSearch
         case .retryNote: .retryNote
         case .reloadNotes: .reloadNotes
         case .dismissNotesError: .dismissNotesError
@@ -298,7 +307,8 @@ extension Intent {
     public var arguments: [Argument] {
         switch self {
         case .signUp(let username, let password): [.text(username), .text(password)]
-        case .typeUsername(let text), .typePassword(let text), .addPost(let text), .addNote(let text), .searchNotes(let text):
+        case .typeUsername(let text), .typePassword(let text), .addPost(let text), .addNote(let text), .searchNotes(let text),
+            .typeNotesSearch(let text):
             [.text(text)]
         case .editNote(let id, let text): [.note(id), .text(text)]
         case .deleteNote(let id), .retryNote(let id): [.note(id)]

@@ -17,8 +17,10 @@ import StateStore
 /// a journal or a timeline replayed later, with other ids and another clock, rebuilds exactly the
 /// same state.
 ///
-/// Searching is debounced on the environment's clock: each change of the query cancels the
-/// search before it, and only the last query, after a quiet ``searchDebounce``, reaches the client.
+/// A search typed into a field is debounced on the environment's clock: each change of the query
+/// cancels the search before it, and only the last query, after a quiet ``searchDebounce``,
+/// reaches the client. A submitted search (``Action/searchSubmitted(_:)``) asks the client at
+/// once, replacing any search pending.
 ///
 /// Changes made elsewhere (another process on the same database) come in by the rows that
 /// changed: listing also reads the store's `NotesCursor`, and each ``Action/externalChangesNoticed``
@@ -179,8 +181,10 @@ public struct Notes: Reducer {
         case deleteTapped(Note.ID)
         /// Open a note, or close the open one with `nil`.
         case selected(Note.ID?)
-        /// The search field changed.
+        /// The search field changed (a keystroke): searched once typing pauses.
         case searchQueryChanged(String)
+        /// A search was submitted: searched at once.
+        case searchSubmitted(String)
         /// The client answered the search for `query`.
         case searchResponse(query: String, Outcome<[Note]>)
         /// Save again a note whose save failed.
@@ -398,18 +402,10 @@ public struct Notes: Reducer {
             return .none
 
         case .searchQueryChanged(let query):
-            state.searchQuery = query
-            guard !query.allSatisfy(\.isWhitespace) else {
-                state.searchResults = nil
-                state.isSearching = false
-                return .cancel(id: SearchID())
-            }
-            state.isSearching = true
-            let (client, token) = (client, token)
-            return .run { send in
-                send(.searchResponse(query: query, await Outcome { () async throws(AppError) in try await client.search(token, query) }))
-            }
-            .debounce(id: SearchID(), for: Self.searchDebounce, clock: clock)
+            return search(query, in: &state, token: token, isTyped: true)
+
+        case .searchSubmitted(let query):
+            return search(query, in: &state, token: token, isTyped: false)
 
         case .searchResponse(let query, let outcome):
             guard state.isSearching, query == state.searchQuery else {
@@ -438,6 +434,25 @@ public struct Notes: Reducer {
 
     /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
     /// same note cancels this one.
+    /// Shows `query` as the search and searches for it, once typing pauses when `isTyped`, at once
+    /// otherwise, replacing the search pending; an empty query lists every note again.
+    private func search(_ query: String, in state: inout State, token: AccessToken, isTyped: Bool) -> Effect<Action> {
+        state.searchQuery = query
+        guard !query.allSatisfy(\.isWhitespace) else {
+            state.searchResults = nil
+            state.isSearching = false
+            return .cancel(id: SearchID())
+        }
+        state.isSearching = true
+        let (client, token) = (client, token)
+        let searching = Effect<Action>.run { send in
+            send(.searchResponse(query: query, await Outcome { () async throws(AppError) in try await client.search(token, query) }))
+        }
+        return isTyped
+            ? searching.debounce(id: SearchID(), for: Self.searchDebounce, clock: clock)
+            : searching.cancellable(id: SearchID(), cancelInFlight: true)
+    }
+
     private func save(_ note: Note, revision: Int, isStored: Bool, token: AccessToken) -> Effect<Action> {
         let (client, token) = (client, token)
         return .run { send in
@@ -519,7 +534,7 @@ extension Notes.Action: FeatureAction {
         case .deleteResponse(_, .failure(.notFound)): nil
         case .deleteResponse(_, .failure(let error)): error
         case .listRequested, .listResponse(.success), .addTapped, .inserted, .edited, .changed, .deleteTapped, .selected,
-            .searchQueryChanged, .searchResponse(_, .success), .retrySaveTapped, .saveResponse(_, _, .success), .deleteResponse(_, .success),
+            .searchQueryChanged, .searchSubmitted, .searchResponse(_, .success), .retrySaveTapped, .saveResponse(_, _, .success), .deleteResponse(_, .success),
             .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .success):
             nil
         }
@@ -531,7 +546,8 @@ extension Notes.Action: FeatureAction {
     /// The text of the notes it carries, and of a search's query.
     public var payloadBytes: Int {
         switch self {
-        case .addTapped(let text), .edited(_, let text), .changed(_, let text, _), .searchQueryChanged(let text): text.utf8.count
+        case .addTapped(let text), .edited(_, let text), .changed(_, let text, _), .searchQueryChanged(let text), .searchSubmitted(let text):
+            text.utf8.count
         case .inserted(let note), .saveResponse(_, _, .success(let note)): note.text.utf8.count
         case .listResponse(.success(let notes)), .searchResponse(_, .success(let notes)):
             notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }

@@ -260,9 +260,12 @@ public final class NotesViewModel: FeatureViewModel {
     /// Open a note, or close the open one with `nil`.
     @discardableResult
     public func select(_ id: Note.ID?) -> StoreTask { store.send(.selected(id)) }
-    /// Search (debounced); an empty query lists every note again.
+    /// Search as the query is typed: once typing pauses; an empty query lists every note again.
     @discardableResult
     public func search(_ query: String) -> StoreTask { store.send(.searchQueryChanged(query)) }
+    /// Search at once for a query submitted (the return key, a search button).
+    @discardableResult
+    public func submitSearch(_ query: String) -> StoreTask { store.send(.searchSubmitted(query)) }
     /// Save again a note whose save failed.
     @discardableResult
     public func retrySave(_ id: Note.ID) -> StoreTask { store.send(.retrySaveTapped(id)) }

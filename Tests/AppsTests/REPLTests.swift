@@ -198,8 +198,9 @@ struct REPLTests {
         repl.type("notes.add \"milk and honey\"\r")
         #expect(await repl.waitFor("milk and honey"))
         let mark = repl.text.count
-        // The search is debounced for 300 ms: its result arrives while the next line is typed.
-        repl.type("notes.search honey\rview cou")
+        // A typed search waits for typing to pause (300 ms): its result arrives while the next
+        // line is typed.
+        repl.type("notes.type-search honey\rview cou")
         // The command's own output says the search is running; the result comes later, alone.
         #expect(await repl.waitFor("matching \"honey\" (searching…)", after: mark))
         #expect(await repl.waitFor("matching \"honey\"\r", after: mark))

@@ -265,6 +265,34 @@ struct NotesTests {
         await store.finish()
     }
 
+    @Test func aSubmittedSearchIsAnsweredAtOnceAndReplacesATypedOne() async {
+        let queries = Locked<[String]>([])
+        let found = [note(8, "eggs")]
+        let store = store(Notes.State(items: [Notes.Item(note: note(7, "milk")), Notes.Item(note: note(8, "eggs"))], list: .loaded)) {
+            $0.search = { _, query in
+                queries.withLock { $0.append(query) }
+                return found
+            }
+        }
+        await store.send(.searchQueryChanged("mil")) {
+            $0.searchQuery = "mil"; $0.isSearching = true
+        }
+        #expect(await clock.untilSleeping())
+        // Submitted before typing paused: the typed search is dropped, the clock is not waited on.
+        await store.send(.searchSubmitted("eggs")) { $0.searchQuery = "eggs" }
+        await store.receive(.searchResponse(query: "eggs", .success(found))) {
+            $0.isSearching = false
+            $0.searchResults = [note(8, "eggs").id]
+        }
+        await clock.advance(by: Notes.searchDebounce)
+        #expect(queries.withLock { $0 } == ["eggs"], "the typed query was never searched")
+        await store.send(.searchSubmitted(" ")) {
+            $0.searchQuery = " "
+            $0.searchResults = nil
+        }
+        await store.finish()
+    }
+
     @Test func aFailedSearchIsShown() async {
         let store = store { $0.search = { _, _ throws(AppError) in throw .network(reason: "offline") } }
         await store.send(.searchQueryChanged("milk")) {
