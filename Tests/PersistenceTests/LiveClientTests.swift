@@ -260,10 +260,29 @@ struct LiveClientTests {
         #expect(warnings.withLock { $0 } == ["1 stored note could not be read and is not listed (damaged id “not-an-id”)"])
     }
 
+    @Test func theIndexKeepsUpWhileWritesGoOn() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = try environment(database)
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        let other = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        func indexed() throws -> Int {
+            try other.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes WHERE search_indexed = 1") { $0.int(0) } }.first ?? 0
+        }
+        // Writes one after another, never quiet: the index must catch some of them meanwhile.
+        var written = 0
+        while try indexed() == 0, written < 10_000 {
+            _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID()), text: "note \(written) milk", createdAt: Date()))
+            written += 1
+        }
+        #expect(try indexed() > 0, "nothing was indexed while \(written) notes were written")
+    }
+
     @Test func fullTextAndLikeSearchesFindTheSameNotes() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         #expect(try database.read { db throws(DatabaseError) in try db.tableExists("notes_search") }, "this SQLite has FTS5")
-        let live = try environment(database)
+        // The index rests for an hour: the searches below read the notes unindexed until it is built.
+        let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)))
         _ = try await live.auth.signUp(credentials)
         let session = try await live.auth.authenticate(credentials)
         let base = Date(timeIntervalSince1970: 1_800_000_000)

@@ -33,7 +33,9 @@ struct SearchParityTests {
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let memory = AppEnvironment.inMemory()
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
-        let live = AppEnvironment.live(database: database, configuration: .testing, clock: TestClock())
+        // The index rests for an hour: the first searches read the notes unindexed.
+        let live = AppEnvironment.live(
+            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
         var tokens: [AccessToken] = []
         for environment in [memory, live] {
             _ = try await environment.auth.signUp(credentials)

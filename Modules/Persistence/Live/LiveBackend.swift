@@ -31,7 +31,7 @@ final class LiveBackend: Sendable {
     ) {
         self.warn = warn
         self.database = database
-        searchIndex = SearchIndex(database: database)
+        searchIndex = SearchIndex(database: database, pace: configuration.searchIndexPace)
         self.configuration = configuration
         self.clock = clock
         self.uuid = uuid

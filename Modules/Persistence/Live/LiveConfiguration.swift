@@ -26,11 +26,15 @@ public struct LiveConfiguration: Sendable {
     /// failure is this old (and on a successful sign-in), so the record stays bounded however
     /// many usernames are tried.
     public var failureMemory: TimeInterval
+    /// How long the search index rests between looks for notes written since its last batch:
+    /// under a steady stream of writes, about this long's worth of notes wait to be indexed (a
+    /// search reads those and matches them itself).
+    public var searchIndexPace: Duration
 
     /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
     /// tokens, 3 free attempts per username, then 1 s doubling up to 60 s, failures forgotten
     /// after a day without one; writes by other processes noticed within 100 ms; deletions
-    /// remembered for the last 10,000 changes.
+    /// remembered for the last 10,000 changes; new notes indexed for search every 50 ms.
     public init(
         passwordIterations: Int = 600_000,
         tokenLifetime: TimeInterval = 30 * 24 * 3600,
@@ -39,7 +43,8 @@ public struct LiveConfiguration: Sendable {
         throttleCap: Duration = .seconds(60),
         externalWriteInterval: Duration = .milliseconds(100),
         deletionWindow: Int = 10_000,
-        failureMemory: TimeInterval = 24 * 3600
+        failureMemory: TimeInterval = 24 * 3600,
+        searchIndexPace: Duration = .milliseconds(50)
     ) {
         self.passwordIterations = passwordIterations
         self.tokenLifetime = tokenLifetime
@@ -49,6 +54,7 @@ public struct LiveConfiguration: Sendable {
         self.externalWriteInterval = externalWriteInterval
         self.deletionWindow = deletionWindow
         self.failureMemory = failureMemory
+        self.searchIndexPace = searchIndexPace
     }
 
     /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.

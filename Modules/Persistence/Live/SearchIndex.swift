@@ -5,10 +5,11 @@ import StateStore
 /// The notes' full-text index (`notes_search`, FTS5 trigrams over each note's ``SearchText``
 /// folded text), kept up to date in small steps off the writers' path.
 ///
-/// Writing a note only marks it (`search_indexed = 0`, in the same row). Once writes have been
-/// quiet for a moment, a background task indexes the marked notes in batches of a bounded size,
-/// each its own short transaction, so no other connection ever waits long for the write lock,
-/// however many notes a bulk import left behind. A search never waits for it: it reads notes not
+/// Writing a note only marks it (`search_indexed = 0`, in the same row). A background task indexes
+/// the marked notes in batches of a bounded size, each its own short transaction, so no other
+/// connection ever waits long for the write lock, however many notes a bulk import left behind;
+/// it goes on at its pace while writes continue, so under a steady stream of writes the notes
+/// not indexed yet stay about one pace's worth. A search never waits for it: it reads notes not
 /// indexed yet and matches them itself. A deleted note's index row goes in the delete's
 /// transaction; the rows of edited-away text that are left when the database closes are removed
 /// then.
@@ -16,24 +17,30 @@ package final class SearchIndex: Sendable {
     private struct State {
         /// Whether the background task runs.
         var isRunning = false
-        /// When a note was last written: indexing waits for writes to be quiet.
+        /// When a note was last written: the task stops once a look finds nothing marked and no
+        /// write came since the look before.
         var lastWrite = ContinuousClock.now
         /// Where the next batch starts: after this note (in the table's key order).
         var cursor: (owner: String, id: String)?
+        /// Whether the last batch left marked notes behind (it was full).
+        var hasMore = false
     }
 
     private weak let database: Database?
     private let state = Locked(State())
 
-    /// How long writes must be quiet before indexing starts.
-    static let quietPeriod: Duration = .milliseconds(250)
+    /// How long the task rests before a batch that is not part of a backlog: the notes written
+    /// meanwhile are indexed together, in one transaction rather than one each
+    /// (`LiveConfiguration.searchIndexPace`).
+    private let pace: Duration
     /// The most notes, and the most text, one batch indexes: about 20 ms of work, so another
     /// writer waits at most that long.
     static let batchNotes = 128
     static let batchBytes = 64 * 1024
 
-    init(database: Database) {
+    init(database: Database, pace: Duration = .milliseconds(50)) {
         self.database = database
+        self.pace = pace
         database.beforeClosing { db in
             // Edited-away text still in the index leaves the file when the database closes.
             try? SearchIndex.removeStaleRows(in: db)
@@ -48,7 +55,7 @@ package final class SearchIndex: Sendable {
     }
 
     /// Indexes what is not indexed yet — notes just written (`afterWrite`), or those a search
-    /// read unindexed — once writes have been quiet for ``quietPeriod``.
+    /// read unindexed — a pace from now and on.
     func catchUp(afterWrite: Bool = false) {
         let start = state.withLock { state -> Bool in
             if afterWrite { state.lastWrite = .now }
@@ -60,12 +67,11 @@ package final class SearchIndex: Sendable {
 
     private func startTask() {
         Task.detached(priority: .utility) { [weak self] in
-            while let self {
-                let quietFor = state.withLock { $0.lastWrite.duration(to: .now) }
-                if quietFor < Self.quietPeriod {
-                    try? await Task.sleep(for: Self.quietPeriod - quietFor)
-                    continue
-                }
+            var rest = self?.pace ?? .zero
+            while true {
+                try? await Task.sleep(for: rest)
+                guard let self else { return }
+                let looked = ContinuousClock.now
                 let indexed: Int
                 do {
                     indexed = try indexNextBatch()
@@ -75,16 +81,20 @@ package final class SearchIndex: Sendable {
                     indexed = 0
                 }
                 if indexed == 0 {
-                    // Done, unless a write came in meanwhile.
-                    let again = state.withLock { state -> Bool in
-                        let again = state.lastWrite.duration(to: .now) < Self.quietPeriod
-                        if !again { state.isRunning = false }
-                        return again
+                    // Done, unless a write came in since the look (a write after the lock below
+                    // finds the task stopped and starts another).
+                    let done = state.withLock { state -> Bool in
+                        let done = state.lastWrite < looked
+                        if done { state.isRunning = false }
+                        return done
                     }
-                    if !again { return }
+                    if done { return }
                 }
-                // Between batches other connections take the lock.
-                try? await Task.sleep(for: .milliseconds(2))
+                // A backlog (the batch left marked notes) is indexed at full speed, with breaths
+                // in which writers take the lock, once writes are quiet; while they go on, a batch
+                // per pace, so a burst of writes is not slowed by indexing it as it comes.
+                let (hasMore, lastWrite) = state.withLock { ($0.hasMore, $0.lastWrite) }
+                rest = hasMore && lastWrite.duration(to: .now) > pace ? .milliseconds(2) : pace
             }
         }
     }
@@ -94,11 +104,11 @@ package final class SearchIndex: Sendable {
     func indexNextBatch() throws(DatabaseError) -> Int {
         guard let database else { return 0 }
         let cursor = state.withLock { $0.cursor }
-        let (count, last) = try database.write { db throws(DatabaseError) -> (Int, (String, String)?) in
-            guard try db.tableExists("notes_search") else { return (0, nil) }
+        let (count, last, hasMore) = try database.write { db throws(DatabaseError) -> (Int, (String, String)?, Bool) in
+            guard try db.tableExists("notes_search") else { return (0, nil, false) }
             var rows = try Self.marked(after: cursor, in: db)
             if rows.isEmpty, cursor != nil { rows = try Self.marked(after: nil, in: db) }
-            guard !rows.isEmpty else { return (0, nil) }
+            guard !rows.isEmpty else { return (0, nil, false) }
             var next = try db.query("SELECT coalesce(max(rowid), 0) FROM notes_search") { $0.int(0) }.first ?? 0
             var bytes = 0
             var taken = 0
@@ -120,9 +130,12 @@ package final class SearchIndex: Sendable {
                     [.int(searchRow), .text(row.owner), .text(row.id)])
             }
             let last = rows[taken - 1]
-            return (taken, (last.owner, last.id))
+            return (taken, (last.owner, last.id), taken < rows.count || rows.count == Self.batchNotes)
         }
-        if let last { state.withLock { $0.cursor = last } }
+        state.withLock { state in
+            if let last { state.cursor = last }
+            state.hasMore = hasMore
+        }
         return count
     }
 
