@@ -143,9 +143,9 @@ public struct AppExplorer: Sendable {
         case .dismissNotesError: [Move(intent: .dismissNotesError, failing: nil)]
         case .increment: [Move(intent: .increment, failing: nil)]
         case .decrement: [Move(intent: .decrement, failing: nil)]
-        // Opening a note, searching and resetting the counter only choose what the screens
-        // show of data other moves make; leaving them out keeps depth 6 within a second.
-        case .selectNote, .searchNotes, .typeNotesSearch, .reset: []
+        // Opening a note, searching, paging and resetting the counter only choose what the
+        // screens show of data other moves make; leaving them out keeps depth 6 within a second.
+        case .selectNote, .searchNotes, .typeNotesSearch, .showMoreNotes, .reset: []
         }
     }
 

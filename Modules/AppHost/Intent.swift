@@ -44,6 +44,8 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
     case retryNote(id: Note.ID)
     /// Load the notes again from storage (what another process wrote shows too).
     case reloadNotes
+    /// Send a reader the next page of the list's rows (a reader holds the first pages only).
+    case showMoreNotes
     /// Dismiss the error the notes screen shows.
     case dismissNotesError
     /// Add one to the counter.
@@ -76,6 +78,7 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
         case .typeNotesSearch(let query): .success([.notes(.searchQueryChanged(query))])
         case .retryNote(let id): .success([.notes(.retrySaveTapped(id))])
         case .reloadNotes: .success([.notes(.listRequested)])
+        case .showMoreNotes: .success([.notes(.moreRowsRequested)])
         case .dismissNotesError: .success([.notes(.errorDismissed)])
         case .increment: .success([.counter(.incrementTapped)])
         case .decrement: .success([.counter(.decrementTapped)])
@@ -119,7 +122,7 @@ extension Intent {
     public enum Kind: String, CaseIterable, Hashable, Sendable {
         case signUp, typeUsername, typePassword, signIn, dismissError, signOut
         case loadProfile, retryProfile, addPost
-        case addNote, editNote, deleteNote, selectNote, searchNotes, typeNotesSearch, retryNote, reloadNotes, dismissNotesError
+        case addNote, editNote, deleteNote, selectNote, searchNotes, typeNotesSearch, retryNote, reloadNotes, showMoreNotes, dismissNotesError
         case increment, decrement, reset
 
         /// The arguments the intent takes, in order.
@@ -172,6 +175,7 @@ extension Intent {
             case .retryNote:
                 Spec("notes.retry", on: .notes, [Parameter("id", .note)], "save again a note whose save failed") { .retryNote(id: try $0.note(0)) }
             case .reloadNotes: Spec("notes.reload", on: .notes, "load the notes again (with what other processes wrote)", .reloadNotes)
+            case .showMoreNotes: Spec("notes.more", on: .notes, "send the next page of rows to a reader that holds the first ones", .showMoreNotes)
             case .dismissNotesError: Spec("notes.ack", on: .notes, "dismiss the notes error", .dismissNotesError)
             case .increment: Spec("counter.increment", on: .counter, "add one to the counter", .increment)
             case .decrement: Spec("counter.decrement", on: .counter, "take one from the counter (never below zero)", .decrement)
@@ -296,6 +300,7 @@ extension Intent {
         case .typeNotesSearch: .typeNotesSearch
         case .retryNote: .retryNote
         case .reloadNotes: .reloadNotes
+        case .showMoreNotes: .showMoreNotes
         case .dismissNotesError: .dismissNotesError
         case .increment: .increment
         case .decrement: .decrement
@@ -313,7 +318,7 @@ extension Intent {
         case .editNote(let id, let text): [.note(id), .text(text)]
         case .deleteNote(let id), .retryNote(let id): [.note(id)]
         case .selectNote(let id): [.note(id)]
-        case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .dismissNotesError,
+        case .signIn, .dismissError, .signOut, .loadProfile, .retryProfile, .reloadNotes, .showMoreNotes, .dismissNotesError,
             .increment, .decrement, .reset:
             []
         }

@@ -2,8 +2,9 @@ import Models
 import ViewModels
 
 /// What a reader that holds some screens needs to hold newer ones: the screens that changed, and
-/// of the notes only the rows that changed. Its size is that of the change, whatever the number
-/// of notes: what a front end sends over a pipe or a socket.
+/// of the notes only the rows that changed among the first page a reader holds
+/// (``NotesUpdate/rowLimit``). Its size is that of the change, at most a page, whatever the
+/// number of notes: what a front end sends over a pipe or a socket.
 ///
 /// ```json
 /// {"changed":["notes"],"notes":{"count":10001,"isLoading":false,…,
@@ -12,7 +13,8 @@ import ViewModels
 ///
 /// A reader applies ``NotesUpdate/rows``: with `all` (`{"all":{"rows":[…]}}`), the rows replace its list; with `changes`,
 /// it removes the `removed` ids and every upserted id from its list, then inserts each upserted
-/// row at its `at`, in the order given (ascending `at`): its list is then the new one.
+/// row at its `at`, in the order given (ascending `at`): its list is then the new one's first
+/// `rowLimit` rows.
 public struct ScreensUpdate: Codable, Equatable, Sendable {
     /// The screens that changed, in `Screen/allCases` order; only these are present below.
     public var changed: [Screen]
@@ -22,7 +24,7 @@ public struct ScreensUpdate: Codable, Equatable, Sendable {
     public var session: SessionViewModel.Snapshot?
     /// The profile and posts, when they changed.
     public var profile: ProfileViewModel.Snapshot?
-    /// The notes screen, when it changed, with the rows that changed.
+    /// The notes screen, when it changed, with the rows that changed among the page a reader holds.
     public var notes: NotesUpdate?
     /// The counter, when it changed.
     public var counter: CounterViewModel.Snapshot?
@@ -40,7 +42,8 @@ public struct ScreensUpdate: Codable, Equatable, Sendable {
     }
 }
 
-/// The notes screen's snapshot without its rows, and the rows that changed.
+/// The notes screen's snapshot without its rows, and the rows that changed among the first
+/// `rowLimit`.
 public struct NotesUpdate: Codable, Equatable, Sendable {
     /// Rows as the reader should change its list.
     public enum Rows: Codable, Equatable, Sendable {
@@ -77,12 +80,17 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
     public var isEmpty: Bool
     /// What to say instead of an empty list; `nil` when there are rows.
     public var emptyMessage: String?
-    /// The rows that changed.
+    /// How many of the first rows a reader holds: `count` or fewer (`showMoreNotes` asks for a
+    /// page more).
+    public var rowLimit: Int
+    /// The rows that changed among the first `rowLimit`.
     public var rows: Rows
 
-    /// What changed from `earlier` to `snapshot`: the rows that changed, found through the
-    /// list's change log (so a note added to ten thousand is one row); every row when that
-    /// cannot be told or there is no `earlier`.
+    /// What changed from `earlier` to `snapshot` among the first rows a reader holds (the
+    /// snapshot's `rowLimit`): the rows that changed, found through the list's change log (so a
+    /// note added to ten thousand is one row, and the one it pushed out of the page), and the
+    /// rows that came into the page or left it; the page whole when that cannot be told or there
+    /// is no `earlier`. Its size is the page's at most, whatever the number of notes.
     public init(_ snapshot: NotesViewModel.Snapshot, since earlier: NotesViewModel.Snapshot?) {
         count = snapshot.count
         selectedID = snapshot.selectedID
@@ -93,21 +101,27 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
         errorMessage = snapshot.errorMessage
         isEmpty = snapshot.isEmpty
         emptyMessage = snapshot.emptyMessage
-        guard let earlier, let ids = snapshot.rows.changedIDs(since: earlier.rows) else {
-            rows = .all(rows: Array(snapshot.rows))
+        rowLimit = snapshot.rowLimit
+        let rowsNow = snapshot.rows
+        let page = min(snapshot.rowLimit, rowsNow.count)
+        guard let earlier, let ids = rowsNow.changedIDs(since: earlier.rows) else {
+            rows = .all(rows: Array(rowsNow.prefix(page)))
             return
         }
+        // Only the ids of the page are read; only the rows sent are built.
+        let changed = Set(ids)
+        let held = (0..<min(earlier.rowLimit, earlier.rows.count)).map(earlier.rows.id(at:))
+        let heldIDs = Set(held)
         var upserted: [PositionedRow] = []
-        var removed: [Note.ID] = []
-        for id in ids {
-            if let position = snapshot.rows.index(id: id) {
-                upserted.append(PositionedRow(at: position, row: snapshot.rows[position]))
-            } else if earlier.rows.index(id: id) != nil {
-                removed.append(id)
+        var shown = Set<Note.ID>(minimumCapacity: page)
+        for position in 0..<page {
+            let id = rowsNow.id(at: position)
+            shown.insert(id)
+            if changed.contains(id) || !heldIDs.contains(id) {
+                upserted.append(PositionedRow(at: position, row: rowsNow[position]))
             }
         }
-        upserted.sort { $0.at < $1.at }
-        rows = .changes(upserted: upserted, removed: removed.sorted())
+        rows = .changes(upserted: upserted, removed: held.filter { !shown.contains($0) }.sorted())
     }
 
     /// `rows` with this update applied (what a reader holding `rows` does with it).

@@ -29,6 +29,9 @@ import StateStore
 public struct Notes: Reducer {
     /// How long the query must stay unchanged before it is searched.
     public static let searchDebounce: Duration = .milliseconds(300)
+    /// How many rows a page of the list holds: what a reader of the screen is sent first, and
+    /// how many more each ``Action/moreRowsRequested`` adds.
+    public static let pageSize = 50
 
     /// A note and how far it is from being stored.
     public struct Item: Hashable, Sendable, Codable, Identifiable {
@@ -131,6 +134,9 @@ public struct Notes: Reducer {
         /// Where the list stands in the stored notes' changes: the changes after it are not in
         /// the list yet. `nil` until the list was loaded.
         public var changeCursor: NotesCursor?
+        /// How many of the rows a reader of the screen is sent (the rest on request): a page,
+        /// and a page more for each ``Action/moreRowsRequested``.
+        @Defaulted<FirstPage> public var rowLimit = Notes.pageSize
 
         /// A notes state; empty and not loaded by default.
         public init(
@@ -187,6 +193,8 @@ public struct Notes: Reducer {
         case searchSubmitted(String)
         /// The client answered the search for `query`.
         case searchResponse(query: String, Outcome<[Note]>)
+        /// A reader of the list asked for its next page of rows.
+        case moreRowsRequested
         /// Save again a note whose save failed.
         case retrySaveTapped(Note.ID)
         /// The client answered the save of `revision` of a note.
@@ -423,6 +431,12 @@ public struct Notes: Reducer {
             }
             return .none
 
+        case .moreRowsRequested:
+            let listed = state.searchResults?.count ?? state.items.count
+            guard state.rowLimit < listed else { return reject(action, state, "every row is shown already") }
+            state.rowLimit += Self.pageSize
+            return .none
+
         case .errorDismissed:
             guard state.error != nil else { return reject(action, state, "there is no error to dismiss") }
             state.error = nil
@@ -534,7 +548,8 @@ extension Notes.Action: FeatureAction {
         case .deleteResponse(_, .failure(.notFound)): nil
         case .deleteResponse(_, .failure(let error)): error
         case .listRequested, .listResponse(.success), .addTapped, .inserted, .edited, .changed, .deleteTapped, .selected,
-            .searchQueryChanged, .searchSubmitted, .searchResponse(_, .success), .retrySaveTapped, .saveResponse(_, _, .success), .deleteResponse(_, .success),
+            .searchQueryChanged, .searchSubmitted, .searchResponse(_, .success), .moreRowsRequested, .retrySaveTapped, .saveResponse(_, _, .success),
+            .deleteResponse(_, .success),
             .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .success):
             nil
         }
@@ -555,7 +570,7 @@ extension Notes.Action: FeatureAction {
             changes.changed.reduce(changes.removed.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
         case .searchResponse(let query, .failure): query.utf8.count
         case .listRequested, .listResponse(.failure), .deleteTapped, .selected, .retrySaveTapped, .saveResponse(_, _, .failure),
-            .deleteResponse, .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .failure):
+            .deleteResponse, .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .failure), .moreRowsRequested:
             0
         }
     }
@@ -594,4 +609,11 @@ extension Notes.State {
         }
         items.insert(item, at: low)
     }
+}
+
+/// The first page of rows, the default of `Notes.State.rowLimit` (journals written before it
+/// read as this).
+public enum FirstPage: DefaultValue {
+    /// ``Notes/pageSize``.
+    public static var value: Int { Notes.pageSize }
 }

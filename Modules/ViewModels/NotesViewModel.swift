@@ -58,6 +58,9 @@ public final class NotesViewModel: FeatureViewModel {
         public var isEmpty: Bool
         /// What to say instead of an empty list; `nil` when there are rows.
         public var emptyMessage: String?
+        /// How many of the rows a reader is sent (``NotesUpdate``): the first pages, as many as
+        /// were asked for (`showMoreNotes`); `rows` holds them all.
+        public var rowLimit: Int
 
         /// The rows' maximum preview length, in characters.
         public static let previewLength = 60
@@ -75,6 +78,7 @@ public final class NotesViewModel: FeatureViewModel {
             isLoading = state.list == .loading
             errorMessage = state.error?.message
             isEmpty = rows.isEmpty
+            rowLimit = state.rowLimit
             emptyMessage =
                 if !rows.isEmpty { nil } else if state.searchResults != nil { "No notes match “\(state.searchQuery)”." } else if state.list == .loading {
                     "Loading notes…"
@@ -138,6 +142,15 @@ public final class NotesViewModel: FeatureViewModel {
         package var listedNotes: IdentifiedArray<Notes.Item>? {
             if case .list(let items, _) = storage { return items }
             return nil
+        }
+
+        /// The id of the note at `position`, told without building its row.
+        public func id(at position: Int) -> Note.ID {
+            switch storage {
+            case .list(let items, _): items[position].id
+            case .found(let items, _): items[position].id
+            case .built(let rows): rows[position].id
+            }
         }
 
         /// The position of the row of note `id`, if it is listed.

@@ -1,6 +1,7 @@
 import AppHost
 import Foundation
 import Models
+import Reducers
 import Testing
 import ViewModels
 
@@ -18,7 +19,8 @@ struct ScreensUpdateTests {
             if let notes = update.screens.notes { reader = notes.applied(to: reader) }
             #expect(update.screens.changed == shown.map { outcome.screens.changed(since: $0) } ?? Screen.allCases)
             shown = outcome.screens
-            #expect(reader == Array(outcome.screens.notes.rows), "after \(intent)")
+            let notes = outcome.screens.notes
+            #expect(reader == Array(notes.rows.prefix(notes.rowLimit)), "after \(intent)")
         }
         for intent: Intent in [
             .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
@@ -26,16 +28,42 @@ struct ScreensUpdateTests {
         ] {
             await perform(intent)
         }
-        for number in 0..<30 { await perform(.addNote(text: "note \(number)")) }
+        // More notes than a page: the reader holds the first page, then a page more.
+        for number in 0..<70 { await perform(.addNote(text: "note \(number)")) }
+        #expect(reader.count == Notes.pageSize)
         let rows = Array(host.screens.notes.rows)
-        await perform(.editNote(id: rows[17].id, text: "edited, so it moves to the top"))
+        await perform(.editNote(id: rows[60].id, text: "edited, so it moves to the top from beyond the page"))
         await perform(.deleteNote(id: rows[3].id))
         await perform(.selectNote(id: rows[20].id))
         await perform(.selectNote(id: rows[25].id))
         await perform(.searchNotes(query: "note 1"))
         await perform(.searchNotes(query: ""))
+        await perform(.showMoreNotes)
+        #expect(reader.count == 69, "every note, once a page more was asked for")
+        await perform(.addNote(text: "one more"))
         await perform(.increment)
-        #expect(reader.count == 29)
+        #expect(reader.count == 70)
+    }
+
+    @Test func aReloadOfThousandsSendsThePageAndTheCount() async throws {
+        let host = try await AppHost(storage: .inMemory())
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
+            _ = await host.perform(intent, timeout: patience)
+        }
+        for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number): remember the milk and the eggs"), timeout: patience) }
+        for intent: Intent in [.reloadNotes, .searchNotes(query: "milk"), .searchNotes(query: "")] {
+            let update = await host.perform(intent, timeout: patience).update(since: nil)
+            guard case .all(let rows) = update.screens.notes?.rows else {
+                Issue.record("\(intent): a reader that holds nothing gets the page whole")
+                continue
+            }
+            #expect(rows.count == Notes.pageSize && update.screens.notes?.count == 2_000, "\(intent)")
+            let bytes = try JSONEncoder().encode(update).count
+            #expect(bytes <= 16_384, "\(intent): \(bytes) bytes")
+        }
     }
 
     @Test func addingANoteToThousandsSendsItsRowsOnly() async throws {
@@ -48,14 +76,16 @@ struct ScreensUpdateTests {
         }
         for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number)"), timeout: patience) }
         let before = host.screens
+        let pushedOut = before.notes.rows.id(at: Notes.pageSize - 1)
         let outcome = await host.perform(.addNote(text: "one more"), timeout: patience)
         let update = outcome.update(since: before)
         guard case .changes(let upserted, let removed) = update.screens.notes?.rows else {
             Issue.record("an added note is a row change, not the whole list")
             return
         }
-        // The new note on top, and the one it took the selection from.
-        #expect(upserted.map(\.at) == [0, 1] && removed.isEmpty)
+        // The new note on top, the one it took the selection from, and the row it pushed out
+        // of the reader's page.
+        #expect(upserted.map(\.at) == [0, 1] && removed == [pushedOut])
         #expect(update.screens.changed == [.notes])
         let bytes = try JSONEncoder().encode(update).count
         #expect(bytes < 4_096, "\(bytes) bytes for one row")

@@ -75,6 +75,7 @@ struct ScreenFieldTests {
         "notes.isEmpty": "emptyMessage",
         "notes.count": "the rows' count in the header",
         "notes.selectedID": "the open note's row marked * and its open line",
+        "notes.rowLimit": "a reader's page; the console pages by itself (view notes --all)",
         "profile.canAddPost": "a draft's row (publishing…) and the status",
         "notes.rows.id": "the row's short id, checked by the golden transcripts",
         "notes.rows.unsavedReason": "isUnsaved's NOT SAVED line",
