@@ -58,8 +58,8 @@ public final class NotesViewModel: FeatureViewModel {
         public var isEmpty: Bool
         /// What to say instead of an empty list; `nil` when there are rows.
         public var emptyMessage: String?
-        /// How many of the rows a reader is sent (``NotesUpdate``): the first pages, as many as
-        /// were asked for (`showMoreNotes`); `rows` holds them all.
+        /// How many of the rows a reader is sent (an `AppHost` `NotesUpdate`): the first pages,
+        /// as many as were asked for (`showMoreNotes`); `rows` holds them all.
         public var rowLimit: Int
 
         /// The rows' maximum preview length, in characters.
