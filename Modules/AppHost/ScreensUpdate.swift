@@ -108,20 +108,72 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
             rows = .all(rows: Array(rowsNow.prefix(page)))
             return
         }
-        // Only the ids of the page are read; only the rows sent are built.
+        rows =
+            earlier.rowLimit == snapshot.rowLimit
+            ? Self.changes(of: rowsNow, page: page, since: earlier.rows, page: min(earlier.rowLimit, earlier.rows.count), changed: ids)
+            : Self.changes(
+                of: rowsNow, page: page, since: (0..<min(earlier.rowLimit, earlier.rows.count)).map(earlier.rows.id(at:)), changed: Set(ids))
+    }
+
+    /// The rows to change in a reader's page: each changed note's row, where it is in the page
+    /// now or that it left it, and the unchanged rows that a change above pushed out of the page
+    /// or pulled into it (unchanged rows keep their order, so they are the page's last ones).
+    /// Costs the change, not the page.
+    private static func changes(
+        of rows: NotesViewModel.Rows, page: Int, since earlier: NotesViewModel.Rows, page earlierPage: Int, changed ids: [Note.ID]
+    ) -> Rows {
         let changed = Set(ids)
-        let held = (0..<min(earlier.rowLimit, earlier.rows.count)).map(earlier.rows.id(at:))
+        var upserted: [PositionedRow] = []
+        var removed: [Note.ID] = []
+        var changedInPage = 0
+        var changedInEarlierPage = 0
+        for id in ids {
+            let position = rows.index(id: id).flatMap { $0 < page ? $0 : nil }
+            if let position {
+                upserted.append(PositionedRow(at: position, row: rows[position]))
+                changedInPage += 1
+            }
+            if let earlierPosition = earlier.index(id: id), earlierPosition < earlierPage {
+                changedInEarlierPage += 1
+                if position == nil { removed.append(id) }
+            }
+        }
+        var kept = earlierPage - changedInEarlierPage
+        let keptNow = page - changedInPage
+        var position = earlierPage - 1
+        while kept > keptNow, position >= 0 {
+            let id = earlier.id(at: position)
+            if !changed.contains(id) {
+                removed.append(id)
+                kept -= 1
+            }
+            position -= 1
+        }
+        position = page - 1
+        while kept < keptNow, position >= 0 {
+            let id = rows.id(at: position)
+            if !changed.contains(id) {
+                upserted.append(PositionedRow(at: position, row: rows[position]))
+                kept += 1
+            }
+            position -= 1
+        }
+        upserted.sort { $0.at < $1.at }
+        return .changes(upserted: upserted, removed: removed.sorted())
+    }
+
+    /// The rows to change in a reader's page whose size changed: every row of the page now that
+    /// it did not hold or that changed, and those it held that left.
+    private static func changes(of rows: NotesViewModel.Rows, page: Int, since held: [Note.ID], changed: Set<Note.ID>) -> Rows {
         let heldIDs = Set(held)
         var upserted: [PositionedRow] = []
         var shown = Set<Note.ID>(minimumCapacity: page)
         for position in 0..<page {
-            let id = rowsNow.id(at: position)
+            let id = rows.id(at: position)
             shown.insert(id)
-            if changed.contains(id) || !heldIDs.contains(id) {
-                upserted.append(PositionedRow(at: position, row: rowsNow[position]))
-            }
+            if changed.contains(id) || !heldIDs.contains(id) { upserted.append(PositionedRow(at: position, row: rows[position])) }
         }
-        rows = .changes(upserted: upserted, removed: held.filter { !shown.contains($0) }.sorted())
+        return .changes(upserted: upserted, removed: held.filter { !shown.contains($0) }.sorted())
     }
 
     /// `rows` with this update applied (what a reader holding `rows` does with it).

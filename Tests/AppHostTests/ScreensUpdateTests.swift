@@ -45,6 +45,45 @@ struct ScreensUpdateTests {
         #expect(reader.count == 70)
     }
 
+    @Test func aReaderStaysExactThroughRandomChangesAroundThePageBoundary() async throws {
+        let host = try await AppHost(storage: .inMemory())
+        var shown: Screens?
+        var reader: [NotesViewModel.Row] = []
+        func perform(_ intent: Intent) async {
+            let outcome = await host.perform(intent, timeout: patience)
+            if let notes = outcome.update(since: shown).screens.notes { reader = notes.applied(to: reader) }
+            shown = outcome.screens
+            let notes = outcome.screens.notes
+            #expect(reader == Array(notes.rows.prefix(notes.rowLimit)), "after \(intent)")
+        }
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
+            await perform(intent)
+        }
+        for number in 0..<55 { await perform(.addNote(text: "note \(number)")) }
+        // A fixed sequence of pseudo-random moves (a linear congruential generator), most of them
+        // around the 50th row: adds push rows out of the page, deletes pull them in, edits move
+        // rows from anywhere to the top.
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for step in 0..<120 {
+            let rows = Array(host.screens.notes.rows)
+            let near = max(0, min(rows.count - 1, 45 + next(10)))
+            let move = rows.isEmpty ? 0 : next(4)
+            switch move {
+            case 0: await perform(.addNote(text: "added \(step)"))
+            case 1: await perform(.deleteNote(id: rows[near].id))
+            case 2: await perform(.editNote(id: rows[next(rows.count)].id, text: "edited \(step)"))
+            default: await perform(.selectNote(id: rows[near].id))
+            }
+        }
+    }
+
     @Test func aReloadOfThousandsSendsThePageAndTheCount() async throws {
         let host = try await AppHost(storage: .inMemory())
         for intent: Intent in [
