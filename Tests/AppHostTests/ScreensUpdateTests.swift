@@ -9,28 +9,41 @@ import ViewModels
 /// and an update's size is the change's, whatever the number of notes.
 @Suite("Screens updates")
 struct ScreensUpdateTests {
-    @Test func aReaderApplyingEachUpdateHoldsExactlyTheRows() async throws {
-        let host = try await AppHost(storage: .inMemory())
+    /// A front end that holds what each outcome's update gives it, checking after each intent
+    /// that it holds exactly the first `rowLimit` rows.
+    private final class Reader {
+        let host: AppHost
         var shown: Screens?
-        var reader: [NotesViewModel.Row] = []
+        var rows: [NotesViewModel.Row] = []
+
+        init() async throws {
+            host = try await AppHost(storage: .inMemory())
+            for intent: Intent in [
+                .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+                .typePassword(password: "wonderland"), .signIn,
+            ] {
+                await perform(intent)
+            }
+        }
+
         func perform(_ intent: Intent) async {
             let outcome = await host.perform(intent, timeout: patience)
             let update = outcome.update(since: shown)
-            if let notes = update.screens.notes { reader = notes.applied(to: reader) }
+            if let notes = update.screens.notes { rows = notes.applied(to: rows) }
             #expect(update.screens.changed == shown.map { outcome.screens.changed(since: $0) } ?? Screen.allCases)
             shown = outcome.screens
             let notes = outcome.screens.notes
-            #expect(reader == Array(notes.rows.prefix(notes.rowLimit)), "after \(intent)")
+            #expect(rows == Array(notes.rows.prefix(notes.rowLimit)), "after \(intent)")
         }
-        for intent: Intent in [
-            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-            .typePassword(password: "wonderland"), .signIn,
-        ] {
-            await perform(intent)
-        }
+    }
+
+    @Test func aReaderApplyingEachUpdateHoldsExactlyTheRows() async throws {
+        let reader = try await Reader()
+        let host = reader.host
+        func perform(_ intent: Intent) async { await reader.perform(intent) }
         // More notes than a page: the reader holds the first page, then a page more.
         for number in 0..<70 { await perform(.addNote(text: "note \(number)")) }
-        #expect(reader.count == Notes.pageSize)
+        #expect(reader.rows.count == Notes.pageSize)
         let rows = Array(host.screens.notes.rows)
         await perform(.editNote(id: rows[60].id, text: "edited, so it moves to the top from beyond the page"))
         await perform(.deleteNote(id: rows[3].id))
@@ -39,29 +52,16 @@ struct ScreensUpdateTests {
         await perform(.searchNotes(query: "note 1"))
         await perform(.searchNotes(query: ""))
         await perform(.showMoreNotes)
-        #expect(reader.count == 69, "every note, once a page more was asked for")
+        #expect(reader.rows.count == 69, "every note, once a page more was asked for")
         await perform(.addNote(text: "one more"))
         await perform(.increment)
-        #expect(reader.count == 70)
+        #expect(reader.rows.count == 70)
     }
 
     @Test func aReaderStaysExactThroughRandomChangesAroundThePageBoundary() async throws {
-        let host = try await AppHost(storage: .inMemory())
-        var shown: Screens?
-        var reader: [NotesViewModel.Row] = []
-        func perform(_ intent: Intent) async {
-            let outcome = await host.perform(intent, timeout: patience)
-            if let notes = outcome.update(since: shown).screens.notes { reader = notes.applied(to: reader) }
-            shown = outcome.screens
-            let notes = outcome.screens.notes
-            #expect(reader == Array(notes.rows.prefix(notes.rowLimit)), "after \(intent)")
-        }
-        for intent: Intent in [
-            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-            .typePassword(password: "wonderland"), .signIn,
-        ] {
-            await perform(intent)
-        }
+        let reader = try await Reader()
+        let host = reader.host
+        func perform(_ intent: Intent) async { await reader.perform(intent) }
         for number in 0..<55 { await perform(.addNote(text: "note \(number)")) }
         // A fixed sequence of pseudo-random moves (a linear congruential generator), most of them
         // around the 50th row: adds push rows out of the page, deletes pull them in, edits move
