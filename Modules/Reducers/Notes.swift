@@ -446,8 +446,6 @@ public struct Notes: Reducer {
 
     // MARK: - Helpers
 
-    /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
-    /// same note cancels this one.
     /// Shows `query` as the search and searches for it, once typing pauses when `isTyped`, at once
     /// otherwise, replacing the search pending; an empty query lists every note again.
     private func search(_ query: String, in state: inout State, token: AccessToken, isTyped: Bool) -> Effect<Action> {
@@ -467,6 +465,8 @@ public struct Notes: Reducer {
             : searching.cancellable(id: SearchID(), cancelInFlight: true)
     }
 
+    /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
+    /// same note cancels this one.
     private func save(_ note: Note, revision: Int, isStored: Bool, token: AccessToken) -> Effect<Action> {
         let (client, token) = (client, token)
         return .run { send in
