@@ -18,7 +18,7 @@ package final class SearchIndex: Sendable {
         /// Whether the background task runs.
         var isRunning = false
         /// When a note was last written: the task stops once a look finds nothing marked and no
-        /// write came since the look before.
+        /// write came since that look began.
         var lastWrite = ContinuousClock.now
         /// Where the next batch starts: after this note (in the table's key order).
         var cursor: (owner: String, id: String)?
