@@ -52,13 +52,7 @@ final class ConsoleScreens: Sendable, Equatable {
         let name: String
 
         func value(_ screens: ConsoleScreens) -> String {
-            switch screen {
-            case .login: FieldText.of(name, in: screens.login)
-            case .session: FieldText.of(name, in: screens.session)
-            case .profile: FieldText.of(name, in: screens.profile)
-            case .notes: FieldText.of(name, in: screens.notes)
-            case .counter: FieldText.of(name, in: screens.counter)
-            }
+            FieldText.of(name, in: screens.screens.snapshot(of: screen))
         }
     }
 
@@ -273,7 +267,7 @@ final class ConsoleScreens: Sendable, Equatable {
 
 extension Screens {
     /// The snapshot screen `screen` shows.
-    func snapshot(of screen: Screen) -> any Sendable {
+    func snapshot(of screen: Screen) -> any Encodable & Sendable {
         switch screen {
         case .login: login
         case .session: session

@@ -38,7 +38,7 @@ package final class SearchIndex: Sendable {
     static let batchNotes = 128
     static let batchBytes = 64 * 1024
 
-    init(database: Database, pace: Duration = .milliseconds(50)) {
+    init(database: Database, pace: Duration) {
         self.database = database
         self.pace = pace
         database.beforeClosing { db in
@@ -50,7 +50,8 @@ package final class SearchIndex: Sendable {
     /// Indexes every note not indexed yet, batch by batch, now: for tests and tools that need
     /// the index whole rather than soon.
     package static func indexAll(in database: Database) throws(DatabaseError) {
-        let index = SearchIndex(database: database)
+        // Indexed here, batch after batch: the background task and its pace play no part.
+        let index = SearchIndex(database: database, pace: .zero)
         while try index.indexNextBatch() > 0 {}
     }
 
