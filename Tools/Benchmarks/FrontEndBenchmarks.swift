@@ -128,10 +128,23 @@ func processCPUNanoseconds() -> UInt64 {
     return UInt64(micros) * 1_000
 }
 
-/// `appcore-serve` on a database whose account holds `scaleNotes` notes, signed in, then sent
-/// `count` `addNote` lines at once: addNotes per second from the first line written to the last
-/// reply read, and the longest reply in bytes.
-func serveAddSample(databasePath path: String, count: Int) throws -> (perSecond: Double, longestReply: Int) {
+/// What one run of `appcore-serve` showed: the sign-in reply, then a stream of intents sent at
+/// once.
+struct ServeSample {
+    /// Bytes of the reply to signing in (which lists the first page of notes).
+    var signInReply: Int
+    /// Intents of the stream per second, from the first line written to the last reply read.
+    var perSecond: Double
+    /// The longest reply of the stream, in bytes.
+    var longestReply: Int
+    /// Microseconds of CPU (user and system, every thread) the process spent per intent of the
+    /// stream.
+    var cpuPerIntent: Double
+}
+
+/// Runs `appcore-serve` on the database at `path` (whose account is `scaleCredentials`'),
+/// signs in, then sends `stream` at once.
+func serveSample(databasePath path: String, stream: [String]) throws -> ServeSample {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         .deletingLastPathComponent().appendingPathComponent("appcore-serve")
@@ -147,16 +160,45 @@ func serveAddSample(databasePath path: String, count: Int) throws -> (perSecond:
         #"{"typePassword":{"password":"\#(scaleCredentials.password.revealed)"}}"#, #"{"signIn":{}}"#,
     ]
     input.fileHandleForWriting.write(Data((signIn.joined(separator: "\n") + "\n").utf8))
-    _ = replies.wait(for: signIn.count)
-    let lines = (0..<count).map { #"{"addNote":{"text":"served note \#($0)"}}"# }.joined(separator: "\n") + "\n"
+    let (_, signInReply) = replies.wait(for: signIn.count)
+    let lines = stream.joined(separator: "\n") + "\n"
+    let cpuBefore = try processCPUNanoseconds(of: process.processIdentifier)
     let start = monotonicNanoseconds()
     // Written from a thread of its own: the pipe holds less than every line, and replies are
     // read meanwhile.
     Thread.detachNewThread { input.fileHandleForWriting.write(Data(lines.utf8)) }
-    let (end, longest) = replies.wait(for: signIn.count + count)
+    let (end, longest) = replies.wait(for: signIn.count + stream.count)
+    let cpu = try processCPUNanoseconds(of: process.processIdentifier) - cpuBefore
     try input.fileHandleForWriting.close()
     process.waitUntilExit()
-    return (Double(count) / (Double(end - start) / 1e9), longest)
+    return ServeSample(
+        signInReply: signInReply, perSecond: Double(stream.count) / (Double(end - start) / 1e9), longestReply: longest,
+        cpuPerIntent: Double(cpu) / 1e3 / Double(stream.count))
+}
+
+/// User and system CPU time process `pid` has spent so far, every thread (from
+/// `/proc/<pid>/stat`, in clock ticks: 10 ms each here, so measure a stream of seconds).
+func processCPUNanoseconds(of pid: Int32) throws -> UInt64 {
+    let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+    // Fields after the command name (which may hold spaces): utime is the 14th field, the 12th of these.
+    guard let end = stat.lastIndex(of: ")") else { throw ChildError("/proc/\(pid)/stat has no command name") }
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    guard fields.count > 13, let user = UInt64(fields[11]), let system = UInt64(fields[12]) else {
+        throw ChildError("/proc/\(pid)/stat has no CPU times")
+    }
+    return (user + system) * 1_000_000_000 / UInt64(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// `count` `addNote` lines.
+func addNoteLines(_ count: Int) -> [String] {
+    (0..<count).map { #"{"addNote":{"text":"served note \#($0)"}}"# }
+}
+
+/// `count` lines as a busy user of many notes sends them: adds, and one in ten a submitted
+/// search for a word one stored note in a hundred holds (`oats`), so an answer is small
+/// however many notes there are.
+func mixedLines(_ count: Int) -> [String] {
+    (0..<count).map { $0 % 10 == 9 ? #"{"searchNotes":{"query":"oats"}}"# : #"{"addNote":{"text":"mixed note \#($0)"}}"# }
 }
 
 /// Reads reply lines on a thread of its own, counting them and keeping the longest.
@@ -202,14 +244,14 @@ final class ReplyReader: @unchecked Sendable {
 }
 
 /// Runs `body` with the path of a fresh database whose account (`scaleCredentials`) holds
-/// `scaleNotes` notes, in a temporary folder removed afterwards.
-func withSignInDatabase<Result>(_ name: String, _ body: (String) async throws -> Result) async -> Result {
+/// `notes` notes, in a temporary folder removed afterwards.
+func withSignInDatabase<Result>(_ name: String, notes: Int = scaleNotes, _ body: (String) async throws -> Result) async -> Result {
     let folder = NSTemporaryDirectory() + "appcore-bench-\(name)-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let path = folder + "/\(name).sqlite"
     do {
-        try await prepareSignInDatabase(at: path, notes: scaleNotes)
+        try await prepareSignInDatabase(at: path, notes: notes)
         return try await body(path)
     } catch {
         fatalError("the \(name) benchmark failed on \(path): \(error)")
@@ -222,16 +264,34 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
         let samples = await withSignInDatabase("stall") { path in await repeated(plan) { await mainActorStallSample(databasePath: path) } }
         measurements.append(CaseResult(name: "main-actor-stall", unit: .milliseconds, samples: samples, target: .atMost(8)))
     }
-    if selected("serve-add-10k") {
+    if selected("serve-add-10k") || selected("serve-sign-in-10k-reply") || selected("intent-cpu") {
         let samples = await withSignInDatabase("serve") { path in
             // Thrown when appcore-serve is missing: build it with `swift build -c release --product appcore-bench`.
-            try (0..<plan.runs).map { _ in try serveAddSample(databasePath: path, count: plan.iterations(1_000)) }
+            try (0..<plan.runs).map { _ in try serveSample(databasePath: path, stream: addNoteLines(plan.iterations(1_000))) }
         }
         measurements.append(CaseResult(name: "serve-add-10k", unit: .perSecond, samples: samples.map(\.perSecond), target: .atLeast(5_000)))
         measurements.append(
             CaseResult(
                 name: "serve-add-10k-reply", unit: .bytes, samples: samples.map { Double($0.longestReply) },
                 target: .atMost(4_096)))
+        measurements.append(
+            CaseResult(
+                name: "serve-sign-in-10k-reply", unit: .bytes, samples: samples.map { Double($0.signInReply) },
+                target: .atMost(16_384)))
+        measurements.append(CaseResult(name: "intent-cpu", unit: .microseconds, samples: samples.map(\.cpuPerIntent), target: .atMost(200)))
+    }
+    if selected("serve-mixed") {
+        // The same stream at 1,000 and at 10,000 notes: a search costs the same at both while writes go on.
+        var rates: [[Double]] = []
+        for notes in [1_000, scaleNotes] {
+            rates.append(
+                await withSignInDatabase("mixed-\(notes)", notes: notes) { path in
+                    try (0..<plan.runs).map { _ in try serveSample(databasePath: path, stream: mixedLines(plan.iterations(1_000))).perSecond }
+                })
+        }
+        measurements.append(CaseResult(name: "serve-mixed-1k", unit: .perSecond, samples: rates[0], target: nil))
+        measurements.append(CaseResult(name: "serve-mixed-10k", unit: .perSecond, samples: rates[1], target: nil))
+        measurements.append(CaseResult(name: "serve-mixed-ratio", unit: .ratio, samples: zip(rates[1], rates[0]).map { $0 / $1 }, target: .atLeast(0.8)))
     }
     if selected("external-change") {
         let (latency, idle) = await withSignInDatabase("external") { path in

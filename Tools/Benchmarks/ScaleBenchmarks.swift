@@ -89,7 +89,9 @@ func prepareSignInDatabase(at path: String, notes count: Int) async throws {
     let session = try await live.auth.authenticate(scaleCredentials)
     let start = Date(timeIntervalSince1970: 1_790_000_000)
     for number in 0..<count {
-        let text = "Note \(number)\nremember the milk, then call the plumber about the \(number % 7 == 0 ? "boiler" : "sink")"
+        // One note in a hundred holds "oats", which the mixed stream searches for.
+        let oats = number % 100 == 0 ? " and oats" : ""
+        let text = "Note \(number)\nremember the milk\(oats), then call the plumber about the \(number % 7 == 0 ? "boiler" : "sink")"
         _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID()), text: text, createdAt: start.addingTimeInterval(Double(number))))
     }
 }

@@ -15,6 +15,7 @@ package struct CaseResult {
         case perSecond = "per_s"
         case bytes
         case milliseconds = "ms"
+        case microseconds = "µs"
         /// Percent of one core.
         case percent = "%"
     }
