@@ -63,28 +63,32 @@ let hostOptions = AppHost.Options(history: options.history, durability: options.
 let host: AppHost
 do { host = try await AppHost(storage: storage, loginStyle: options.loginStyle, options: hostOptions) } catch { fail("\(error)") }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
-// A reply is written whole or not at all (a full disk leaves no torn line).
-let output = StandardOutput()
-let encoder = JSONEncoder()
-encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-var shown: Screens? // what the reader holds: replies carry what changed since
-for await line in InputLines() { // read on a thread of its own, never blocking a task
-    if line.isEmpty { continue }
-    let reply: Data
-    do {
-        let intent = try Intent(jsonLine: line) // never echoes the line: it may hold a password
-        let outcome = await host.perform(intent) // returns once everything the intent started has finished and is kept
-        reply = try encoder.encode(outcome.update(since: shown)) // sized by the change, not by the notes
-        shown = outcome.screens
-    } catch {
-        reply = (try? encoder.encode(["error": "\(error)"])) ?? Data()
+/// Answers intents until the input ends, off the main actor (nothing here needs it).
+func serve(_ host: AppHost) async -> Never {
+    // A reply is written whole or not at all (a full disk leaves no torn line).
+    let output = StandardOutput()
+    var shown: Screens? // what the reader holds: replies carry what changed since
+    for await line in InputLines() { // read on a thread of its own, never blocking a task
+        if line.isEmpty { continue }
+        let reply: String
+        do {
+            let intent = try Intent(jsonLine: line) // never echoes the line: it may hold a password
+            let outcome = await host.perform(intent) // returns once everything the intent started has finished and is kept
+            reply = try outcome.update(since: shown).jsonLine() // sized by the change, not by the notes
+            shown = outcome.screens
+        } catch {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            reply = (try? encoder.encode(["error": "\(error)"])).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
+        guard output.write(reply + "\n") else { break }
     }
-    guard output.write(String(decoding: reply, as: UTF8.self) + "\n") else { break }
+    switch output.failure {
+    case nil: await end(host, status: 0)
+    case .readerGone?: await end(host, status: 141) // as SIGPIPE would, quietly
+    case let failure?:
+        FileHandle.standardError.write(Data("appcore-serve: \(failure)\n".utf8))
+        await end(host, status: 1)
+    }
 }
-switch output.failure {
-case nil: await end(host, status: 0)
-case .readerGone?: await end(host, status: 141) // as SIGPIPE would, quietly
-case let failure?:
-    FileHandle.standardError.write(Data("appcore-serve: \(failure)\n".utf8))
-    await end(host, status: 1)
-}
+await serve(host)

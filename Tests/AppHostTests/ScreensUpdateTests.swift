@@ -29,11 +29,46 @@ struct ScreensUpdateTests {
         func perform(_ intent: Intent) async {
             let outcome = await host.perform(intent, timeout: patience)
             let update = outcome.update(since: shown)
+            expectWrittenAsEncoded(update, "after \(intent)")
             if let notes = update.screens.notes { rows = notes.applied(to: rows) }
             #expect(update.screens.changed == shown.map { outcome.screens.changed(since: $0) } ?? Screen.allCases)
             shown = outcome.screens
             let notes = outcome.screens.notes
             #expect(rows == Array(notes.rows.prefix(notes.rowLimit)), "after \(intent)")
+        }
+    }
+
+    @Test func anUpdateIsWrittenAsJSONEncoderWritesIt() async throws {
+        var options = AppHost.Options()
+        options.injectsFailures = true
+        let host = try await AppHost(storage: .inMemory(), options: options)
+        // Rejected, signed out: every screen to a reader that holds nothing.
+        expectWrittenAsEncoded(await host.perform(.addNote(text: "milk"), timeout: patience).update(since: nil), "rejected")
+        for intent: Intent in [
+            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+            .typePassword(password: "wonderland"), .signIn,
+        ] {
+            expectWrittenAsEncoded(await host.perform(intent, timeout: patience).update(since: nil), "\(intent)")
+        }
+        // Every ASCII character (controls, quotes, backslash, slash) and some beyond, in a title,
+        // a preview and the open note's text.
+        let ascii = String(decoding: (0..<128).map { UInt8($0) }, as: UTF8.self)
+        let text = "title \(ascii) é ß 中文 🥛 \u{2028}\u{2029}\nsecond line \(ascii)"
+        let before = host.screens
+        let added = await host.perform(.addNote(text: text), timeout: patience)
+        expectWrittenAsEncoded(added.update(since: before), "a note of every character")
+        expectWrittenAsEncoded(added.update(since: nil), "every screen")
+        // A save that failed (its row's reason) and a list that failed (the screen's error).
+        host.failures.failNext(.notesCreate)
+        expectWrittenAsEncoded(await host.perform(.addNote(text: "unsaved"), timeout: patience).update(since: added.screens), "a failed save")
+        host.failures.failNext(.notesList)
+        expectWrittenAsEncoded(await host.perform(.reloadNotes, timeout: patience).update(since: nil), "a failed reload")
+        let statuses: [IntentOutcome.Status] = [
+            .completed, .rejected(reason: "no \"quotes\"\n"), .failed(reason: "disk/full\u{1}"), .timedOut(running: ["a", "b\\c"]), .timedOut(running: []),
+        ]
+        for status in statuses {
+            let outcome = IntentOutcome(status: status, changed: added.changed, screens: added.screens)
+            expectWrittenAsEncoded(outcome.update(since: before), "\(status)")
         }
     }
 
@@ -131,4 +166,13 @@ struct ScreensUpdateTests {
         // The whole outcome, for comparison, carries every row.
         #expect(try JSONEncoder().encode(outcome).count > 100 * bytes)
     }
+}
+
+/// `update.jsonLine()` is the text `JSONEncoder` writes for it with the options `appcore-serve` uses.
+private func expectWrittenAsEncoded(_ update: IntentOutcome.Update, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    #expect(
+        (try? update.jsonLine()) == (try? encoder.encode(update)).map { String(decoding: $0, as: UTF8.self) }, comment,
+        sourceLocation: sourceLocation)
 }

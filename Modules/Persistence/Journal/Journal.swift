@@ -160,7 +160,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// so does a commit that has not ended within `timeout` (a database call stuck), with
     /// ``DatabaseError/Kind/busy``, though it goes on and may still land.
     @discardableResult
-    public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
+    nonisolated(nonsending) public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
         // Written already (actions leave the buffer only once committed): nothing to wait for.
         if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return written }
         let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in

@@ -1,0 +1,197 @@
+import Foundation
+import ViewModels
+
+extension IntentOutcome.Update {
+    /// The update as one line of JSON: the text `JSONEncoder` writes with `.sortedKeys` and
+    /// `.withoutEscapingSlashes`, what `appcore-serve` answers with.
+    ///
+    /// The notes screen and the status, which nearly every reply holds, are written directly;
+    /// the other screens, which change only on signing in or out, go through `JSONEncoder`.
+    public func jsonLine() throws -> String {
+        var json = JSONText()
+        json.bytes.append(contentsOf: #"{"screens":"#.utf8)
+        try json.write(screens)
+        json.bytes.append(contentsOf: #","status":"#.utf8)
+        json.write(status)
+        json.bytes.append(UInt8(ascii: "}"))
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+}
+
+/// JSON written into bytes, keys in sorted order by hand: what `JSONEncoder` would write, without
+/// its boxed containers and intermediate values.
+private struct JSONText {
+    var bytes: [UInt8] = []
+
+    init() {
+        bytes.reserveCapacity(1_024)
+    }
+
+    mutating func write(_ update: ScreensUpdate) throws {
+        bytes.append(contentsOf: #"{"changed":["#.utf8)
+        for (index, screen) in update.changed.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            string(screen.rawValue)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        try encoded("counter", update.counter)
+        try encoded("login", update.login)
+        if let notes = update.notes {
+            key("notes")
+            write(notes)
+        }
+        try encoded("profile", update.profile)
+        try encoded("session", update.session)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func write(_ notes: NotesUpdate) {
+        bytes.append(contentsOf: #"{"count":"#.utf8)
+        number(notes.count)
+        if let message = notes.emptyMessage {
+            key("emptyMessage")
+            string(message)
+        }
+        if let message = notes.errorMessage {
+            key("errorMessage")
+            string(message)
+        }
+        key("isEmpty")
+        bool(notes.isEmpty)
+        key("isLoading")
+        bool(notes.isLoading)
+        key("isSearching")
+        bool(notes.isSearching)
+        key("rowLimit")
+        number(notes.rowLimit)
+        key("rows")
+        switch notes.rows {
+        case .all(let rows):
+            bytes.append(contentsOf: #"{"all":{"rows":["#.utf8)
+            for (index, row) in rows.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(row)
+            }
+            bytes.append(contentsOf: "]}}".utf8)
+        case .changes(let upserted, let removed):
+            bytes.append(contentsOf: #"{"changes":{"removed":["#.utf8)
+            for (index, id) in removed.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(id.description)
+            }
+            bytes.append(contentsOf: #"],"upserted":["#.utf8)
+            for (index, positioned) in upserted.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: #"{"at":"#.utf8)
+                number(positioned.at)
+                key("row")
+                write(positioned.row)
+                bytes.append(UInt8(ascii: "}"))
+            }
+            bytes.append(contentsOf: "]}}".utf8)
+        }
+        key("searchQuery")
+        string(notes.searchQuery)
+        if let id = notes.selectedID {
+            key("selectedID")
+            string(id.description)
+        }
+        if let text = notes.selectedText {
+            key("selectedText")
+            string(text)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func write(_ row: NotesViewModel.Row) {
+        bytes.append(contentsOf: #"{"id":"#.utf8)
+        string(row.id.description)
+        key("isPending")
+        bool(row.isPending)
+        key("isSelected")
+        bool(row.isSelected)
+        key("isUnsaved")
+        bool(row.isUnsaved)
+        key("preview")
+        string(row.preview)
+        key("title")
+        string(row.title)
+        if let reason = row.unsavedReason {
+            key("unsavedReason")
+            string(reason)
+        }
+        key("updatedAt")
+        string(row.updatedAt)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func write(_ status: IntentOutcome.Status) {
+        switch status {
+        case .completed:
+            bytes.append(contentsOf: #"{"completed":{}}"#.utf8)
+        case .rejected(let reason):
+            bytes.append(contentsOf: #"{"rejected":{"reason":"#.utf8)
+            string(reason)
+            bytes.append(contentsOf: "}}".utf8)
+        case .failed(let reason):
+            bytes.append(contentsOf: #"{"failed":{"reason":"#.utf8)
+            string(reason)
+            bytes.append(contentsOf: "}}".utf8)
+        case .timedOut(let running):
+            bytes.append(contentsOf: #"{"timedOut":{"running":["#.utf8)
+            for (index, action) in running.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(action)
+            }
+            bytes.append(contentsOf: "]}}".utf8)
+        }
+    }
+
+    /// `,"name":` — every key here follows another.
+    private mutating func key(_ name: StaticString) {
+        bytes.append(contentsOf: #",""#.utf8)
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: #"":"#.utf8)
+    }
+
+    /// `value` through `JSONEncoder`, under `name`, when there is one.
+    private mutating func encoded(_ name: StaticString, _ value: (some Encodable)?) throws {
+        guard let value else { return }
+        key(name)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        bytes.append(contentsOf: try encoder.encode(value))
+    }
+
+    private mutating func bool(_ value: Bool) {
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    private mutating func number(_ value: Int) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// `text` quoted, escaped as `JSONEncoder` escapes it: quote, backslash and control
+    /// characters; everything else as it is.
+    private mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: #"\u00"#.utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
