@@ -157,5 +157,13 @@ public enum AppSchema {
                 -- Expired sessions are deleted as sessions open.
                 CREATE INDEX sessions_by_expiry ON sessions(expires_at);
                 """),
+        Migration(
+            version: 9, name: "search reads only the notes it needs",
+            sql: """
+                -- The notes not indexed yet (a few at most, while writes go on) and the notes by their
+                -- index row: a search and an indexing batch read those, not every note of the owner.
+                CREATE INDEX notes_unindexed ON notes(owner_id, id) WHERE search_indexed = 0;
+                CREATE INDEX notes_by_search_row ON notes(search_rowid, owner_id) WHERE search_rowid IS NOT NULL;
+                """),
     ]
 }

@@ -1,10 +1,11 @@
 import AppEnvironment
 import Foundation
 import Models
-import Persistence
 import StateStoreTesting
 import TestSupport
 import Testing
+
+@testable import Persistence
 
 /// One definition of matching (`SearchText`): the same queries find the same notes in memory
 /// and on a database, before and after the full-text index caught up.
@@ -108,5 +109,24 @@ struct SearchParityTests {
             listings.append(listed)
         }
         #expect(listings[0] == listings[1], "in memory and on a database alike")
+    }
+}
+
+/// What a search and an indexing batch read: the index's matches and the notes not indexed yet,
+/// never every note of the owner (which SQLite, without statistics, would otherwise choose).
+@Suite("Search query plans")
+struct SearchQueryPlanTests {
+    @Test func aSearchReadsWhatItFindsNotEveryNote() throws {
+        let database = try Database.inMemory(migrations: AppSchema.migrations)
+        let statements = [
+            LiveBackend.indexedMatches(LiveBackend.indexCondition(["milk", "ab"]).0), LiveBackend.unindexedNotes, SearchIndex.markedNotes(after: true),
+        ]
+        for sql in statements {
+            let plan = try database.read { db throws(DatabaseError) in
+                try db.query("EXPLAIN QUERY PLAN " + sql, Array(repeating: .text("x"), count: sql.count { $0 == "?" })) { $0.text(3) }
+            }
+            #expect(plan.allSatisfy { !$0.contains("PRIMARY KEY") && !$0.hasPrefix("SCAN notes ") }, "\(sql): \(plan)")
+            #expect(plan.contains { $0.contains("notes_by_search_row") || $0.contains("notes_unindexed") }, "\(sql): \(plan)")
+        }
     }
 }

@@ -29,11 +29,12 @@ extension LiveBackend {
                     return try db.query(columns + Self.listOrder, owner, read).compactMap { $0 }
                         .filter { words.isEmpty || SearchText.matches(SearchText.folded($0.text), words: words) }
                 }
+                // From the index's matches to their notes, and the few notes not indexed yet: what
+                // a search reads grows with what it finds, not with the notes (the planner, without
+                // statistics, would read every note of the owner instead).
                 let (condition, bindings) = Self.indexCondition(words)
-                let indexed = try db.query(
-                    columns + " AND search_indexed = 1 AND search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))",
-                    owner + bindings, read)
-                let recent = try db.query(columns + " AND search_indexed = 0", owner, read)
+                let indexed = try db.query(Self.indexedMatches(condition), bindings + owner, read)
+                let recent = try db.query(Self.unindexedNotes, owner, read)
                     .filter { $0.map { SearchText.matches(SearchText.folded($0.text), words: words) } ?? true }
                 return (indexed + recent).compactMap { $0 }.sorted { $0.isListed(before: $1) }
             }
@@ -46,6 +47,19 @@ extension LiveBackend {
         if !words.isEmpty { searchIndex.catchUp() }
         return notes
     }
+
+    /// The owner's notes whose index rows meet `condition` (``indexCondition(_:)``'s, then the
+    /// owner): read from the index's matches to their notes.
+    static func indexedMatches(_ condition: String) -> String {
+        """
+        SELECT notes.id, notes.text, notes.created_at, notes.updated_at, notes.change_sequence
+        FROM notes_search CROSS JOIN notes INDEXED BY notes_by_search_row ON notes.search_rowid = notes_search.rowid
+        WHERE \(condition) AND notes.owner_id = ? AND notes.search_indexed = 1
+        """
+    }
+
+    /// The owner's notes not indexed yet (a few, while writes go on), as ``noteColumns``.
+    static let unindexedNotes = noteColumns + " INDEXED BY notes_unindexed WHERE owner_id = ? AND search_indexed = 0"
 
     /// The condition on `notes_search` (its `?` values beside it) that keeps the index's rows
     /// holding every folded word: words of three characters or more through the trigram index,
@@ -60,7 +74,7 @@ extension LiveBackend {
             bindings.append(.text(long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")))
         }
         for word in words where word.unicodeScalars.count < 3 {
-            conditions.append("instr(text, ?) > 0")
+            conditions.append("instr(notes_search.text, ?) > 0")
             bindings.append(.text(word))
         }
         return (conditions.joined(separator: " AND "), bindings)

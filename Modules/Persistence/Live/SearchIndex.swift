@@ -143,15 +143,18 @@ package final class SearchIndex: Sendable {
     private static func marked(after cursor: (owner: String, id: String)?, in db: Connection) throws(DatabaseError)
         -> [(owner: String, id: String, text: String, searchRow: Int?)]
     {
-        let after = cursor.map { _ in " AND (owner_id, id) > (?, ?)" } ?? ""
-        return try db.query(
-            """
-            SELECT owner_id, id, text, search_rowid FROM notes WHERE search_indexed = 0\(after)
-            ORDER BY owner_id, id LIMIT \(batchNotes)
-            """, cursor.map { [.text($0.owner), .text($0.id)] } ?? []
-        ) { row in
+        try db.query(markedNotes(after: cursor != nil), cursor.map { [.text($0.owner), .text($0.id)] } ?? []) { row in
             (row.text(0), row.text(1), row.text(2), row.isNull(3) ? nil : row.int(3))
         }
+    }
+
+    /// The next batch of marked notes, in the table's key order (after a cursor's `?, ?` when
+    /// `afterCursor`), through the index of marked notes alone.
+    static func markedNotes(after afterCursor: Bool) -> String {
+        """
+        SELECT owner_id, id, text, search_rowid FROM notes INDEXED BY notes_unindexed WHERE search_indexed = 0\(afterCursor ? " AND (owner_id, id) > (?, ?)" : "")
+        ORDER BY owner_id, id LIMIT \(batchNotes)
+        """
     }
 
     /// Removes index row `row` (FTS5 deletes its terms and its copy of the folded text); a note
