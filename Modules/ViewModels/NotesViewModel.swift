@@ -221,14 +221,28 @@ public final class NotesViewModel: FeatureViewModel {
         public static func == (lhs: Rows, rhs: Rows) -> Bool {
             // Matched one side at a time: a switch over both storages copies them, and this runs
             // after every command a front end performs.
-            guard case .list(let left, let leftSelection) = lhs.storage, case .list(let right, let rightSelection) = rhs.storage else {
-                return lhs.count == rhs.count && lhs.elementsEqual(rhs)
+            if case .list(let left, let leftSelection) = lhs.storage, case .list(let right, let rightSelection) = rhs.storage {
+                return sameRows(left, leftSelection, right, rightSelection) { left.contains(id: $0) } isRightListed: { right.contains(id: $0) }
             }
+            if case .found(let left, let leftSelection) = lhs.storage, case .found(let right, let rightSelection) = rhs.storage {
+                return sameRows(left, leftSelection, right, rightSelection) { id in left.contains { $0.id == id } } isRightListed: { id in
+                    right.contains { $0.id == id }
+                }
+            }
+            return lhs.count == rhs.count && lhs.elementsEqual(rhs)
+        }
+
+        /// Whether two runs of items show the same rows, items compared before any row is built
+        /// (building a row formats its title, preview and date).
+        private static func sameRows<Items: Collection<Notes.Item>>(
+            _ left: Items, _ leftSelection: Note.ID?, _ right: Items, _ rightSelection: Note.ID?,
+            isLeftListed: (Note.ID) -> Bool, isRightListed: (Note.ID) -> Bool
+        ) -> Bool {
             guard left.count == right.count else { return false }
             // A selection that moved shows on a row of either side, unless neither lists it.
             if leftSelection != rightSelection {
-                if let leftSelection, left.contains(id: leftSelection) { return false }
-                if let rightSelection, right.contains(id: rightSelection) { return false }
+                if let leftSelection, isLeftListed(leftSelection) { return false }
+                if let rightSelection, isRightListed(rightSelection) { return false }
             }
             return left.elementsEqual(right) { old, new in
                 if Row.showsTheSame(old, new) { return true }
