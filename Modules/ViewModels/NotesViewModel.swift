@@ -222,10 +222,16 @@ public final class NotesViewModel: FeatureViewModel {
             // Matched one side at a time: a switch over both storages copies them, and this runs
             // after every command a front end performs.
             if case .list(let left, let leftSelection) = lhs.storage, case .list(let right, let rightSelection) = rhs.storage {
-                return sameRows(left, leftSelection, right, rightSelection) { left.contains(id: $0) } isRightListed: { right.contains(id: $0) }
+                return sameRows(left, leftSelection, right, rightSelection) {
+                    left.contains(id: $0)
+                } isRightListed: {
+                    right.contains(id: $0)
+                }
             }
             if case .found(let left, let leftSelection) = lhs.storage, case .found(let right, let rightSelection) = rhs.storage {
-                return sameRows(left, leftSelection, right, rightSelection) { id in left.contains { $0.id == id } } isRightListed: { id in
+                return sameRows(left, leftSelection, right, rightSelection) { id in
+                    left.contains { $0.id == id }
+                } isRightListed: { id in
                     right.contains { $0.id == id }
                 }
             }
