@@ -13,10 +13,38 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
         self.rawValue = rawValue
     }
 
-    /// Parses a UUID string in either case; `nil` when `string` is not one.
+    /// Parses a UUID string (8-4-4-4-12 hexadecimal digits) in either case; `nil` when `string`
+    /// is not one.
     public init?(_ string: String) {
-        guard let uuid = UUID(uuidString: string) else { return nil }
-        rawValue = uuid
+        // Read by hand: `UUID(uuidString:)` goes through `sscanf`, which cost more than the rest
+        // of reading a note from the database, and on Linux also reads a space or a sign inside a
+        // group as something else.
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var position = 0
+        for byte in string.utf8 {
+            defer { position += 1 }
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            // The 16 digits before the hyphen at 18 are the high half, the 16 after it the low one.
+            if position < 18 {
+                high = high << 4 | UInt64(digit)
+            } else {
+                guard position < 36 else { return nil }
+                low = low << 4 | UInt64(digit)
+            }
+        }
+        guard position == 36 else { return nil }
+        rawValue = UUID(bits: (high, low))
     }
 
     /// The lowercase UUID string.
@@ -67,5 +95,21 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
+    }
+}
+
+extension UUID {
+    /// The UUID of 128 bits, most significant half first.
+    fileprivate init(bits: (high: UInt64, low: UInt64)) {
+        let (h, l) = bits
+        self.init(
+            uuid: (
+                UInt8(truncatingIfNeeded: h >> 56), UInt8(truncatingIfNeeded: h >> 48), UInt8(truncatingIfNeeded: h >> 40),
+                UInt8(truncatingIfNeeded: h >> 32), UInt8(truncatingIfNeeded: h >> 24), UInt8(truncatingIfNeeded: h >> 16),
+                UInt8(truncatingIfNeeded: h >> 8), UInt8(truncatingIfNeeded: h), UInt8(truncatingIfNeeded: l >> 56),
+                UInt8(truncatingIfNeeded: l >> 48), UInt8(truncatingIfNeeded: l >> 40), UInt8(truncatingIfNeeded: l >> 32),
+                UInt8(truncatingIfNeeded: l >> 24), UInt8(truncatingIfNeeded: l >> 16), UInt8(truncatingIfNeeded: l >> 8),
+                UInt8(truncatingIfNeeded: l)
+            ))
     }
 }

@@ -134,6 +134,43 @@ struct IdentifierTests {
         #expect(ids.sorted().map(\.description) == uuids.map { $0.uuidString.lowercased() }.sorted())
     }
 
+    @Test func readsCanonicalUUIDStringsOnly() {
+        // Valid strings in both cases, and each mutated at every position: a character left out,
+        // one added, one replaced by a character of every kind.
+        var strings = (0..<50).flatMap { _ in [UUID().uuidString, UUID().uuidString.lowercased()] }
+        let base = UUID().uuidString
+        let replacements: [Character] = ["0", "9", "a", "f", "A", "F", "g", "G", "-", " ", "\u{0}", "é", "+", "x"]
+        for offset in 0...base.count {
+            let index = base.index(base.startIndex, offsetBy: offset)
+            var added = base
+            added.insert("a", at: index)
+            strings.append(added)
+            guard offset < base.count else { continue }
+            var removed = base
+            removed.remove(at: index)
+            strings.append(removed)
+            for character in replacements {
+                var replaced = base
+                replaced.replaceSubrange(index...index, with: String(character))
+                strings.append(replaced)
+            }
+        }
+        strings += ["", "{\(base)}", " \(base)", base + " ", base.replacingOccurrences(of: "-", with: "")]
+        // Foundation reads these too (on Linux it also reads some with a space or a sign inside a
+        // group, as something else: no id has those).
+        func isCanonical(_ string: String) -> Bool {
+            let bytes = Array(string.utf8)
+            return bytes.count == 36
+                && bytes.enumerated().allSatisfy { offset, byte in
+                    [8, 13, 18, 23].contains(offset) ? byte == UInt8(ascii: "-") : Character(UnicodeScalar(byte)).isHexDigit
+                }
+        }
+        for string in strings {
+            #expect(Identifier<Note>(string)?.rawValue == (isCanonical(string) ? UUID(uuidString: string) : nil), "\(string.debugDescription)")
+        }
+        #expect(strings.filter(isCanonical).count > 100, "valid ones and those a replaced digit keeps valid")
+    }
+
     @Test func aTitleIsTheFirstLineWithTextTrimmed() {
         let date = Date(timeIntervalSince1970: 0)
         #expect(Note(id: Note.ID(UUID()), text: "\n \t \n  Groceries \t\nmilk", createdAt: date).title == "Groceries")
