@@ -86,7 +86,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     /// Whether the note matches a search `query` as every notes client matches it (see
     /// ``SearchText``). An empty query matches every note.
     public func matches(_ query: String) -> Bool {
-        SearchText.matches(SearchText.folded(text), words: SearchText.words(of: query))
+        SearchText.text(text, holdsEvery: SearchText.words(of: query))
     }
 }
 
@@ -114,6 +114,24 @@ public enum SearchText {
     /// way SQLite compares them too).
     public static func matches(_ folded: String, words: [String]) -> Bool {
         words.allSatisfy { word in folded.utf8.contains(word.utf8) }
+    }
+
+    /// Whether `text`, folded, holds every one of `words` (folded already): ``matches(_:words:)``
+    /// of ``folded(_:)``, without making the folded text when `text` is ASCII.
+    public static func text(_ text: String, holdsEvery words: [String]) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return matches(folded(text), words: words) }
+        return words.allSatisfy { word in
+            let needle = Array(word.utf8)
+            guard needle.count <= bytes.count else { return false }
+            return (0...(bytes.count - needle.count)).contains { start in
+                needle.indices.allSatisfy { offset in
+                    let byte = bytes[start + offset]
+                    // ASCII folds to lowercase only.
+                    return (UInt8(ascii: "A")...UInt8(ascii: "Z") ~= byte ? byte + 32 : byte) == needle[offset]
+                }
+            }
+        }
     }
 }
 

@@ -171,6 +171,19 @@ struct IdentifierTests {
         #expect(strings.filter(isCanonical).count > 100, "valid ones and those a replaced digit keeps valid")
     }
 
+    @Test func aTextHoldsTheWordsItsFoldedTextHolds() {
+        let texts = [
+            "", "Milk and EGGS", "milk", "MILK", "a", "Zebra [brackets] @at", "Café au lait", "ÉTÉ", "ﬁle", "ＡＢＣ", "straße", "x\ny\tz",
+        ]
+        let queries = ["", "milk", "MILK", "milk eggs", "k a", "z", "[b", "@", "@at", "cafe", "ete", "file", "abc", "strasse", "y z", "milkk", "é"]
+        for text in texts {
+            for query in queries {
+                let words = SearchText.words(of: query)
+                #expect(SearchText.text(text, holdsEvery: words) == SearchText.matches(SearchText.folded(text), words: words), "\(text) ∋ \(query)")
+            }
+        }
+    }
+
     @Test func aTitleIsTheFirstLineWithTextTrimmed() {
         let date = Date(timeIntervalSince1970: 0)
         #expect(Note(id: Note.ID(UUID()), text: "\n \t \n  Groceries \t\nmilk", createdAt: date).title == "Groceries")

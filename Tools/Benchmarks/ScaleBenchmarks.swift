@@ -94,6 +94,8 @@ func prepareSignInDatabase(at path: String, notes count: Int) async throws {
         let text = "Note \(number)\nremember the milk\(oats), then call the plumber about the \(number % 7 == 0 ? "boiler" : "sink")"
         _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID()), text: text, createdAt: start.addingTimeInterval(Double(number))))
     }
+    // Indexed for search, as a database in use for a while is.
+    try SearchIndex.indexAll(in: database)
 }
 
 /// Milliseconds from `login.submit` until the account's `count` notes are listed, on the

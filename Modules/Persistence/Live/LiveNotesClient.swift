@@ -27,7 +27,7 @@ extension LiveBackend {
                 // Every note, or without a full-text index every note that matches.
                 guard !words.isEmpty, try db.tableExists("notes_search") else {
                     return try db.query(columns + Self.listOrder, owner, read).compactMap { $0 }
-                        .filter { words.isEmpty || SearchText.matches(SearchText.folded($0.text), words: words) }
+                        .filter { words.isEmpty || SearchText.text($0.text, holdsEvery: words) }
                 }
                 // From the index's matches to their notes, and the few notes not indexed yet: what
                 // a search reads grows with what it finds, not with the notes (the planner, without
@@ -35,7 +35,7 @@ extension LiveBackend {
                 let (condition, bindings) = Self.indexCondition(words)
                 let indexed = try db.query(Self.indexedMatches(condition), bindings + owner, read)
                 let recent = try db.query(Self.unindexedNotes, owner, read)
-                    .filter { $0.map { SearchText.matches(SearchText.folded($0.text), words: words) } ?? true }
+                    .filter { $0.map { SearchText.text($0.text, holdsEvery: words) } ?? true }
                 return (indexed + recent).compactMap { $0 }.sorted { $0.isListed(before: $1) }
             }
         }
