@@ -95,10 +95,25 @@ public final class NotesViewModel: FeatureViewModel {
         enum Storage: Sendable {
             /// Every note, in the list's order.
             case list(IdentifiedArray<Notes.Item>, selectedID: Note.ID?)
-            /// The notes a search found, in its order.
-            case found([Notes.Item], selectedID: Note.ID?)
+            /// The notes a search found, read from the list as their rows are.
+            case found(Found)
             /// Rows built already (decoded, or made by hand).
             case built([Row])
+        }
+
+        /// The notes a search found (`ids`, in its order, each listed in `items`).
+        // A class: held inline in `Storage`, these fields made debug builds (Swift 6.3.1) destroy
+        // a `Storage` that was never made, in `init(_:)`.
+        final class Found: Sendable {
+            let ids: [Note.ID]
+            let items: IdentifiedArray<Notes.Item>
+            let selectedID: Note.ID?
+
+            init(ids: [Note.ID], items: IdentifiedArray<Notes.Item>, selectedID: Note.ID?) {
+                self.ids = ids
+                self.items = items
+                self.selectedID = selectedID
+            }
         }
 
         let storage: Storage
@@ -110,7 +125,10 @@ public final class NotesViewModel: FeatureViewModel {
 
         init(_ state: Notes.State) {
             if let results = state.searchResults {
-                storage = .found(results.compactMap { state.items[id: $0] }, selectedID: state.selectedID)
+                // The reducer lists every note a search found; one that is not listed is left out.
+                let items = state.items
+                let listed = results.allSatisfy { items.contains(id: $0) } ? results : results.filter { items.contains(id: $0) }
+                storage = .found(Found(ids: listed, items: items, selectedID: state.selectedID))
             } else {
                 storage = .list(state.items, selectedID: state.selectedID)
             }
@@ -123,7 +141,7 @@ public final class NotesViewModel: FeatureViewModel {
         public var endIndex: Int {
             switch storage {
             case .list(let items, _): items.count
-            case .found(let items, _): items.count
+            case .found(let found): found.ids.count
             case .built(let rows): rows.count
             }
         }
@@ -132,7 +150,7 @@ public final class NotesViewModel: FeatureViewModel {
         public subscript(position: Int) -> Row {
             switch storage {
             case .list(let items, let selectedID): Row(items[position], selectedID: selectedID)
-            case .found(let items, let selectedID): Row(items[position], selectedID: selectedID)
+            case .found(let found): Row(Self.item(found.ids[position], in: found.items), selectedID: found.selectedID)
             case .built(let rows): rows[position]
             }
         }
@@ -148,7 +166,7 @@ public final class NotesViewModel: FeatureViewModel {
         public func id(at position: Int) -> Note.ID {
             switch storage {
             case .list(let items, _): items[position].id
-            case .found(let items, _): items[position].id
+            case .found(let found): found.ids[position]
             case .built(let rows): rows[position].id
             }
         }
@@ -157,7 +175,7 @@ public final class NotesViewModel: FeatureViewModel {
         public func index(id: Note.ID) -> Int? {
             switch storage {
             case .list(let items, _): items.index(id: id)
-            case .found(let items, _): items.firstIndex { $0.id == id }
+            case .found(let found): found.ids.firstIndex(of: id)
             case .built(let rows): rows.firstIndex { $0.id == id }
             }
         }
@@ -205,10 +223,10 @@ public final class NotesViewModel: FeatureViewModel {
                 guard let ids = new.changedIDs(since: old.version) else { return nil }
                 changed = ids
                 selection = (oldSelection, newSelection)
-            case (.found(let old, let oldSelection), .found(let new, let newSelection)):
-                guard old.map(\.id) == new.map(\.id) else { return nil }
-                changed = zip(old, new).filter { $0 != $1 }.map(\.1.id)
-                selection = (oldSelection, newSelection)
+            case (.found(let old), .found(let new)):
+                guard old.ids == new.ids else { return nil }
+                changed = Self.changedItems(among: new.ids, from: old.items, to: new.items)
+                selection = (old.selectedID, new.selectedID)
             default:
                 return nil
             }
@@ -228,14 +246,37 @@ public final class NotesViewModel: FeatureViewModel {
                     right.contains(id: $0)
                 }
             }
-            if case .found(let left, let leftSelection) = lhs.storage, case .found(let right, let rightSelection) = rhs.storage {
-                return sameRows(left, leftSelection, right, rightSelection) { id in
-                    left.contains { $0.id == id }
-                } isRightListed: { id in
-                    right.contains { $0.id == id }
+            if case .found(let left) = lhs.storage, case .found(let right) = rhs.storage {
+                guard left.ids == right.ids else { return false }
+                let changed = changedItems(among: right.ids, from: left.items, to: right.items)
+                return sameRows(
+                    changed.map { item($0, in: left.items) }, left.selectedID, changed.map { item($0, in: right.items) }, right.selectedID
+                ) {
+                    left.ids.contains($0)
+                } isRightListed: {
+                    right.ids.contains($0)
                 }
             }
             return lhs.count == rhs.count && lhs.elementsEqual(rhs)
+        }
+
+        /// The listed item of `id`, which the rows' ids hold only when it is listed (see
+        /// ``init(_:)``).
+        private static func item(_ id: Note.ID, in items: IdentifiedArray<Notes.Item>) -> Notes.Item {
+            guard let item = items[id: id] else { preconditionFailure("the rows of a search hold the ids of listed notes only") }
+            return item
+        }
+
+        /// Which of `ids` (listed in both) are items that differ between `old` and `new`: told
+        /// from the list's record of changes when it reaches back, else item by item.
+        private static func changedItems(among ids: [Note.ID], from old: IdentifiedArray<Notes.Item>, to new: IdentifiedArray<Notes.Item>) -> [Note.ID] {
+            if old.version == new.version { return [] }
+            if let changed = new.changedIDs(since: old.version) ?? old.changedIDs(since: new.version) {
+                guard changed.count > 16 else { return changed.filter(ids.contains) }
+                let found = Set(ids)
+                return changed.filter(found.contains)
+            }
+            return ids.filter { item($0, in: old) != item($0, in: new) }
         }
 
         /// Whether two runs of items show the same rows, items compared before any row is built
