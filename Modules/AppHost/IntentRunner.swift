@@ -36,19 +36,31 @@ final class IntentRunner: Sendable {
         let tasks = actions.map { store.send($0) }
         let unsettled = tasks.filter { !$0.isSettled }
         var settled = unsettled.isEmpty
+        var committed: Result<Int, DatabaseError>?
         if !settled {
             let key = performing.withLock { performing in
                 defer { performing.nextKey += 1 }
                 performing.tasks[performing.nextKey] = unsettled
                 return performing.nextKey
             }
-            if timeout > .zero { settled = await settle(unsettled, timeout: timeout) }
+            if timeout > .zero {
+                if let journal, isRecording(), testClock == nil {
+                    committed = await settledAndCommitted(unsettled, in: journal, timeout: timeout)
+                    // Settled, though the commit may not have ended in time (it is waited for below).
+                    settled = unsettled.allSatisfy(\.isSettled)
+                } else {
+                    settled = await settle(unsettled, timeout: timeout)
+                }
+            }
             performing.withLock { $0.tasks[key] = nil }
         }
         // An answer is never ahead of its journal records: every action reduced so far is
         // committed first, within what is left of the intent's time (a second at least), so a
         // database that does not answer costs an intent its timeout, not twice that.
-        let unkept = await commitJournal(within: max(ContinuousClock.now.duration(to: deadline), .seconds(1)))
+        let unkept =
+            if let committed { Self.unkept(committed) } else {
+                await commitJournal(within: max(ContinuousClock.now.duration(to: deadline), .seconds(1)))
+            }
         let after = screens()
         let status: IntentOutcome.Status
         if let decided = IntentOutcome.Status(deciding: tasks.lazy.flatMap(\.diagnostics)) {
@@ -74,7 +86,47 @@ final class IntentRunner: Sendable {
             try await journal.commit(timeout: timeout)
             return nil
         } catch {
-            return "it is not kept yet: the journal could not be written (\(error.reason)); writing is retried, but quitting now would lose it"
+            return Self.unkept(.failure(error))
+        }
+    }
+
+    /// Why a commit left the intent's records unkept, in the user's terms; `nil` when it kept them.
+    private static func unkept(_ commit: Result<Int, DatabaseError>) -> String? {
+        guard case .failure(let error) = commit else { return nil }
+        return "it is not kept yet: the journal could not be written (\(error.reason)); writing is retried, but quitting now would lose it"
+    }
+
+    /// Waits once for `tasks`' work to settle and for the commit of every action reduced by then:
+    /// the commit runs where the work settles, so when the last effect ends on the database's
+    /// thread (a client's call returned there) the records are written right there, and this
+    /// task is woken once, not once for the settling and again for the commit. `nil` when
+    /// `timeout` passed (or the calling task was cancelled) before the work settled.
+    nonisolated(nonsending) private func settledAndCommitted(
+        _ tasks: [StoreTask], in journal: Journal<AppFeature.State, AppFeature.Action>, timeout: Duration
+    ) async -> Result<Int, DatabaseError>? {
+        let answer = OneAnswer<Result<Int, DatabaseError>?>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                answer.expect(continuation)
+                let expiry = Deadlines.shared.add(after: timeout) { answer.give(nil) }
+                let left = Locked(tasks.count)
+                for task in tasks {
+                    task.whenSettled {
+                        guard
+                            left.withLock({ left -> Bool in
+                                left -= 1
+                                return left == 0
+                            })
+                        else { return }
+                        journal.commit { result in
+                            if let expiry { Deadlines.shared.cancel(expiry) }
+                            answer.give(result)
+                        }
+                    }
+                }
+            }
+        } onCancel: {
+            answer.give(nil)
         }
     }
 
@@ -149,5 +201,40 @@ final class IntentRunner: Sendable {
             }
         }
         return false
+    }
+}
+
+/// An answer given once, by whichever comes first, to a continuation that may be registered
+/// after it was given.
+private final class OneAnswer<Value: Sendable>: Sendable {
+    private enum Slot {
+        case waiting(CheckedContinuation<Value, Never>?)
+        case given(Value)
+        case taken
+    }
+
+    private let slot = Locked(Slot.waiting(nil))
+
+    /// Registers the continuation to resume, at once if the answer came already.
+    func expect(_ continuation: CheckedContinuation<Value, Never>) {
+        let given = slot.withLock { slot -> Value? in
+            guard case .given(let value) = slot else {
+                slot = .waiting(continuation)
+                return nil
+            }
+            slot = .taken
+            return value
+        }
+        if let given { continuation.resume(returning: given) }
+    }
+
+    /// Gives the answer, unless one was given already.
+    func give(_ value: Value) {
+        let waiting = slot.withLock { slot -> CheckedContinuation<Value, Never>? in
+            guard case .waiting(let continuation) = slot else { return nil }
+            slot = continuation == nil ? .given(value) : .taken
+            return continuation
+        }
+        waiting?.resume(returning: value)
     }
 }

@@ -105,6 +105,14 @@ public struct StoreTask: Sendable {
         return await lineage.waitUntilSettled(timeout: timeout)
     }
 
+    /// Runs `action` once the work the action set in motion has settled (see
+    /// ``settle(timeout:)``): now if it has, else on the thread where it settles, right as it
+    /// does — for what must happen before anyone waiting hears of it (a commit of its records).
+    package func whenSettled(_ action: @escaping @Sendable () -> Void) {
+        guard let lineage else { return action() }
+        lineage.whenSettled(action)
+    }
+
     /// Whether the work the action set in motion has settled (see ``settle(timeout:)``).
     public var isSettled: Bool {
         lineage?.isSettled ?? true

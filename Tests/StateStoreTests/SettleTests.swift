@@ -69,6 +69,24 @@ struct SettleTests {
         #expect(store.currentState.log == ["step a", "done a"])
     }
 
+    @Test func whatRunsWhenWorkSettlesRunsAsItSettlesBeforeAWaiterResumes() async {
+        let clock = ManualClock()
+        let store = RootStore(initialState: Chain.State(), reducer: Chain(stepClock: clock), diagnostics: Diagnostics { _ in })
+        let task = store.send(.start("a"))
+        let seen = Locked<[[String]]>([])
+        task.whenSettled { seen.withLock { $0.append(store.currentState.log) } }
+        await task.finish()
+        #expect(await clock.untilSleeping())
+        #expect(seen.withLock { $0 }.isEmpty, "the step's effect still runs")
+        await clock.advance(by: .milliseconds(20))
+        #expect(await task.settle(timeout: .seconds(10)))
+        #expect(seen.withLock { $0 } == [["step a", "done a"]], "once, as the last effect ended, before settle() returned")
+        // Settled already: at once, on this thread.
+        let ranAtOnce = Locked(false)
+        task.whenSettled { ranAtOnce.withLock { $0 = true } }
+        #expect(ranAtOnce.withLock { $0 })
+    }
+
     @Test func anActionWithoutEffectsIsSettledAtOnce() async {
         let store = RootStore(initialState: Chain.State(), reducer: Chain(), diagnostics: Diagnostics { _ in })
         let task = store.send(.done("x"))

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import StateStore
 
@@ -37,6 +38,12 @@ public final class Database: Sendable {
     private let connection: Locked<Connection>
     /// What runs on the connection when ``close()`` is called, before it closes.
     private let closingSteps = Locked<[@Sendable (Connection) -> Void]>([])
+    /// Where the work of the clients and the journal on this database runs, one call after
+    /// another, on a thread of its own: never a caller's (a UI's main actor), nor one of the
+    /// concurrency pool's few, which a wait for another process's lock would hold.
+    let workQueue = DispatchQueue(label: "appcore.database.work")
+    /// Marks ``workQueue``, so code can tell it runs there (``isOnWorkQueue``).
+    private static let workQueueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
     ///
@@ -68,6 +75,7 @@ public final class Database: Sendable {
             throw error
         }
         self.connection = Locked(connection)
+        workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
 
     /// Opens the existing database at `path` for reading only: to look at a file that may not be
@@ -96,6 +104,7 @@ public final class Database: Sendable {
             throw error
         }
         self.connection = Locked(connection)
+        workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
 
     /// A private in-memory database with `migrations` applied: the same database for tests.
@@ -128,6 +137,11 @@ public final class Database: Sendable {
     /// what must be in the file, or gone from it, by the time the program quits.
     public func beforeClosing(_ step: @escaping @Sendable (Connection) -> Void) {
         closingSteps.withLock { $0.append(step) }
+    }
+
+    /// Whether this code runs on ``workQueue`` (where waiting on the database is fine).
+    var isOnWorkQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.workQueueKey) == ObjectIdentifier(self)
     }
 
     /// Whether ``close()`` was called.

@@ -69,9 +69,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Serialises flushes, so batches land in sequence order. A plain lock: the Thread Sanitizer cannot follow a `Locked<()>`,
     /// whose guarded value has no storage.
     private let flushing = NSLock()
-    /// Where ``commit(timeout:)`` writes: a thread of its own, never the caller's (a UI's main actor) nor
-    /// one of the concurrency pool's few, which SQLite's wait for a lock would hold.
-    private let committing = DispatchQueue(label: "appcore.journal.commit")
+    /// Where ``commit(timeout:)`` writes: the database's work queue, never the caller's thread (a
+    /// UI's main actor) nor one of the concurrency pool's few, which SQLite's wait for a lock
+    /// would hold.
+    private var committing: DispatchQueue { database.workQueue }
     /// Who waits for a commit, and until when.
     private let waiters: CommitWaiters
 
@@ -168,6 +169,22 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             committing.async { [self] in waiters.answer(waiter, with: Result { () throws(DatabaseError) in try flush() }) }
         }
         return try result.get()
+    }
+
+    /// Makes every action appended so far durable, then calls `done` with the last durable
+    /// sequence or why not: at once when they are written already; on this thread when it is the
+    /// database's work queue (where the live clients' calls run: the work of an intent then
+    /// settles and commits with no thread to wake); else on that queue.
+    ///
+    /// For a front end that answers once its work settled and was kept, called where the work
+    /// settles (`StoreTask.whenSettled(_:)`).
+    package func commit(then done: @escaping @Sendable (Result<Int, DatabaseError>) -> Void) {
+        if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return done(.success(written)) }
+        guard database.isOnWorkQueue else {
+            committing.async { [self] in done(Result { () throws(DatabaseError) in try flush() }) }
+            return
+        }
+        done(Result { () throws(DatabaseError) in try flush() })
     }
 
     /// Runs `body` in a write transaction, reporting the start and the end of an episode of

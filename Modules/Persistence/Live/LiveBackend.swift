@@ -18,10 +18,6 @@ final class LiveBackend: Sendable {
     let searchIndex: SearchIndex
     /// This backend's own runs of note writes, which are not conflicts (`NoteVersions`).
     let versions = Locked(NoteVersions())
-    /// Where the clients' database work runs, one call after another in the order they were
-    /// made (a note's newer save is written after its older one), on a thread of its own: never
-    /// the caller's (a UI's main actor), nor one of the few the concurrency pool has.
-    private let databaseWork = DispatchQueue(label: "appcore.live.database")
     /// Where password hashing runs: as long as a hash takes (by design), beside database work.
     private let hashingWork = DispatchQueue(label: "appcore.live.hashing", attributes: .concurrent)
 
@@ -45,7 +41,9 @@ final class LiveBackend: Sendable {
     /// another process's lock (up to the busy timeout) or a password hash would hold, stalling
     /// every task of the process meanwhile.
     func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
-        try await result(of: body, on: databaseWork)
+        // The database's work queue: one call after another in the order they were made (a
+        // note's newer save is written after its older one), and the journal commits there too.
+        try await result(of: body, on: database.workQueue)
     }
 
     /// `body`'s result (a password hash), computed on the hashing queue.

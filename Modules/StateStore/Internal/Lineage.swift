@@ -11,6 +11,8 @@ final class Lineage: Sendable {
     /// What is rarely touched: waiters, and the diagnostics raised.
     private struct Rare {
         var waiters = Waiters()
+        /// What runs once nothing is outstanding (``whenSettled(_:)``), on the thread that settles.
+        var settledActions: [@Sendable () -> Void] = []
         var diagnostics: [Diagnostic] = []
     }
 
@@ -68,7 +70,25 @@ final class Lineage: Sendable {
             mayHaveWaiters.load(ordering: .sequentiallyConsistent)
         else { return }
         // A waiter checks the count under this lock, so it either saw zero or is in the list.
-        for waiter in rare.withLock({ $0.waiters.takeAll() }) { waiter.resume() }
+        let (waiters, actions) = rare.withLock { rare in
+            defer { rare.settledActions.removeAll() }
+            return (rare.waiters.takeAll(), rare.settledActions)
+        }
+        for action in actions { action() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs `action` once nothing is outstanding: now, on this thread, if nothing is; else on the
+    /// thread whose work settles it, right as it does (before any waiter resumes).
+    func whenSettled(_ action: @escaping @Sendable () -> Void) {
+        let rare = rare
+        mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)
+        let added = rare.withLock { rare -> Bool in
+            guard !isSettled else { return false }
+            rare.settledActions.append(action)
+            return true
+        }
+        if !added { action() }
     }
 
     /// Keeps a diagnostic raised by this work.
