@@ -20,6 +20,8 @@ public final class Connection {
     private var statements: [String: OpaquePointer] = [:]
     private var transactionDepth = 0
     private(set) var isClosed = false
+    /// The pages the write-ahead log holds, as SQLite reports after each commit.
+    private let logSize = LogSize()
 
     /// Whether the file was opened for reading only (``Database/init(readingOnly:migrations:)``).
     let isReadOnly: Bool
@@ -94,13 +96,36 @@ public final class Connection {
         if isFile { try switchToWriteAheadLog(busyTimeout: busyTimeout) }
         try execute("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
         if isFile {
-            // Checkpoint (copy the WAL into the file, with a disk flush) every ~16 MB of changes
-            // rather than every 4 MB: a quarter of the flushes for a busy writer.
-            _ = try query("PRAGMA wal_autocheckpoint = 4000") { $0.int(0) }
+            // SQLite's automatic checkpoint is replaced by one that runs where waiting is fine
+            // (`isCheckpointDue`): it copies the log into the file with a disk flush, which a
+            // commit made on a caller's thread must not do.
+            // The C boundary: the context is this connection's `LogSize`, which lives as long as
+            // the connection, and the hook runs only inside its commits.
+            sqlite3_wal_hook(
+                handle,
+                { context, _, _, pages in
+                    if let context { Unmanaged<LogSize>.fromOpaque(context).takeUnretainedValue().pages = pages }
+                    return SQLITE_OK
+                }, Unmanaged.passUnretained(logSize).toOpaque())
         }
         try execute("PRAGMA foreign_keys = ON")
         // Freed space is overwritten with zeros: deleted text does not linger in the file.
         _ = try query("PRAGMA secure_delete = ON") { $0.int(0) }
+    }
+
+    /// Pages of write-ahead log after which it is copied into the file: every ~16 MB of
+    /// changes rather than SQLite's 4 MB, a quarter of the disk flushes for a busy writer.
+    static let checkpointPages: Int32 = 4_000
+
+    /// Whether the write-ahead log has grown enough to be copied into the file (``checkpoint()``).
+    var isCheckpointDue: Bool { logSize.pages >= Self.checkpointPages }
+
+    /// Copies what it can of the write-ahead log into the file (with a disk flush), without
+    /// waiting for other connections.
+    func checkpoint() {
+        guard !isClosed else { return }
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        logSize.pages = 0
     }
 
     /// Copies the write-ahead log into the file and empties it, when no other connection reads
@@ -217,26 +242,49 @@ public final class Connection {
     public func transaction<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
-        let depth = transactionDepth
-        let savepoint = "s\(depth)"
+        let savepoint = transactionDepth == 0 ? nil : "s\(transactionDepth)"
         do {
-            try execute(depth == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT \(savepoint)")
+            try execute(savepoint.map { "SAVEPOINT \($0)" } ?? "BEGIN IMMEDIATE")
         } catch {
             throw failure(error)
         }
+        return try inTransaction(body, savepoint: savepoint, orFail: failure)
+    }
+
+    /// ``transaction(_:orFail:)`` begun only if no other connection holds the write lock (it is
+    /// not waited for); `nil` when one does, and nothing was done.
+    func transactionIfFree<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T? {
+        guard transactionDepth == 0 else { return try transaction(body, orFail: failure) }
+        do {
+            try withoutWaiting { () throws(DatabaseError) in try execute("BEGIN IMMEDIATE") }
+        } catch  where error.kind == .busy {
+            return nil
+        } catch {
+            throw failure(error)
+        }
+        return try inTransaction(body, savepoint: nil, orFail: failure)
+    }
+
+    /// Runs `body` in the transaction (or the savepoint) just begun, then commits (releases) it,
+    /// or rolls it back when either fails.
+    private func inTransaction<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, savepoint: String?, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T {
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         let result: T
         do {
             result = try body(self)
         } catch {
-            rollBack(to: depth == 0 ? nil : savepoint)
+            rollBack(to: savepoint)
             throw error
         }
         do {
-            try execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
+            try execute(savepoint.map { "RELEASE \($0)" } ?? "COMMIT")
         } catch {
-            rollBack(to: depth == 0 ? nil : savepoint)
+            rollBack(to: savepoint)
             throw failure(error)
         }
         return result
@@ -471,4 +519,10 @@ public struct Migration: Sendable {
         self.name = name
         self.apply = apply
     }
+}
+
+/// The pages a connection's write-ahead log holds: set by SQLite's hook inside a commit, read
+/// between calls, both under the lock of the ``Database`` that owns the connection.
+private final class LogSize {
+    var pages: Int32 = 0
 }

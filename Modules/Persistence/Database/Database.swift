@@ -44,6 +44,10 @@ public final class Database: Sendable {
     let workQueue = DispatchQueue(label: "appcore.database.work")
     /// Marks ``workQueue``, so code can tell it runs there (``isOnWorkQueue``).
     private static let workQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Calls sent to ``workQueue`` by ``onWorkQueue(_:)`` and not done yet, and whether a
+    /// checkpoint is queued there: a write that could run on its caller's thread goes behind
+    /// those calls instead, so calls keep their order.
+    private let queue = Locked((calls: 0, checkpointQueued: false))
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
     ///
@@ -186,7 +190,55 @@ public final class Database: Sendable {
     ) throws(Failure) -> T {
         try connection.withLock { (connection: inout Connection) throws(Failure) -> T in
             guard !connection.isClosed else { throw failure(closedError) }
+            defer { if connection.isCheckpointDue { connection.checkpoint() } }
             return try connection.transaction(body, orFail: failure)
+        }
+    }
+
+    /// ``write(_:orFail:)`` here and now, if that waits for nothing: no call is queued on the
+    /// work queue, no other call holds the connection, no other connection holds the write lock.
+    /// `nil` when it would wait, and nothing was done: then send it to the work queue. For short
+    /// writes a caller's thread may make (a note); the log is copied into the file on the work
+    /// queue afterwards, never here.
+    func writeWithoutWaiting<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T? {
+        guard queue.withLock({ $0.calls == 0 }) else { return nil }
+        let outcome = try connection.withLockIfAvailable { (connection: inout Connection) throws(Failure) -> (T?, Bool) in
+            guard !connection.isClosed else { throw failure(closedError) }
+            let result = try connection.transactionIfFree(body, orFail: failure)
+            return (result, connection.isCheckpointDue)
+        }
+        guard let (result, isCheckpointDue) = outcome else { return nil }
+        if isCheckpointDue { queueCheckpoint() }
+        return result
+    }
+
+    /// `work`'s result, computed on the work queue: the caller waits without holding a thread
+    /// (see `result(of:on:)`).
+    func onWorkQueue<T: Sendable, Failure: Error>(_ work: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+        queue.withLock { $0.calls += 1 }
+        return try await result(
+            of: { () throws(Failure) -> T in
+                defer { self.queue.withLock { $0.calls -= 1 } }
+                return try work()
+            }, on: workQueue)
+    }
+
+    /// Copies the write-ahead log into the file on the work queue, once however often asked
+    /// before it runs.
+    private func queueCheckpoint() {
+        guard
+            queue.withLock({ queue in
+                defer { queue.checkpointQueued = true }; return !queue.checkpointQueued
+            })
+        else { return }
+        workQueue.async { [weak self] in
+            guard let self else { return }
+            queue.withLock { $0.checkpointQueued = false }
+            connection.withLock { connection in
+                if !connection.isClosed, connection.isCheckpointDue { connection.checkpoint() }
+            }
         }
     }
 

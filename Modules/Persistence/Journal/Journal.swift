@@ -69,9 +69,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Serialises flushes, so batches land in sequence order. A plain lock: the Thread Sanitizer cannot follow a `Locked<()>`,
     /// whose guarded value has no storage.
     private let flushing = NSLock()
-    /// Where ``commit(timeout:)`` writes: the database's work queue, never the caller's thread (a
-    /// UI's main actor) nor one of the concurrency pool's few, which SQLite's wait for a lock
-    /// would hold.
+    /// Where ``commit(timeout:)`` writes when it cannot at once: the database's work queue, never
+    /// the caller's thread (a UI's main actor) nor one of the concurrency pool's few, which
+    /// SQLite's wait for a lock would hold.
     private var committing: DispatchQueue { database.workQueue }
     /// Who waits for a commit, and until when.
     private let waiters: CommitWaiters
@@ -128,11 +128,26 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     public func flush() throws(DatabaseError) -> Int {
         flushing.lock()
         defer { flushing.unlock() }
+        // Waiting, the batch is always written (or the write fails).
+        return try flushBuffered(waiting: true) ?? buffer.withLock { $0.nextSequence - 1 }
+    }
+
+    /// ``flush()`` on this thread if that waits for nothing (no other flush runs, the database
+    /// takes the write at once); `nil` when it would wait, and nothing was written.
+    private func flushWithoutWaiting() throws(DatabaseError) -> Int? {
+        guard flushing.try() else { return nil }
+        defer { flushing.unlock() }
+        return try flushBuffered(waiting: false)
+    }
+
+    /// Writes every buffered action in one transaction (with `flushing` held); `nil` when not
+    /// `waiting` and the write would wait.
+    private func flushBuffered(waiting: Bool) throws(DatabaseError) -> Int? {
         // Actions leave the buffer only once written, so a failed flush loses nothing.
         let (batch, first) = buffer.withLock { ($0.pending, $0.nextSequence) }
         guard !batch.isEmpty else { return first - 1 }
         let chunks = try Self.encode(batch)
-        try writing { db throws(DatabaseError) in
+        let wrote = try writing(waiting: waiting) { db throws(DatabaseError) in
             var sequence = first
             for (count, data) in chunks {
                 try db.execute(
@@ -142,6 +157,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             }
             try markActive(in: db)
         }
+        guard wrote else { return nil }
         buffer.withLock { buffer in
             buffer.pending.removeFirst(batch.count)
             buffer.nextSequence += batch.count
@@ -151,7 +167,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Makes every action appended so far durable now, without blocking the caller: what a
     /// front end awaits before it answers, so an answer is never ahead of its journal records.
-    /// Returns the last durable sequence.
+    /// Written on the calling thread when that waits for nothing (no other flush running, no
+    /// other process writing), else on the database's work queue. Returns the last durable
+    /// sequence.
     ///
     /// Commits are shared (group commit): the commit that runs takes every action appended by
     /// then, so callers that arrive while one runs are served by the next one, or find their
@@ -164,6 +182,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     nonisolated(nonsending) public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
         // Written already (actions leave the buffer only once committed): nothing to wait for.
         if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return written }
+        if let written = try flushWithoutWaiting() { return written }
         let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in
             let waiter = waiters.add(continuation, deadline: ContinuousClock.now + timeout, timeout: timeout)
             committing.async { [self] in waiters.answer(waiter, with: Result { () throws(DatabaseError) in try flush() }) }
@@ -173,25 +192,33 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Makes every action appended so far durable, then calls `done` with the last durable
     /// sequence or why not: at once when they are written already; on this thread when it is the
-    /// database's work queue (where the live clients' calls run: the work of an intent then
-    /// settles and commits with no thread to wake); else on that queue.
+    /// database's work queue (where the live clients' calls wait), or when writing needs no
+    /// waiting; else on the work queue. The work of an intent then settles and commits with no
+    /// thread to wake.
     ///
     /// For a front end that answers once its work settled and was kept, called where the work
     /// settles (`StoreTask.whenSettled(_:)`).
     package func commit(then done: @escaping @Sendable (Result<Int, DatabaseError>) -> Void) {
         if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return done(.success(written)) }
-        guard database.isOnWorkQueue else {
-            committing.async { [self] in done(Result { () throws(DatabaseError) in try flush() }) }
-            return
+        if database.isOnWorkQueue { return done(Result { () throws(DatabaseError) in try flush() }) }
+        do {
+            if let written = try flushWithoutWaiting() { return done(.success(written)) }
+        } catch {
+            return done(.failure(error))
         }
-        done(Result { () throws(DatabaseError) in try flush() })
+        committing.async { [self] in done(Result { () throws(DatabaseError) in try flush() }) }
     }
 
     /// Runs `body` in a write transaction, reporting the start and the end of an episode of
-    /// failures.
-    private func writing(_ body: (Connection) throws(DatabaseError) -> Void) throws(DatabaseError) {
+    /// failures; without `waiting`, only if that waits for nothing (`false`: nothing was done).
+    @discardableResult
+    private func writing(waiting: Bool = true, _ body: (Connection) throws(DatabaseError) -> Void) throws(DatabaseError) -> Bool {
         do {
-            try database.write(body)
+            if waiting {
+                try database.write(body)
+            } else {
+                guard try database.writeWithoutWaiting(body, orFail: { $0 }) != nil else { return false }
+            }
         } catch {
             let isNew = buffer.withLock { buffer in
                 defer { buffer.isFailing = true }
@@ -205,6 +232,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             return buffer.isFailing
         }
         if recovered { report(.writeRecovered) }
+        return true
     }
 
     /// Flushes what is buffered and stops accepting actions; the stream is then marked closed,

@@ -43,7 +43,28 @@ final class LiveBackend: Sendable {
     func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
         // The database's work queue: one call after another in the order they were made (a
         // note's newer save is written after its older one), and the journal commits there too.
-        try await result(of: body, on: database.workQueue)
+        try await database.onWorkQueue(body)
+    }
+
+    /// How a call reaches the database.
+    enum Access {
+        /// Waiting for it as long as it takes: on the work queue (``offCaller(_:)``).
+        case waiting
+        /// On the caller's thread, only if that waits for nothing; nothing is done otherwise.
+        case withoutWaiting
+    }
+
+    /// `body`'s result for a short write (one note): made on the calling thread when that waits
+    /// for nothing — no call queued before it, the connection free, no other process writing —
+    /// and otherwise on the work queue, as ``offCaller(_:)`` makes it. No thread is woken for a
+    /// write that can be made at once, and no thread of the pool ever waits on the database.
+    func soon<T: Sendable>(_ body: @escaping @Sendable (Access) throws(AppError) -> T?) async throws(AppError) -> T {
+        if let value = try body(.withoutWaiting) { return value }
+        return try await offCaller { () throws(AppError) -> T in
+            // Waiting, the write is always made.
+            guard let value = try body(.waiting) else { throw .storage(reason: "the database did not take the write") }
+            return value
+        }
     }
 
     /// `body`'s result (a password hash), computed on the hashing queue.
@@ -61,6 +82,15 @@ final class LiveBackend: Sendable {
     /// Runs `body` for the token's owner in one transaction.
     func writing<T>(_ token: AccessToken, _ body: (Connection, User.ID) throws(AppError) -> T) throws(AppError) -> T {
         try inDatabase(write: true, token, body)
+    }
+
+    /// ``writing(_:_:)`` with `access`: `nil` when it is `.withoutWaiting` and the write would
+    /// wait (nothing was done).
+    func writing<T>(_ token: AccessToken, _ access: Access, _ body: (Connection, User.ID) throws(AppError) -> T) throws(AppError) -> T? {
+        guard access == .withoutWaiting else { return try writing(token, body) }
+        return try database.writeWithoutWaiting(
+            { (db: Connection) throws(AppError) -> T in try body(db, try self.owner(of: token, in: db)) },
+            orFail: { .storage(reason: $0.reason) })
     }
 
     /// Runs `body` for the token's owner in one read or one transaction; the database's own
@@ -114,7 +144,8 @@ extension AppEnvironment {
                     }
                 }
             ),
-            // Every call waits for its work off the caller's thread (see `offCaller`).
+            // Every call waits for its work off the caller's thread (see `offCaller`), but a
+            // one-note write, made at once where it can be (see `soon`).
             profile: ProfileClient(
                 load: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.profile(token) } },
                 loadPosts: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.posts(token) } },
@@ -124,9 +155,9 @@ extension AppEnvironment {
             ),
             notes: NotesClient(
                 list: { token throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.notes(token) } },
-                create: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.create(token, note) } },
-                update: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.update(token, note) } },
-                delete: { token, note throws(AppError) in try await backend.offCaller { () throws(AppError) in try backend.delete(token, note) } },
+                create: { token, note throws(AppError) in try await backend.soon { access throws(AppError) in try backend.create(token, note, access) } },
+                update: { token, note throws(AppError) in try await backend.soon { access throws(AppError) in try backend.update(token, note, access) } },
+                delete: { token, note throws(AppError) in try await backend.soon { access throws(AppError) in try backend.delete(token, note, access) } },
                 search: { token, query throws(AppError) in
                     try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query) }
                 },

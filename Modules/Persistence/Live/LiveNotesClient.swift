@@ -101,9 +101,10 @@ extension LiveBackend {
                         (SELECT coalesce(max(change_sequence), 0) FROM note_removals WHERE owner_id = ?1)))
         """
 
-    /// Stores `note` (a new one, or again), whatever is stored; returns it with its version.
-    func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
-        try writing(token) { db, owner throws(AppError) in
+    /// Stores `note` (a new one, or again), whatever is stored; returns it with its version
+    /// (`nil`: not written, as `access` allows).
+    func create(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Note? {
+        try writing(token, access) { db, owner throws(AppError) in
             let version = try storage { () throws(DatabaseError) in
                 try db.query(
                     """
@@ -128,9 +129,10 @@ extension LiveBackend {
         }
     }
 
-    /// Stores a new text of `note`, based on its version (`NotesClient.update`).
-    func update(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
-        try writing(token) { db, owner throws(AppError) in
+    /// Stores a new text of `note`, based on its version (`NotesClient.update`); `nil`: not
+    /// written, as `access` allows.
+    func update(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Note? {
+        try writing(token, access) { db, owner throws(AppError) in
             let existing = try storedVersion(of: note.id, for: owner, in: db)
             try refuseConflict(with: note, stored: existing, for: owner, in: db)
             guard existing != nil else { throw .notFound(.note, id: note.id.description) }
@@ -156,9 +158,10 @@ extension LiveBackend {
         }
     }
 
-    /// Deletes `note`, based on its version (`NotesClient.delete`); one gone already is not an error.
-    func delete(_ token: AccessToken, _ note: Note) throws(AppError) {
-        try writing(token) { db, owner throws(AppError) in
+    /// Deletes `note`, based on its version (`NotesClient.delete`); one gone already is not an
+    /// error. `nil`: not done, as `access` allows.
+    func delete(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Void? {
+        try writing(token, access) { db, owner throws(AppError) in
             let ownerID: SQLValue = .text(owner.description)
             guard let existing = try storedVersion(of: note.id, for: owner, in: db) else { return }
             try refuseConflict(with: note, stored: existing, for: owner, in: db)
