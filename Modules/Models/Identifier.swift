@@ -85,10 +85,10 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
-        guard let uuid = UUID(uuidString: text) else {
+        guard let id = Identifier(text) else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "“\(text)” is not a UUID")
         }
-        rawValue = uuid
+        self = id
     }
 
     /// Encodes the lowercase UUID string, as ``description`` prints it.

@@ -28,6 +28,34 @@ struct IntentJSONTests {
         #expect(try Intent(jsonLine: Array(#"{"editNote":{"id":"\#(id)","text":"x"}}"#.utf8)) == .editNote(id: id, text: "x"))
     }
 
+    @Test func aWellFormedLineIsReadDirectlyAsJSONDecoderReadsIt() throws {
+        let id = Note.ID(UUID())
+        let tricky = "quote \" backslash \\ slash / tab \t newline \n nul \u{0} é 中文 🥛 \u{2028}"
+        var lines = Intent.Kind.allCases.map { kind -> String in
+            let fields = kind.parameters.map { parameter in
+                "\"\(parameter.label)\":" + (parameter.value == .note || parameter.value == .optionalNote ? "\"\(id)\"" : "\"text\"")
+            }
+            return "{\"\(kind.rawValue)\":{\(fields.joined(separator: ","))}}"
+        }
+        lines += [
+            try String(decoding: JSONEncoder().encode(Intent.addNote(text: tricky)), as: UTF8.self),
+            #"  { "addNote" : { "text" : "spaced" } }  "#, #"{"selectNote":{"id":null}}"#, #"{"selectNote":{}}"#,
+            #"{"addNote":{"text":"\u00e9\ud83e\udd5b\/"}}"#, #"{"editNote":{"text":"x","id":"\#(id.description.uppercased())"}}"#,
+        ]
+        for line in lines {
+            let expected = try JSONDecoder().decode(Intent.self, from: Data(line.utf8))
+            #expect(Intent.readDirectly(Array(line.utf8)) == expected, "\(line)")
+            #expect(try Intent(jsonLine: Array(line.utf8)) == expected)
+        }
+        // Left to Foundation (which reads some of them, and says what is wrong with the others).
+        for line in [
+            #"{"addNote":{"text":42}}"#, #"{"addNote":{"text":"a","text":"b"}}"#, #"{"addNote":{"text":"a","extra":1}}"#,
+            #"{"addNote":{"text":"\ud800"}}"#, #"{"addNote":{}}"#, #"{"frobnicate":{}}"#, #"{"increment":{}} x"#, #"{"addNote":{"text":"a\x"}}"#,
+        ] {
+            #expect(Intent.readDirectly(Array(line.utf8)) == nil, "\(line)")
+        }
+    }
+
     @Test func eachKindOfBadLineGetsAMessageNamingWhatIsWrong() {
         #expect(problem(#"{"increment":"#) == "it is not valid JSON (it ends too soon)")
         #expect(problem("not json")?.hasPrefix("it is not valid JSON") == true)
