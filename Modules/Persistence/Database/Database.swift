@@ -228,11 +228,11 @@ public final class Database: Sendable {
     /// Copies the write-ahead log into the file on the work queue, once however often asked
     /// before it runs.
     private func queueCheckpoint() {
-        guard
-            queue.withLock({ queue in
-                defer { queue.checkpointQueued = true }; return !queue.checkpointQueued
-            })
-        else { return }
+        let isQueued = queue.withLock { queue -> Bool in
+            defer { queue.checkpointQueued = true }
+            return queue.checkpointQueued
+        }
+        guard !isQueued else { return }
         workQueue.async { [weak self] in
             guard let self else { return }
             queue.withLock { $0.checkpointQueued = false }
