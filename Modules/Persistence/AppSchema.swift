@@ -165,5 +165,21 @@ public enum AppSchema {
                 CREATE INDEX notes_unindexed ON notes(owner_id, id) WHERE search_indexed = 0;
                 CREATE INDEX notes_by_search_row ON notes(search_rowid, owner_id) WHERE search_rowid IS NOT NULL;
                 """),
+        Migration(
+            version: 10, name: "journal batches keyed by stream and sequence",
+            sql: """
+                -- One b-tree keyed by (stream, first sequence) instead of a rowid table and its key's
+                -- index: a commit of a few actions writes one page where it wrote two.
+                CREATE TABLE journal_by_sequence (
+                    stream TEXT NOT NULL,
+                    first_sequence INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    actions BLOB NOT NULL,
+                    PRIMARY KEY (stream, first_sequence)
+                ) WITHOUT ROWID;
+                INSERT INTO journal_by_sequence SELECT stream, first_sequence, count, actions FROM journal;
+                DROP TABLE journal;
+                ALTER TABLE journal_by_sequence RENAME TO journal;
+                """),
     ]
 }
