@@ -8,8 +8,9 @@ import StateStore
 /// Writing a note only marks it (`search_indexed = 0`, in the same row). A background task indexes
 /// the marked notes in batches of a bounded size, each its own short transaction, so no other
 /// connection ever waits long for the write lock, however many notes a bulk import left behind;
-/// it goes on at its pace while writes continue, so under a steady stream of writes the notes
-/// not indexed yet stay about one pace's worth. A search never waits for it: it reads notes not
+/// it goes on at its pace while writes continue (batch after batch when more than a batch came
+/// in a pace), so under a steady stream of writes the notes not indexed yet stay about one
+/// pace's worth. A search never waits for it: it reads notes not
 /// indexed yet and matches them itself. A deleted note's index row goes in the delete's
 /// transaction; the rows of edited-away text that are left when the database closes are removed
 /// then.
@@ -91,11 +92,12 @@ package final class SearchIndex: Sendable {
                     }
                     if done { return }
                 }
-                // A backlog (the batch left marked notes) is indexed at full speed, with breaths
-                // in which writers take the lock, once writes are quiet; while they go on, a batch
-                // per pace, so a burst of writes is not slowed by indexing it as it comes.
-                let (hasMore, lastWrite) = state.withLock { ($0.hasMore, $0.lastWrite) }
-                rest = hasMore && lastWrite.duration(to: .now) > pace ? .milliseconds(2) : pace
+                // Caught up, the next batch waits a pace, so the notes written meanwhile are
+                // indexed together; a backlog (the batch left marked notes) is indexed batch after
+                // batch, with breaths in which writers take the lock, whether writes go on or not:
+                // a stream faster than a batch per pace would otherwise leave ever more behind.
+                let hasMore = state.withLock { $0.hasMore }
+                rest = hasMore ? .milliseconds(2) : pace
             }
         }
     }
