@@ -100,34 +100,41 @@ final class IntentRunner: Sendable {
     /// the commit runs where the work settles, so when the last effect ends on the database's
     /// thread (a client's call returned there) the records are written right there, and this
     /// task is woken once, not once for the settling and again for the commit. `nil` when
-    /// `timeout` passed (or the calling task was cancelled) before the work settled.
+    /// `timeout` passed (or the calling task was cancelled) before the commit.
     nonisolated(nonsending) private func settledAndCommitted(
         _ tasks: [StoreTask], in journal: Journal<AppFeature.State, AppFeature.Action>, timeout: Duration
     ) async -> Result<Int, DatabaseError>? {
-        let answer = OneAnswer<Result<Int, DatabaseError>?>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                answer.expect(continuation)
-                let expiry = Deadlines.shared.add(after: timeout) { answer.give(nil) }
-                let left = Locked(tasks.count)
-                for task in tasks {
-                    task.whenSettled {
-                        guard
-                            left.withLock({ left -> Bool in
-                                left -= 1
-                                return left == 0
-                            })
-                        else { return }
-                        journal.commit { result in
-                            if let expiry { Deadlines.shared.cancel(expiry) }
-                            answer.give(result)
-                        }
-                    }
+        let wait = Locked<(left: Int, committed: Result<Int, DatabaseError>?, waiter: CheckedContinuation<Void, Never>?)>((tasks.count, nil, nil))
+        for task in tasks {
+            task.whenSettled {
+                guard
+                    wait.withLock({ wait -> Bool in
+                        wait.left -= 1
+                        return wait.left == 0
+                    })
+                else { return }
+                journal.commit { result in
+                    wait.withLock { wait -> CheckedContinuation<Void, Never>? in
+                        wait.committed = result
+                        defer { wait.waiter = nil }
+                        return wait.waiter
+                    }?.resume()
                 }
             }
-        } onCancel: {
-            answer.give(nil)
         }
+        await suspendAsWaiter(timeout: timeout) { waiter in
+            wait.withLock { wait -> Bool in
+                guard wait.committed == nil else { return false }
+                wait.waiter = waiter
+                return true
+            }
+        } remove: {
+            wait.withLock { wait in
+                defer { wait.waiter = nil }
+                return wait.waiter
+            }
+        }
+        return wait.withLock { $0.committed }
     }
 
     /// Cancels the work of every intent still being performed; returns how many effects were
@@ -201,40 +208,5 @@ final class IntentRunner: Sendable {
             }
         }
         return false
-    }
-}
-
-/// An answer given once, by whichever comes first, to a continuation that may be registered
-/// after it was given.
-private final class OneAnswer<Value: Sendable>: Sendable {
-    private enum Slot {
-        case waiting(CheckedContinuation<Value, Never>?)
-        case given(Value)
-        case taken
-    }
-
-    private let slot = Locked(Slot.waiting(nil))
-
-    /// Registers the continuation to resume, at once if the answer came already.
-    func expect(_ continuation: CheckedContinuation<Value, Never>) {
-        let given = slot.withLock { slot -> Value? in
-            guard case .given(let value) = slot else {
-                slot = .waiting(continuation)
-                return nil
-            }
-            slot = .taken
-            return value
-        }
-        if let given { continuation.resume(returning: given) }
-    }
-
-    /// Gives the answer, unless one was given already.
-    func give(_ value: Value) {
-        let waiting = slot.withLock { slot -> CheckedContinuation<Value, Never>? in
-            guard case .waiting(let continuation) = slot else { return nil }
-            slot = continuation == nil ? .given(value) : .taken
-            return continuation
-        }
-        waiting?.resume(returning: value)
     }
 }

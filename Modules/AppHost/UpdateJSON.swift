@@ -28,12 +28,8 @@ private struct JSONText {
     }
 
     mutating func write(_ update: ScreensUpdate) throws {
-        bytes.append(contentsOf: #"{"changed":["#.utf8)
-        for (index, screen) in update.changed.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            string(screen.rawValue)
-        }
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(contentsOf: #"{"changed":"#.utf8)
+        array(update.changed) { $0.string($1.rawValue) }
         try encoded("counter", update.counter)
         try encoded("login", update.login)
         if let notes = update.notes {
@@ -67,28 +63,21 @@ private struct JSONText {
         key("rows")
         switch notes.rows {
         case .all(let rows):
-            bytes.append(contentsOf: #"{"all":{"rows":["#.utf8)
-            for (index, row) in rows.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(row)
-            }
-            bytes.append(contentsOf: "]}}".utf8)
+            bytes.append(contentsOf: #"{"all":{"rows":"#.utf8)
+            array(rows) { $0.write($1) }
+            bytes.append(contentsOf: "}}".utf8)
         case .changes(let upserted, let removed):
-            bytes.append(contentsOf: #"{"changes":{"removed":["#.utf8)
-            for (index, id) in removed.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(id.description)
+            bytes.append(contentsOf: #"{"changes":{"removed":"#.utf8)
+            array(removed) { $0.string($1.description) }
+            bytes.append(contentsOf: #","upserted":"#.utf8)
+            array(upserted) { json, positioned in
+                json.bytes.append(contentsOf: #"{"at":"#.utf8)
+                json.number(positioned.at)
+                json.key("row")
+                json.write(positioned.row)
+                json.bytes.append(UInt8(ascii: "}"))
             }
-            bytes.append(contentsOf: #"],"upserted":["#.utf8)
-            for (index, positioned) in upserted.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(contentsOf: #"{"at":"#.utf8)
-                number(positioned.at)
-                key("row")
-                write(positioned.row)
-                bytes.append(UInt8(ascii: "}"))
-            }
-            bytes.append(contentsOf: "]}}".utf8)
+            bytes.append(contentsOf: "}}".utf8)
         }
         key("searchQuery")
         string(notes.searchQuery)
@@ -138,13 +127,20 @@ private struct JSONText {
             string(reason)
             bytes.append(contentsOf: "}}".utf8)
         case .timedOut(let running):
-            bytes.append(contentsOf: #"{"timedOut":{"running":["#.utf8)
-            for (index, action) in running.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(action)
-            }
-            bytes.append(contentsOf: "]}}".utf8)
+            bytes.append(contentsOf: #"{"timedOut":{"running":"#.utf8)
+            array(running) { $0.string($1) }
+            bytes.append(contentsOf: "}}".utf8)
         }
+    }
+
+    /// `elements` as an array, each written by `write`.
+    private mutating func array<Element>(_ elements: [Element], _ write: (inout JSONText, Element) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// `,"name":` — every key here follows another.

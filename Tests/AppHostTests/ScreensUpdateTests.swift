@@ -18,12 +18,7 @@ struct ScreensUpdateTests {
 
         init() async throws {
             host = try await AppHost(storage: .inMemory())
-            for intent: Intent in [
-                .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-                .typePassword(password: "wonderland"), .signIn,
-            ] {
-                await perform(intent)
-            }
+            for intent in signingIn { await perform(intent) }
         }
 
         func perform(_ intent: Intent) async {
@@ -44,10 +39,7 @@ struct ScreensUpdateTests {
         let host = try await AppHost(storage: .inMemory(), options: options)
         // Rejected, signed out: every screen to a reader that holds nothing.
         expectWrittenAsEncoded(await host.perform(.addNote(text: "milk"), timeout: patience).update(since: nil), "rejected")
-        for intent: Intent in [
-            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-            .typePassword(password: "wonderland"), .signIn,
-        ] {
+        for intent in signingIn {
             expectWrittenAsEncoded(await host.perform(intent, timeout: patience).update(since: nil), "\(intent)")
         }
         // Every ASCII character (controls, quotes, backslash, slash) and some beyond, in a title,
@@ -121,12 +113,7 @@ struct ScreensUpdateTests {
 
     @Test func aReloadOfThousandsSendsThePageAndTheCount() async throws {
         let host = try await AppHost(storage: .inMemory())
-        for intent: Intent in [
-            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-            .typePassword(password: "wonderland"), .signIn,
-        ] {
-            _ = await host.perform(intent, timeout: patience)
-        }
+        for intent in signingIn { _ = await host.perform(intent, timeout: patience) }
         for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number): remember the milk and the eggs"), timeout: patience) }
         for intent: Intent in [.reloadNotes, .searchNotes(query: "milk"), .searchNotes(query: "")] {
             let update = await host.perform(intent, timeout: patience).update(since: nil)
@@ -142,12 +129,7 @@ struct ScreensUpdateTests {
 
     @Test func addingANoteToThousandsSendsItsRowsOnly() async throws {
         let host = try await AppHost(storage: .inMemory())
-        for intent: Intent in [
-            .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
-            .typePassword(password: "wonderland"), .signIn,
-        ] {
-            _ = await host.perform(intent, timeout: patience)
-        }
+        for intent in signingIn { _ = await host.perform(intent, timeout: patience) }
         for number in 0..<2_000 { _ = await host.perform(.addNote(text: "note \(number)"), timeout: patience) }
         let before = host.screens
         let pushedOut = before.notes.rows.id(at: Notes.pageSize - 1)
@@ -167,6 +149,12 @@ struct ScreensUpdateTests {
         #expect(try JSONEncoder().encode(outcome).count > 100 * bytes)
     }
 }
+
+/// Signing up and in as the tests' user.
+private let signingIn: [Intent] = [
+    .signUp(username: "alice.liddell", password: "wonderland"), .typeUsername(username: "alice.liddell"),
+    .typePassword(password: "wonderland"), .signIn,
+]
 
 /// `update.jsonLine()` is the text `JSONEncoder` writes for it with the options `appcore-serve` uses.
 private func expectWrittenAsEncoded(_ update: IntentOutcome.Update, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) {

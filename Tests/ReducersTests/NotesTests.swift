@@ -20,6 +20,16 @@ struct NotesTests {
         return TestStore(initialState: state, reducer: Notes(environment: environment, token: aliceToken))
     }
 
+    /// A store listing milk and eggs whose searches find `found`, each query kept in `asked`.
+    func searchingStore(finding found: [Note], asked: Locked<[String]>) -> TestStore<Notes.State, Notes.Action> {
+        store(Notes.State(items: [Notes.Item(note: note(7, "milk")), Notes.Item(note: note(8, "eggs"))], list: .loaded)) {
+            $0.search = { _, query in
+                asked.withLock { $0.append(query) }
+                return found
+            }
+        }
+    }
+
     static let firstID = Note.ID(UUID(sequence: 1))
 
     @Test func listLoadsAndAFailureIsShown() async {
@@ -233,12 +243,7 @@ struct NotesTests {
     @Test func searchIsDebouncedAndEarlierSearchesAreCancelled() async {
         let queries = Locked<[String]>([])
         let found = [note(7, "milk")]
-        let store = store(Notes.State(items: [Notes.Item(note: note(7, "milk")), Notes.Item(note: note(8, "eggs"))], list: .loaded)) {
-            $0.search = { _, query in
-                queries.withLock { $0.append(query) }
-                return found
-            }
-        }
+        let store = searchingStore(finding: found, asked: queries)
         await store.send(.searchQueryChanged("m")) {
             $0.searchQuery = "m"; $0.isSearching = true
         }
@@ -268,12 +273,7 @@ struct NotesTests {
     @Test func aSubmittedSearchIsAnsweredAtOnceAndReplacesATypedOne() async {
         let queries = Locked<[String]>([])
         let found = [note(8, "eggs")]
-        let store = store(Notes.State(items: [Notes.Item(note: note(7, "milk")), Notes.Item(note: note(8, "eggs"))], list: .loaded)) {
-            $0.search = { _, query in
-                queries.withLock { $0.append(query) }
-                return found
-            }
-        }
+        let store = searchingStore(finding: found, asked: queries)
         await store.send(.searchQueryChanged("mil")) {
             $0.searchQuery = "mil"; $0.isSearching = true
         }

@@ -47,7 +47,7 @@ public final class Database: Sendable {
     /// Calls sent to ``workQueue`` by ``onWorkQueue(_:)`` and not done yet, and whether a
     /// checkpoint is queued there: a write that could run on its caller's thread goes behind
     /// those calls instead, so calls keep their order.
-    private let queue = Locked((calls: 0, checkpointQueued: false))
+    private let queued = Locked((calls: 0, checkpoint: false))
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
     ///
@@ -203,7 +203,7 @@ public final class Database: Sendable {
     func writeWithoutWaiting<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T? {
-        guard queue.withLock({ $0.calls == 0 }) else { return nil }
+        guard queued.withLock({ $0.calls == 0 }) else { return nil }
         let outcome = try connection.withLockIfAvailable { (connection: inout Connection) throws(Failure) -> (T?, Bool) in
             guard !connection.isClosed else { throw failure(closedError) }
             let result = try connection.transactionIfFree(body, orFail: failure)
@@ -217,10 +217,10 @@ public final class Database: Sendable {
     /// `work`'s result, computed on the work queue: the caller waits without holding a thread
     /// (see `result(of:on:)`).
     func onWorkQueue<T: Sendable, Failure: Error>(_ work: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
-        queue.withLock { $0.calls += 1 }
+        queued.withLock { $0.calls += 1 }
         return try await result(
             of: { () throws(Failure) -> T in
-                defer { self.queue.withLock { $0.calls -= 1 } }
+                defer { self.queued.withLock { $0.calls -= 1 } }
                 return try work()
             }, on: workQueue)
     }
@@ -228,14 +228,14 @@ public final class Database: Sendable {
     /// Copies the write-ahead log into the file on the work queue, once however often asked
     /// before it runs.
     private func queueCheckpoint() {
-        let isQueued = queue.withLock { queue -> Bool in
-            defer { queue.checkpointQueued = true }
-            return queue.checkpointQueued
+        let isQueued = queued.withLock { queued -> Bool in
+            defer { queued.checkpoint = true }
+            return queued.checkpoint
         }
         guard !isQueued else { return }
         workQueue.async { [weak self] in
             guard let self else { return }
-            queue.withLock { $0.checkpointQueued = false }
+            queued.withLock { $0.checkpoint = false }
             connection.withLock { connection in
                 if !connection.isClosed, connection.isCheckpointDue { connection.checkpoint() }
             }

@@ -132,9 +132,12 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return try flushBuffered(waiting: true) ?? buffer.withLock { $0.nextSequence - 1 }
     }
 
-    /// ``flush()`` on this thread if that waits for nothing (no other flush runs, the database
-    /// takes the write at once); `nil` when it would wait, and nothing was written.
+    /// ``flush()`` on this thread if that waits for nothing (everything is written already, or
+    /// no other flush runs and the database takes the write at once); `nil` when it would wait,
+    /// and nothing was written.
     private func flushWithoutWaiting() throws(DatabaseError) -> Int? {
+        // Written already (actions leave the buffer only once committed): nothing to wait for.
+        if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return written }
         guard flushing.try() else { return nil }
         defer { flushing.unlock() }
         return try flushBuffered(waiting: false)
@@ -180,8 +183,6 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// ``DatabaseError/Kind/busy``, though it goes on and may still land.
     @discardableResult
     nonisolated(nonsending) public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
-        // Written already (actions leave the buffer only once committed): nothing to wait for.
-        if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return written }
         if let written = try flushWithoutWaiting() { return written }
         let result: Result<Int, DatabaseError> = await withCheckedContinuation { continuation in
             let waiter = waiters.add(continuation, deadline: ContinuousClock.now + timeout, timeout: timeout)
@@ -199,7 +200,6 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// For a front end that answers once its work settled and was kept, called where the work
     /// settles (`StoreTask.whenSettled(_:)`).
     package func commit(then done: @escaping @Sendable (Result<Int, DatabaseError>) -> Void) {
-        if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return done(.success(written)) }
         if database.isOnWorkQueue { return done(Result { () throws(DatabaseError) in try flush() }) }
         do {
             if let written = try flushWithoutWaiting() { return done(.success(written)) }
