@@ -93,13 +93,19 @@ let batch = Batch(options: options)
 }
 // SIGTERM, SIGINT and SIGHUP end the run with 128 + the signal; a reader that went away with 141.
 TerminationSignals.catching { signal in Task { await end(batch.runner, status: 128 + signal) } }
+/// How a run whose output failed ends: 141 when the reader went away (as SIGPIPE would), else 1.
+func status(after failure: StandardOutput.Failure) -> Int32 {
+    failure == .readerGone ? 128 + SIGPIPE : 1
+}
 // Output that cannot be written (a full disk) is said once, and the run ends with 1.
 standardOutput.onFailure = { failure in
     if failure != .readerGone { FileHandle.standardError.write(Data("appcore-batch: \(failure)\n".utf8)) }
-    Task { await end(batch.runner, status: failure == .readerGone ? 128 + SIGPIPE : 1) }
+    Task { await end(batch.runner, status: status(after: failure)) }
 }
 do {
-    ProcessExit.exit(try await batch.run())
+    let finished = try await batch.run()
+    // The script may finish before the failure's own ending runs: the failure decides still.
+    ProcessExit.exit(standardOutput.failure.map(status(after:)) ?? finished)
 } catch {
     fail("\(error)")
 }
