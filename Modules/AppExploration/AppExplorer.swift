@@ -181,7 +181,7 @@ public struct AppExplorer: Sendable {
                 },
             ] + invariants.map { invariant in .state(invariant.name) { invariant.holds(Screens($0)) } },
             middleware: { state, reducer in
-                guard state.login.style == .middleware else { return [] }
+                guard state.loginStyle == .middleware else { return [] }
                 return [
                     AnyMiddleware(
                         LoginMiddleware<AppFeature.State, IntentReducer.Action>(
@@ -210,7 +210,7 @@ public struct AppExplorer: Sendable {
         for var move in moves {
             let reducer = IntentReducer(environment: environment(for: state))
             let store = RootStore(initialState: state, reducer: reducer, diagnostics: .ignore) {
-                if state.login.style == .middleware {
+                if state.loginStyle == .middleware {
                     LoginMiddleware<AppFeature.State, IntentReducer.Action>(auth: reducer.clients.auth, action: IntentReducer.loginPath)
                 }
             }
@@ -247,7 +247,7 @@ public struct AppExplorer: Sendable {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let backend = InMemoryBackend(uuid: .incrementing(), now: DateGenerator { start })
         _ = try? backend.signUp(account)
-        if state.session.current != nil, let session = try? backend.authenticate(account) {
+        if state.isSignedIn, let session = try? backend.authenticate(account) {
             for item in state.notes.items.reversed() where item.isStored {
                 _ = try? backend.create(session.token, item.note)
             }

@@ -92,7 +92,7 @@ public final class AppHost: Sendable {
         self.opened = opened
         self.environment = environment
         restoredActions = replayed
-        loginStyle = initialState.login.style
+        loginStyle = initialState.loginStyle
         let store = RootStore(
             initialState: initialState, reducer: AppFeature(environment: environment), diagnostics: options.diagnostics,
             observation: options.observation
@@ -117,7 +117,7 @@ public final class AppHost: Sendable {
         externalWrites = Task { [notes = environment.notes] in
             for await _ in notes.externalWrites() {
                 // Only a signed-in user has notes to update; the notice is journaled like any action.
-                guard store.currentState.user != nil else { continue }
+                guard store.currentState.isSignedIn else { continue }
                 store.send(.notes(.externalChangesNoticed))
             }
         }

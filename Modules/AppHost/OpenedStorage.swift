@@ -44,10 +44,10 @@ struct OpenedStorage: Sendable {
                     // A journal of a fresh app says nothing about the login style; the caller's stands.
                     if restored.replayed > 0 || restored.state != AppFeature.State() {
                         initialState = restored.state
-                        let journalStyle = restored.state.login.style
+                        let journalStyle = restored.state.loginStyle
                         if let requestedStyle, requestedStyle != journalStyle {
                             options.warnings("the journal's sign-in ran the \(journalStyle) login style; it runs \(requestedStyle) now, as asked")
-                            initialState.login = Login.State(style: requestedStyle)
+                            initialState.loginStyle = requestedStyle
                         }
                     }
                     replayed = restored.replayed

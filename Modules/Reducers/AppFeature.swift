@@ -4,12 +4,15 @@ import StateStore
 
 /// The whole app: login (in the chosen style), session, profile, posts, notes and counter.
 ///
-/// - Signing in (whichever login style reports it) opens the session and loads the profile, the
-///   posts and the notes at once.
+/// - The app is signed out (the sign-in screen) or signed in (the user's part): one
+///   ``Account``, so "signed in" is stored once.
+/// - Signing in (whichever login style reports it) opens the user's part, which loads the
+///   profile, the posts and the notes at once.
 /// - Profile, posts and notes act for the signed-in user: while signed out their actions change
-///   nothing and are reported as "sign in first" diagnostics.
-/// - Signing out cancels the user's requests in flight and resets login, profile, posts and
-///   notes; the counter belongs to no one and stays.
+///   nothing and are reported as "sign in first" diagnostics; sign-in screen actions while
+///   signed in, as "sign out first".
+/// - Signing out cancels the user's requests in flight and returns to a fresh sign-in screen in
+///   the same style; the counter belongs to no one and stays.
 /// - Started again from a journal, a session that lost its token (tokens are never saved) ends
 ///   the same way, with the username kept in the login form and a "sign in again" message.
 ///
@@ -25,41 +28,99 @@ import StateStore
 public struct AppFeature: Reducer {
     /// Every feature's state.
     public struct State: Hashable, Sendable {
-        /// The sign-in screen.
-        public var login: Login.State
-        /// Who is signed in.
+        /// Signed out at the sign-in screen, or signed in with the user's part.
+        public var account: Account
+        /// Sign-ups, and what the last account action said.
         public var session: Session.State
-        /// What belongs to the signed-in user; `nil` while signed out.
-        public var user: SignedIn.State?
         /// The counter.
         public var counter: Counter.State
 
         /// A fresh app, signed out, whose login uses `loginStyle`.
         public init(loginStyle: LoginStyle = .finiteStates) {
-            login = Login.State(style: loginStyle)
+            account = .signedOut(Login.State(style: loginStyle))
             session = Session.State()
-            user = nil
             counter = Counter.State()
         }
 
+        /// Whether someone is signed in.
+        public var isSignedIn: Bool { Account.signedInCase.matches(account) }
+
+        /// The login style of the sign-in screen, shown now or after signing out; setting
+        /// another style while signed out starts a fresh sign-in screen in it.
+        public var loginStyle: LoginStyle {
+            get {
+                switch account {
+                case .signedOut(let login): login.style
+                case .signedIn(let user): user.loginStyle
+                }
+            }
+            set {
+                guard newValue != loginStyle else { return }
+                switch account {
+                case .signedOut: account = .signedOut(Login.State(style: newValue))
+                case .signedIn(var user):
+                    user.loginStyle = newValue
+                    account = .signedIn(user)
+                }
+            }
+        }
+
+        /// What the sign-in screen shows: the form while signed out, who is signed in otherwise.
+        public var loginStatus: LoginStatus {
+            switch account {
+            case .signedOut(let login): login.status
+            case .signedIn(let user): LoginStatus(username: user.username, isAuthenticated: true)
+            }
+        }
+
+        /// The signed-in user's part, or `nil` while signed out; setting `nil` signs out to a
+        /// fresh sign-in screen in the same style.
+        public var user: SignedIn.State? {
+            get { Account.signedInCase.extract(account) }
+            set { account = newValue.map(Account.signedIn) ?? .signedOut(Login.State(style: loginStyle)) }
+        }
+
+        // The parts of the user's below are read by a switch of their own, which copies only
+        // the part read: `user` would copy the whole of the user's part.
+
+        /// Who is signed in, or `nil`.
+        public var signedInUser: User? {
+            if case .signedIn(let user) = account { user.session.user } else { nil }
+        }
         /// The user's profile, or an unloaded one while signed out.
         public var profile: Profile.State {
-            guard let user else { return .initialized }
-            return user.profile
+            if case .signedIn(let user) = account { user.profile } else { .initialized }
         }
         /// The user's posts, or none while signed out.
         public var posts: Posts.State {
-            guard let user else { return Self.signedOut.posts }
-            return user.posts
+            if case .signedIn(let user) = account { user.posts } else { Posts.State() }
         }
         /// The user's notes, or none while signed out.
         public var notes: Notes.State {
-            guard let user else { return Self.signedOut.notes }
-            return user.notes
+            if case .signedIn(let user) = account { user.notes } else { Notes.State() }
         }
+    }
 
-        /// What the user's screens show while nobody is signed in.
-        private static let signedOut = SignedIn.State(token: AccessToken(""), username: "")
+    /// Who is using the app: nobody yet (the sign-in screen's state) or a signed-in user (their
+    /// part of the app). Moving between the cases is what signing in and out are.
+    public enum Account: Hashable, Sendable {
+        /// Nobody is signed in: the sign-in screen.
+        case signedOut(Login.State)
+        /// Someone is signed in: their session, profile, posts and notes.
+        case signedIn(SignedIn.State)
+
+        /// The signed-out case.
+        public static let signedOutCase = CasePath<Self, Login.State>(embed: Self.signedOut) {
+            if case .signedOut(let login) = $0 { login } else { nil }
+        } matches: {
+            if case .signedOut = $0 { true } else { false }
+        }
+        /// The signed-in case.
+        public static let signedInCase = CasePath<Self, SignedIn.State>(embed: Self.signedIn) {
+            if case .signedIn(let user) = $0 { user } else { nil }
+        } matches: {
+            if case .signedIn = $0 { true } else { false }
+        }
     }
 
     /// Every feature's actions.
@@ -129,17 +190,20 @@ public struct AppFeature: Reducer {
 
     /// The outside world the features use.
     public let environment: AppEnvironment
-    /// The features, built once: each on its part of the state, and the user's part only while
-    /// someone is signed in (its actions are refused with "sign in first" otherwise, and its
-    /// requests are cancelled when it goes).
-    private let features: IfLetReducer<Features, SignedIn>
+    /// The features, built once: the sign-in screen while signed out, the user's part while
+    /// signed in (each one's actions refused in the other case, and its requests cancelled when
+    /// its case ends), and the features that are always there.
+    private let features: IfCaseLetReducer<IfCaseLetReducer<Features, SignedIn>, Login>
 
     /// The app, using `environment`.
     public init(environment: AppEnvironment) {
         self.environment = environment
         features = Features(environment: environment)
-            .ifLet(\.user, action: Action.userPath, absentReason: AppError.notSignedIn.message) {
+            .ifCaseLet(\.account, case: Account.signedInCase, action: Action.userPath, absentReason: AppError.notSignedIn.message) {
                 SignedIn(environment: environment)
+            }
+            .ifCaseLet(\.account, case: Account.signedOutCase, action: Action.loginPath, absentReason: LoginRules.alreadySignedIn) {
+                Login(auth: environment.auth)
             }
     }
 
@@ -150,8 +214,8 @@ public struct AppFeature: Reducer {
     }
 
     /// Applies one action: the child it belongs to reduces it, and the app coordinates what
-    /// crosses features (signing in opens the session and loads the user's data; signing out or
-    /// losing the session forgets it). An answer that reports a failed client call is also
+    /// crosses features (signing in opens the user's part and loads their data; signing out or
+    /// losing the session ends it). An answer that reports a failed client call is also
     /// reported as a `Diagnostic.Kind.failure` diagnostic, so the intent that led to it is
     /// known to have failed.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -162,91 +226,132 @@ public struct AppFeature: Reducer {
 }
 
 /// The features that are always there, each scoped once to its part of the state, then what
-/// crosses them.
+/// crosses them: signing in and out.
 private struct Features: Reducer {
     typealias State = AppFeature.State
     typealias Action = AppFeature.Action
 
     let environment: AppEnvironment
-    let login: Scope<State, Action, Login>
     let session: Scope<State, Action, Session>
     let counter: Scope<State, Action, Counter>
 
     init(environment: AppEnvironment) {
         self.environment = environment
-        login = Scope(state: \.login, action: Action.loginPath) { Login(auth: environment.auth) }
         session = Scope(state: \.session, action: Action.sessionPath) { Session(auth: environment.auth) }
         counter = Scope(state: \.counter, action: Action.counterPath) { Counter() }
     }
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
         // Each scope runs its child only for its own actions.
-        login.reduce(into: &state, action: action)
-            .merge(with: session.reduce(into: &state, action: action))
+        session.reduce(into: &state, action: action)
             .merge(with: counter.reduce(into: &state, action: action))
             .merge(with: coordinate(&state, action))
     }
 
     /// What crosses features, after they reduced `action`: a sign in reported by the login
-    /// style opens the session and the user's part, which loads the profile, the posts and the
-    /// notes; a session that ended (signed out, or restored without its token) removes the
-    /// user's part and clears the login form, keeping the username when the session was lost.
+    /// style opens the user's part, which loads the profile, the posts and the notes; signing
+    /// out, or a session restored without its token, ends it and shows the sign-in screen again,
+    /// keeping the username when the session was lost.
     private func coordinate(_ state: inout State, _ action: Action) -> Effect<Action> {
         // Only login and session actions open or end a session: the others pass at the cost of
-        // this switch, without reading the user's part.
+        // this switch.
         switch action {
         case .login(let login):
-            guard let opened = login.signedInSession, state.login.isAuthenticated, !state.session.isSignedIn else { return .none }
-            let opening = Session(auth: environment.auth).reduce(into: &state.session, action: .signedIn(opened)).map(Action.session)
-            state.user = SignedIn.State(token: opened.token, username: opened.user.username)
-            return .merge(opening, .send(.profile(.load)), .send(.posts(.load)), .send(.notes(.listRequested)))
-        case .session(let sessionAction):
-            // A session that ended takes the user's part with it and clears the login form. On
-            // a restore, whatever was in flight when the journal was written (a sign in, loads,
-            // saves) died with the process that started it, and signing in again only needs the
-            // password.
-            guard !state.session.isSignedIn else { return .none }
-            let isRestore = if case .restored = sessionAction { true } else { false }
-            guard isRestore || state.user != nil else { return .none }
-            let username = state.user?.username ?? state.login.status.username
-            state.user = nil
-            state.login = Login.State(style: state.login.style)
-            guard isRestore, !username.rawValue.isEmpty else { return .none }
-            return Login(auth: environment.auth).reduce(into: &state.login, action: .usernameChanged(username)).map(Action.login)
-        case .profile, .posts, .notes, .counter:
+            guard let opened = login.signedInSession, case .signedOut(let form) = state.account, form.isAuthenticated else { return .none }
+            return open(opened, style: form.style, in: &state)
+        case .session(.signedIn(let opened)):
+            guard !state.isSignedIn else { return .none }
+            return open(opened, style: state.loginStyle, in: &state)
+        case .session(.signOutTapped):
+            guard let user = state.user else {
+                return .diagnostic(.invalidTransition(action: action, state: "signed out", reason: "nobody is signed in"))
+            }
+            state.account = .signedOut(Login.State(style: user.loginStyle))
+            state.session.error = nil
+            state.session.signUp = .idle
+            let (auth, token) = (environment.auth, user.token)
+            return .run { send in
+                send(
+                    .session(
+                        .signOutResponse(
+                            await Outcome { () async throws(AppError) in
+                                try await auth.signOut(token)
+                                return Done()
+                            })))
+            }
+        case .session(.restored):
+            // Whatever was in flight when the journal was written (a sign in, loads, saves) died
+            // with the process that started it, and a token is never journaled: a signed-in user
+            // comes back signed out, with only the password to type again.
+            if let user = state.user, !user.token.isEmpty { return .none }
+            let username = state.user?.username ?? state.loginStatus.username
+            if state.isSignedIn {
+                state.session.error = .sessionExpired
+                state.session.signUp = .idle
+            }
+            var login = Login.State(style: state.loginStyle)
+            let typing = username.rawValue.isEmpty ? .none : Login(auth: environment.auth).reduce(into: &login, action: .usernameChanged(username))
+            state.account = .signedOut(login)
+            return typing.map(Action.login)
+        case .session, .profile, .posts, .notes, .counter:
             return .none
         }
+    }
+
+    /// Signs `opened` in: the user's part replaces the sign-in screen, and starts loading.
+    private func open(_ opened: AuthSession, style: LoginStyle, in state: inout State) -> Effect<Action> {
+        state.account = .signedIn(SignedIn.State(session: opened, loginStyle: style))
+        state.session.error = nil
+        state.session.signUp = .idle
+        return .merge(.send(.profile(.load)), .send(.posts(.load)), .send(.notes(.listRequested)))
     }
 }
 
 extension AppFeature.State: Codable {
-    /// The state's parts in a journal: the user's part is written flat, as it was before it was
-    /// a part of its own, so journals written before and after read alike.
+    /// The state's parts in a journal, flat: the sign-in screen under `login` (a fresh one in
+    /// the user's style while signed in), who is signed in under `signedIn` (without the token),
+    /// the user's part as `profile`, `posts` and `notes` (empty ones while signed out).
     private enum CodingKeys: String, CodingKey {
-        case login, session, profile, posts, notes, counter
+        case login, session, signedIn, profile, posts, notes, counter
     }
 
-    /// Reads a state; the user's part exists when the session has someone signed in, with the
-    /// session's token (a journal holds none).
+    /// Where journals written before the account was one enum kept who was signed in:
+    /// `session.current`.
+    private enum EarlierSessionKeys: String, CodingKey {
+        case current
+    }
+
+    /// Reads a state, of this shape or the earlier one; it is signed in when the journal names
+    /// someone, whose token is empty (a journal holds none).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        login = try container.decode(Login.State.self, forKey: .login)
+        let login = try container.decode(Login.State.self, forKey: .login)
         session = try container.decode(Session.State.self, forKey: .session)
         counter = try container.decode(Counter.State.self, forKey: .counter)
-        user = try session.current.map { current in
+        let signedIn =
+            try container.decodeIfPresent(AuthSession.self, forKey: .signedIn)
+            ?? container.nestedContainer(keyedBy: EarlierSessionKeys.self, forKey: .session).decodeIfPresent(AuthSession.self, forKey: .current)
+        guard let signedIn else {
+            account = .signedOut(login)
+            return
+        }
+        account = .signedIn(
             SignedIn.State(
-                token: current.token, username: current.user.username,
+                session: signedIn, loginStyle: login.style,
                 profile: try container.decode(Profile.State.self, forKey: .profile),
                 posts: try container.decode(Posts.State.self, forKey: .posts),
-                notes: try container.decode(Notes.State.self, forKey: .notes))
-        }
+                notes: try container.decode(Notes.State.self, forKey: .notes)))
     }
 
-    /// Writes the state, the user's part (or the empty one of a signed-out app) flat beside the
-    /// others; the token is not written.
+    /// Writes the state flat; the token is not written.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(login, forKey: .login)
+        switch account {
+        case .signedOut(let login): try container.encode(login, forKey: .login)
+        case .signedIn(let user):
+            try container.encode(Login.State(style: user.loginStyle), forKey: .login)
+            try container.encode(user.session, forKey: .signedIn)
+        }
         try container.encode(session, forKey: .session)
         try container.encode(profile, forKey: .profile)
         try container.encode(posts, forKey: .posts)

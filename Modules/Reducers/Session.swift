@@ -2,31 +2,26 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Who is signed in (the access token), and the account actions around it: sign up and
-/// sign out.
+/// The account actions: signing up, signing out, and what the last of them said.
 ///
-/// The session is set by the app when a login style reports a successful sign in; signing out
-/// forgets it at once and tells the auth client in the background. Resetting the features that
-/// belong to the user is the app's job (``AppFeature``), since they live beside the session.
+/// Who is signed in is the app's ``AppFeature/Account``, not this feature's: signing in and out
+/// move the app between its signed-out and signed-in parts, so ``AppFeature`` carries out
+/// ``Action/signedIn(_:)`` and ``Action/signOutTapped`` (the token is the signed-in part's), and
+/// this feature keeps the sign-up and the messages.
 public struct Session: Reducer {
-    /// The session and the account requests in progress.
+    /// The account requests in progress and the last message.
     public struct State: Hashable, Sendable, Codable {
-        /// The signed-in user and their token, or `nil` when signed out.
-        public var current: AuthSession?
         /// Where the last sign up stands.
         public var signUp: SignUpStatus
-        /// The last account error (a failed sign out), shown until a new account action.
+        /// The last account error (a failed sign out, a session that expired), shown until a new
+        /// account action.
         public var error: AppError?
 
-        /// A session state; signed out by default.
-        public init(current: AuthSession? = nil, signUp: SignUpStatus = .idle, error: AppError? = nil) {
-            self.current = current
+        /// A session state; nothing to say by default.
+        public init(signUp: SignUpStatus = .idle, error: AppError? = nil) {
             self.signUp = signUp
             self.error = error
         }
-
-        /// Whether someone is signed in.
-        public var isSignedIn: Bool { current != nil }
     }
 
     /// Where a sign up stands.
@@ -92,36 +87,14 @@ public struct Session: Reducer {
             case .failure(let error): state.signUp = .failed(error)
             }
             return .none
-        case .signedIn(let session):
-            state.current = session
-            state.error = nil
-            state.signUp = .idle
+        case .signedIn, .signOutTapped:
+            // The app opens and ends the signed-in part, which holds the token (AppFeature).
             return .none
-        case .signOutTapped:
-            guard let session = state.current else {
-                return .diagnostic(.invalidTransition(action: action, state: "signed out", reason: "nobody is signed in"))
-            }
-            state.current = nil
-            state.error = nil
-            state.signUp = .idle
-            let auth = auth
-            return .run { send in
-                send(
-                    .signOutResponse(
-                        await Outcome { () async throws(AppError) in
-                            try await auth.signOut(session.token)
-                            return Done()
-                        }))
-            }
         case .signOutResponse(.success):
             return .none
         case .restored:
             // A sign up in flight died with the process that started it.
             if case .inProgress = state.signUp { state.signUp = .idle }
-            guard let session = state.current, session.token.isEmpty else { return .none }
-            state.current = nil
-            state.signUp = .idle
-            state.error = .sessionExpired
             return .none
         case .signOutResponse(.failure(let error)):
             // The local session is gone either way; the token stays valid until it expires.

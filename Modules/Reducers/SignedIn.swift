@@ -5,16 +5,16 @@ import StateStore
 /// What exists only while someone is signed in: the token their requests carry, their profile,
 /// their posts and their notes.
 ///
-/// The app keeps it as an optional child (``AppFeature/State/user``) composed with `ifLet`, so
-/// signing out, which removes it, cancels every request it started.
+/// The app keeps it as the signed-in case of its ``AppFeature/Account``, composed with
+/// `ifCaseLet`, so signing out, which leaves that case, cancels every request it started.
 public struct SignedIn: Reducer {
     /// The signed-in user's part of the app.
     public struct State: Hashable, Sendable {
-        /// The token the user's requests carry (empty when restored from a journal, which never
-        /// holds one).
-        public var token: AccessToken
-        /// Who is signed in.
-        public var username: Username
+        /// Who is signed in, and the token their requests carry (empty when restored from a
+        /// journal, which never holds one).
+        public var session: AuthSession
+        /// The login style signing out returns to.
+        public var loginStyle: LoginStyle
         /// The profile.
         public var profile: Profile.State
         /// The posts.
@@ -22,17 +22,22 @@ public struct SignedIn: Reducer {
         /// The notes.
         public var notes: Notes.State
 
-        /// A user just signed in: nothing loaded yet.
+        /// A user just signed in with `loginStyle`: nothing loaded yet.
         public init(
-            token: AccessToken, username: Username, profile: Profile.State = .initialized,
+            session: AuthSession, loginStyle: LoginStyle = .finiteStates, profile: Profile.State = .initialized,
             posts: Posts.State = Posts.State(), notes: Notes.State = Notes.State()
         ) {
-            self.token = token
-            self.username = username
+            self.session = session
+            self.loginStyle = loginStyle
             self.profile = profile
             self.posts = posts
             self.notes = notes
         }
+
+        /// The token the user's requests carry.
+        public var token: AccessToken { session.token }
+        /// Who is signed in.
+        public var username: Username { session.user.username }
     }
 
     /// The signed-in user's actions.

@@ -273,49 +273,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         return scope(deriving: toChildState, reads: isEveryInputStored ? reads : [], isStored: false, action: embed)
     }
 
-    /// A store for a value derived from the stored properties `fields` of the optional stored
-    /// property `input` of this store's state (`absent` while `input` is `nil`): an action that
-    /// leaves `input` as present or absent as it was, and the bytes of `fields` as they were, is
-    /// skipped without deriving anything; one that changes them reads those fields alone where
-    /// they lie (the rest of `input` is not copied) and derives the value from them. A computed
-    /// field (or none) compares the whole of `input`.
-    @inlinable
-    package final func scope<Wrapped, ChildState: Sendable & Equatable, ChildAction: Sendable, each Field>(
-        from input: KeyPath<State, Wrapped?> & Sendable,
-        reading fields: repeat KeyPath<Wrapped, each Field> & Sendable,
-        deriving toChildState: @escaping @Sendable (repeat each Field) -> ChildState,
-        whenAbsent absent: ChildState,
-        action embed: @escaping @Sendable (ChildAction) -> Action
-    ) -> Store<ChildState, ChildAction> {
-        let slowly: @Sendable (State) -> ChildState = { state in
-            guard let wrapped = state[keyPath: input] else { return absent }
-            return toChildState(repeat wrapped[keyPath: each fields])
-        }
-        guard let whole = ByteRange(input) else {
-            return scope(deriving: slowly, reads: [], isStored: false, action: embed)
-        }
-        let offset = whole.offset
-        let readers = (repeat FieldReader(each fields))
-        var fieldRanges: [ByteRange] = []
-        var isEveryFieldStored = true
-        for reader in repeat each readers {
-            if let range = reader.range { fieldRanges.append(range.shifted(by: offset)) } else { isEveryFieldStored = false }
-        }
-        let isPresent: @Sendable (UnsafeRawPointer) -> Bool = { parent in
-            // Sound: `parent` is the root state's address, and `input` lies `offset` bytes in.
-            if case .none = (parent + offset).assumingMemoryBound(to: Wrapped?.self).pointee { return false }
-            return true
-        }
-        let fromBytes: @Sendable (UnsafeRawPointer) -> ChildState = { parent in
-            guard isPresent(parent) else { return absent }
-            return toChildState(repeat (each readers).read(inPresentOptionalAt: parent + offset))
-        }
-        guard isEveryFieldStored, !fieldRanges.isEmpty else {
-            return scope(deriving: slowly, reads: [whole], isStored: false, action: embed, fromBytes: fromBytes)
-        }
-        return scope(deriving: slowly, reads: fieldRanges, isStored: false, action: embed, fromBytes: fromBytes, isPresent: isPresent)
-    }
-
     /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
     /// `isStored` when it is the stored property there. Stores made with the same `sharedAs`
     /// key (the key path of a stored property) share one node while any of them is alive.
@@ -325,8 +282,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         reads: [ByteRange],
         isStored: Bool,
         action embed: @escaping @Sendable (ChildAction) -> Action,
-        fromBytes: (@Sendable (UnsafeRawPointer) -> ChildState)? = nil,
-        isPresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil,
         sharedAs key: CollectionKey? = nil
     ) -> Store<ChildState, ChildAction> {
         let parent = node
@@ -340,8 +295,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             // A root store's state stays where it is while the lock is held (and the runtime
             // lives as long as `read`, which the node keeps).
             scopeNode = ScopeNode(
-                project: toChildState, projectFromBytes: fromBytes, readParent: read,
-                parentAddress: runtime?.stateBytes, reads: reads, readsArePresent: isPresent, isStored: isStored)
+                project: toChildState, readParent: read, parentAddress: runtime?.stateBytes, reads: reads, isStored: isStored)
             parent.addChild(scopeNode) { address, before, deliveries in scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries) }
             scopeNode.presenter = parent.presenter
             if let key { parent.sharedScopes[key] = scopeNode }

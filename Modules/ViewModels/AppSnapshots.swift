@@ -3,9 +3,9 @@ import Reducers
 /// Every screen's snapshot, derived from the app state in one place, next to each other.
 extension AppFeature.State {
     /// What the sign-in screen shows for this state.
-    public var loginSnapshot: LoginViewModel.Snapshot { login.loginSnapshot }
+    public var loginSnapshot: LoginViewModel.Snapshot { LoginViewModel.Snapshot(loginStatus) }
     /// What the session screen shows for this state.
-    public var sessionSnapshot: SessionViewModel.Snapshot { session.sessionSnapshot }
+    public var sessionSnapshot: SessionViewModel.Snapshot { SessionViewModel.Snapshot(session, signedIn: signedInUser) }
     /// What the profile screen shows for this state.
     public var profileSnapshot: ProfileViewModel.Snapshot { ProfileViewModel.Snapshot(profile: profile, posts: posts) }
     /// What the notes screen shows for this state.

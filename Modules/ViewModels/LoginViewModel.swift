@@ -11,10 +11,11 @@ import StateStore
 /// if login.isSignInEnabled { login.signIn() }
 /// ```
 public final class LoginViewModel: FeatureViewModel {
-    /// The sign-in feature in the app's store, and its screen.
-    public static let feature = FeatureScreen<Login.State, LoginAction, Snapshot>(
-        scope: { $0.scope(state: \.login, action: AppFeature.Action.login) },
-        snapshot: { $0.loginSnapshot })
+    /// What the sign-in screen shows in the app's store (the form while signed out, who is
+    /// signed in otherwise), and its screen.
+    public static let feature = FeatureScreen<LoginStatus, LoginAction, Snapshot>(
+        scope: { $0.scope(deriving: { $0.loginStatus }, reading: \.account, action: AppFeature.Action.login) },
+        snapshot: { Snapshot($0) })
 
     /// Everything the sign-in screen shows.
     public struct Snapshot: Hashable, Sendable, Codable {
@@ -76,11 +77,6 @@ public final class LoginViewModel: FeatureViewModel {
     /// The error was dismissed.
     @discardableResult
     public func acknowledgeError() -> StoreTask { store.send(.errorAcknowledged) }
-}
-
-extension Login.State {
-    /// What the sign-in screen shows for this state.
-    public var loginSnapshot: LoginViewModel.Snapshot { LoginViewModel.Snapshot(status) }
 }
 
 extension LoginViewModel: HostedViewModel {}

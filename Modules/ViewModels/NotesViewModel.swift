@@ -9,10 +9,8 @@ public final class NotesViewModel: FeatureViewModel {
     /// The signed-in user's notes in the app's store (none while signed out), and their screen.
     public static let feature = FeatureScreen<Notes.State, Notes.Action, Snapshot>(
         scope: { appStore in
-            // An action that leaves the user's notes alone is skipped unread.
-            appStore.scope(
-                from: \.user, reading: \.notes, deriving: { $0 }, whenAbsent: Notes.State(),
-                action: AppFeature.Action.notes)
+            // An action that leaves the account alone is skipped unread.
+            appStore.scope(deriving: { $0.notes }, reading: \.account, action: AppFeature.Action.notes)
         },
         snapshot: { $0.notesSnapshot })
 

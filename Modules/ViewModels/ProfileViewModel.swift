@@ -79,10 +79,8 @@ public final class ProfileViewModel: ViewModel {
     /// their screen.
     public static let feature = FeatureScreen<ProfileScreen, AppFeature.Action, Snapshot>(
         scope: { appStore in
-            // An action that leaves the user's profile and posts alone is skipped unread.
-            appStore.scope(
-                from: \.user, reading: \.profile, \.posts, deriving: { ProfileScreen(profile: $0, posts: $1) },
-                whenAbsent: ProfileScreen(profile: .initialized, posts: Posts.State()), action: { $0 })
+            // An action that leaves the account alone is skipped unread.
+            appStore.scope(deriving: { ProfileScreen(profile: $0.profile, posts: $0.posts) }, reading: \.account, action: { $0 })
         },
         snapshot: { $0.profileSnapshot })
 

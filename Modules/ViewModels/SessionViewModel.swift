@@ -5,10 +5,10 @@ import StateStore
 
 /// Who is signed in, and signing out.
 public final class SessionViewModel: FeatureViewModel {
-    /// The account feature in the app's store, and its screen.
-    public static let feature = FeatureScreen<Session.State, Session.Action, Snapshot>(
-        scope: { $0.scope(state: \.session, action: AppFeature.Action.session) },
-        snapshot: { $0.sessionSnapshot })
+    /// Who is signed in and the account feature in the app's store, and their screen.
+    public static let feature = FeatureScreen<Snapshot, Session.Action, Snapshot>(
+        scope: { $0.scope(deriving: { $0.sessionSnapshot }, reading: \.account, \.session, action: AppFeature.Action.session) },
+        snapshot: { $0 })
 
     /// Everything the session area shows.
     public struct Snapshot: Hashable, Sendable, Codable {
@@ -21,11 +21,11 @@ public final class SessionViewModel: FeatureViewModel {
         /// What the last sign up or sign out said, to show once; `nil` when there is nothing to say.
         public var message: String?
 
-        /// The snapshot of a session state.
-        public init(_ state: Session.State) {
-            isSignedIn = state.isSignedIn
-            username = state.current?.user.username.rawValue
-            displayName = state.current?.user.displayName
+        /// The snapshot of a session state while `signedIn` is signed in (or nobody is).
+        public init(_ state: Session.State, signedIn: User?) {
+            isSignedIn = signedIn != nil
+            username = signedIn?.username.rawValue
+            displayName = signedIn?.displayName
             switch state.signUp {
             case .idle: message = nil
             case .inProgress(let username): message = "Creating the account “\(username)”…"
@@ -50,11 +50,6 @@ public final class SessionViewModel: FeatureViewModel {
     public func signUp(username: String, password: String) -> StoreTask {
         store.send(.signUpTapped(Credentials(username: Username(username), password: Password(password))))
     }
-}
-
-extension Session.State {
-    /// What the session area shows for this state.
-    public var sessionSnapshot: SessionViewModel.Snapshot { SessionViewModel.Snapshot(self) }
 }
 
 extension SessionViewModel: HostedViewModel {}

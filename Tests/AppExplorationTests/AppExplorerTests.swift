@@ -41,7 +41,7 @@ struct AppExplorerTests {
 
     @Test func theScriptOfAMoveNamesItsNoteByPosition() {
         var state = AppFeature.State()
-        state.user = SignedIn.State(token: AccessToken("t"), username: "explorer")
+        state.user = SignedIn.State(session: AuthSession(user: User(id: User.ID(UUID(sequence: 1)), username: "explorer"), token: AccessToken("t")))
         state.user?.notes.items = [Notes.Item(note: Note(id: Note.ID(UUID(sequence: 7)), text: "milk", createdAt: Date(timeIntervalSince1970: 0)))]
         let edit = AppExplorer.moves(in: state).first { if case .editNote = $0.intent { true } else { false } }
         #expect(edit?.lines == ["notes.edit @1 \"oat milk\""])

@@ -353,7 +353,7 @@ struct AppHostTests {
 
         let asked = try await AppHost(storage: .database(path: path), loginStyle: .middleware, options: options)
         #expect(asked.loginStyle == .middleware)
-        #expect(asked.store.currentState.login.style == .middleware)
+        #expect(asked.store.currentState.loginStyle == .middleware)
         #expect(warnings.withLock { $0 } == ["the journal's sign-in ran the adhoc login style; it runs middleware now, as asked"])
         try await asked.close()
 

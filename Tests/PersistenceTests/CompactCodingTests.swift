@@ -50,8 +50,8 @@ struct CompactCodingTests {
     @Test func theAppsStateAndActionsComeBackEqualAndSmallerThanJSON() throws {
         var state = AppFeature.State(loginStyle: .middleware)
         state.counter.count = 42
-        state.session.current = AuthSession(user: User(id: User.ID(UUID(sequence: 9)), username: "alice.liddell"), token: AccessToken(""))
-        state.user = SignedIn.State(token: AccessToken(""), username: "alice.liddell")
+        state.user = SignedIn.State(
+            session: AuthSession(user: User(id: User.ID(UUID(sequence: 9)), username: "alice.liddell"), token: AccessToken("")), loginStyle: .middleware)
         state.user?.notes.items = IdentifiedArray(
             uniqueElements: (1...200).map {
                 Notes.Item(
@@ -128,7 +128,7 @@ struct CompactCodingTests {
         let (restored, replayed) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
         #expect(replayed == 3)
         #expect(restored.counter.count == 7)
-        #expect(restored.login.status.username == "bob.builder")
+        #expect(restored.loginStatus.username == "bob.builder")
 
         // What it appends now is compact, and both kinds restore together.
         journal.append(.counter(.decrementTapped))

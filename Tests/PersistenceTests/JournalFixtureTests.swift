@@ -23,7 +23,7 @@ struct JournalFixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journals")
     /// The fixture this version writes when asked to.
-    static let current = "schema-8.sqlite"
+    static let current = "schema-10.sqlite"
 
     /// A session of every kind of action, journaled with snapshots every 7 actions and no
     /// compaction, so the file holds both.
@@ -141,7 +141,7 @@ struct JournalFixtureTests {
             let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
             #expect(damage.withLock { $0 }.isEmpty, "\(name): \(damage.withLock { $0 })")
             #expect(state.counter.count == 1)
-            #expect(state.session.current?.user.username == "alice.liddell")
+            #expect(state.signedInUser?.username == "alice.liddell")
             #expect(Set(state.notes.items.map(\.note.text)) == ["milk and honey", "Café au lait"], "\(name)")
             guard case .loaded(let posts) = state.posts.phase else {
                 Issue.record("\(name): the posts are \(state.posts.phase)")

@@ -41,7 +41,7 @@ struct JournalTests {
     @Test func restoringReplaysTheJournalWithoutRunningEffects() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let live = try await recordSession(in: database)
-        #expect(live.session.isSignedIn && live.notes.items.count == 3 && live.counter.count == 1)
+        #expect(live.isSignedIn && live.notes.items.count == 3 && live.counter.count == 1)
 
         // Effects would call these clients and fail the test: replay must not run them.
         let replay = AppFeature(environment: .failing(UnexpectedCallReporter { Issue.record(Comment(rawValue: $0)) }))
@@ -52,9 +52,9 @@ struct JournalTests {
         #expect(restored.notes.items.map(\.note) == live.notes.items.map(\.note))
         #expect(restored.notes.items.allSatisfy { $0.save == .saved })
         #expect(restored.profile == live.profile && restored.posts == live.posts)
-        #expect(restored.session.current?.user == live.session.current?.user)
-        #expect(restored.session.current?.token.isEmpty == true, "tokens are never journaled")
-        #expect(restored.login.status.isAuthenticated)
+        #expect(restored.signedInUser == live.signedInUser)
+        #expect(restored.user?.token.isEmpty == true, "tokens are never journaled")
+        #expect(restored.loginStatus.isAuthenticated)
     }
 
     @Test func aSignInReplaysToASignedInStateThoughItsPasswordWasRedacted() async throws {
@@ -73,16 +73,16 @@ struct JournalTests {
         recording.cancel()
         try journal.close()
         let (restored, _) = try AppJournal(database: database).restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
-        #expect(restored.session.isSignedIn)
+        #expect(restored.isSignedIn)
         #expect(restored.notes.items.map(\.note.text) == ["kept"])
-        #expect(restored.login.status.password.isEmpty)
+        #expect(restored.loginStatus.password.isEmpty)
     }
 
     @Test func secretsAreNeverWrittenInClear() async throws {
         let path = folder.file("app.sqlite")
         let database = try Database(path: path, migrations: AppSchema.migrations)
         let live = try await recordSession(in: database)
-        let token = try #require(live.session.current?.token.revealed)
+        let token = try #require(live.user?.token.revealed)
         let bytes = (contents(path) ?? Data()) + (contents(path + "-wal") ?? Data())
         #expect(bytes.range(of: Data("wonderland-secret".utf8)) == nil)
         #expect(bytes.range(of: Data(token.utf8)) == nil)
@@ -93,8 +93,8 @@ struct JournalTests {
         let typing = try journal.entries().prefix { if case .login(.signInTapped) = $0.action { false } else { true } }
         var state = AppFeature.State()
         for entry in typing { _ = AppFeature(environment: .noop()).reduce(into: &state, action: entry.action) }
-        #expect(state.login.status.username == "alice.liddell")
-        #expect(state.login.status.password.isEmpty)
+        #expect(state.loginStatus.username == "alice.liddell")
+        #expect(state.loginStatus.password.isEmpty)
     }
 
     @Test func snapshotsCompactionAndExport() async throws {

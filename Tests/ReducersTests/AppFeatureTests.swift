@@ -41,17 +41,31 @@ struct AppFeatureTests {
         await store.finish()
     }
 
+    /// Signed in, the sign-in screen is not there to type into: its actions are refused saying
+    /// why, and "signed in" is one fact, read the same by every screen.
+    @Test(arguments: LoginStyle.allCases)
+    func signInScreenActionsWhileSignedInAreRefused(style: LoginStyle) async {
+        var initial = AppFeature.State(loginStyle: style)
+        initial.user = SignedIn.State(session: aliceSession, loginStyle: style)
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: failingEnvironment()))
+        for action in [LoginAction.usernameChanged("bob.builder"), .passwordChanged("canwefixit"), .signInTapped, .setAccessToken(aliceSession)] {
+            await store.send(.login(action))
+            await store.expectDiagnostic(.missingChild, containing: "sign out first")
+        }
+        #expect(store.state.isSignedIn && store.state.loginStatus.isAuthenticated && store.state.signedInUser == alice)
+        #expect(store.state.loginStatus.username == alice.username && store.state.loginStyle == style)
+        await store.finish()
+    }
+
     @Test func signingInLoadsTheProfileThePostsAndTheNotes() async {
         var initial = AppFeature.State()
-        initial.login = Self.validLogin(.finiteStates)
+        initial.account = .signedOut(Self.validLogin(.finiteStates))
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: Self.signedInEnvironment()))
         await store.send(.login(.signInTapped)) {
-            $0.login = .finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland"))
+            $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
         }
         await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
-            $0.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
-            $0.session.current = aliceSession
-            $0.user = SignedIn.State(token: aliceSession.token, username: "alice.liddell")
+            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
         }
         await store.receive(.profile(.load)) { $0.user?.profile = .loading }
         await store.receive(.posts(.load)) { $0.user?.posts.phase = .loading }
@@ -69,17 +83,15 @@ struct AppFeatureTests {
     @Test func theMiddlewareStyleSignsInThroughTheAppsPipeline() async {
         let environment = Self.signedInEnvironment()
         var initial = AppFeature.State(loginStyle: .middleware)
-        initial.login = Self.validLogin(.middleware)
+        initial.account = .signedOut(Self.validLogin(.middleware))
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment)) {
             AppFeature.loginMiddleware(environment)
         }
         await store.send(.login(.signInTapped)) {
-            $0.login = .middleware(.init(username: "alice.liddell", password: "wonderland", isLoggingIn: true))
+            $0.account = .signedOut(.middleware(.init(username: "alice.liddell", password: "wonderland", isLoggingIn: true)))
         }
         await store.receive(.login(.setAccessToken(aliceSession))) {
-            $0.login = .middleware(.init(username: "alice.liddell", hasAccessToken: true))
-            $0.session.current = aliceSession
-            $0.user = SignedIn.State(token: aliceSession.token, username: "alice.liddell")
+            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .middleware))
         }
         await store.receive(.profile(.load)) { $0.user?.profile = .loading }
         await store.receive(.posts(.load)) { $0.user?.posts.phase = .loading }
@@ -100,18 +112,14 @@ struct AppFeatureTests {
         }
         environment.auth.signOut = { _ in }
         var initial = AppFeature.State()
-        initial.session.current = aliceSession
-        initial.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
         initial.counter.count = 3
-        initial.user = SignedIn.State(token: aliceSession.token, username: "alice.liddell")
+        initial.user = SignedIn.State(session: aliceSession)
         initial.user?.notes.items = [Notes.Item(note: note(7, "milk"))]
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment))
         await store.send(.profile(.load)) { $0.user?.profile = .loading }
         #expect(await clock.untilSleeping())
         await store.send(.session(.signOutTapped)) {
-            $0.session.current = nil
-            $0.login = .finiteStates(.init())
-            $0.user = nil
+            $0.account = .signedOut(.finiteStates(.init()))
         }
         await store.receive(.session(.signOutResponse(.success(Done()))))
         await clock.advance(by: .seconds(10))
@@ -124,8 +132,7 @@ struct AppFeatureTests {
     @Test(arguments: LoginStyle.allCases)
     func aSessionRestoredWithoutItsTokenEndsAndSigningInAgainWorks(style: LoginStyle) async {
         var restored = AppFeature.State(loginStyle: style)
-        restored.session.current = AuthSession(user: alice, token: AccessToken(""))
-        restored.user = SignedIn.State(token: AccessToken(""), username: alice.username, profile: .loaded(alice))
+        restored.user = SignedIn.State(session: AuthSession(user: alice, token: AccessToken("")), loginStyle: style, profile: .loaded(alice))
         restored.user?.notes.items = [Notes.Item(note: note(7, "milk"))]
         restored.counter.count = 2
         let environment = Self.signedInEnvironment()
@@ -135,9 +142,9 @@ struct AppFeatureTests {
         store.send(.session(.restored))
         var state = store.currentState
         #expect(state.session == Session.State(error: .sessionExpired))
-        #expect(state.login.style == style)
-        #expect(state.login.status.username == alice.username)
-        #expect(!state.login.status.isAuthenticated)
+        #expect(state.loginStyle == style)
+        #expect(state.loginStatus.username == alice.username)
+        #expect(!state.loginStatus.isAuthenticated && !state.isSignedIn)
         #expect(state.profile == .initialized && state.notes == Notes.State() && state.posts == Posts.State())
         #expect(state.counter.count == 2)
 
@@ -145,15 +152,14 @@ struct AppFeatureTests {
         await store.send(.login(.signInTapped)).finish()
         await store.waitForEffects()
         state = store.currentState
-        #expect(state.session.current == aliceSession)
+        #expect(state.user?.session == aliceSession)
         #expect(state.session.error == nil)
         #expect(state.notes.items.map(\.note) == Self.storedNotes)
     }
 
     @Test func aRestoredSessionThatKeptItsTokenAndASignedOutAppAreLeftAsTheyAre() async {
         var signedIn = AppFeature.State()
-        signedIn.session.current = aliceSession
-        signedIn.login = .finiteStates(.init(phase: .authenticated, username: "alice.liddell"))
+        signedIn.user = SignedIn.State(session: aliceSession)
         let store = TestStore(initialState: signedIn, reducer: AppFeature(environment: failingEnvironment()))
         await store.send(.session(.restored))
         let signedOut = TestStore(initialState: AppFeature.State(), reducer: AppFeature(environment: failingEnvironment()))
@@ -165,13 +171,13 @@ struct AppFeatureTests {
     @Test func workInFlightWhenTheJournalWasWrittenIsNotLeftWaiting() async {
         var restored = AppFeature.State()
         restored.session.signUp = .inProgress("bob.builder")
-        restored.login = .finiteStates(.init(phase: .authenticating, username: "alice.liddell"))
+        restored.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell")))
         let store = TestStore(initialState: restored, reducer: AppFeature(environment: failingEnvironment()))
         await store.send(.session(.restored)) {
             $0.session.signUp = .idle
-            $0.login = .finiteStates(.init(phase: .validatingCredentials, username: "alice.liddell"))
+            $0.account = .signedOut(.finiteStates(.init(phase: .validatingCredentials, username: "alice.liddell")))
         }
-        #expect(!store.state.login.status.isBusy)
+        #expect(!store.state.loginStatus.isBusy)
     }
 }
 
@@ -202,7 +208,7 @@ struct AppFailurePathTests {
                 failures.failNext(endpoint)
             }
             await send(.login(.signInTapped))
-            #expect(store.currentState.session.isSignedIn)
+            #expect(store.currentState.isSignedIn)
         } else {
             failures.failNext(endpoint)
         }
@@ -214,13 +220,13 @@ struct AppFailurePathTests {
             await send(.login(.usernameChanged(goodCredentials.username)))
             await send(.login(.passwordChanged(goodCredentials.password)))
             await send(.login(.signInTapped))
-            #expect(store.currentState.login.status.error == simulated)
-            #expect(store.currentState.login.status.password == goodCredentials.password, "the password typed is kept")
-            #expect(!store.currentState.session.isSignedIn)
+            #expect(store.currentState.loginStatus.error == simulated)
+            #expect(store.currentState.loginStatus.password == goodCredentials.password, "the password typed is kept")
+            #expect(!store.currentState.isSignedIn)
         case .authSignOut:
             failures.failNext(endpoint)
             await send(.session(.signOutTapped))
-            #expect(!store.currentState.session.isSignedIn, "signing out locally always works")
+            #expect(!store.currentState.isSignedIn, "signing out locally always works")
             #expect(store.currentState.session.error == simulated)
         case .profileLoad:
             #expect(store.currentState.profile == .failed(simulated))

@@ -31,16 +31,21 @@ struct SessionTests {
         await store.finish()
     }
 
+    /// Signing out ends the app's signed-in part (which holds the token) at once, whatever the
+    /// auth client answers later.
     @Test func signingOutForgetsTheSessionAtOnceAndReportsAServerFailure() async {
-        var auth = AuthClient.failing(unexpectedCall)
-        auth.signOut = { token throws(AppError) in
+        var environment = failingEnvironment()
+        environment.auth.signOut = { token throws(AppError) in
             #expect(token == aliceToken)
             throw .network(reason: "offline")
         }
-        let store = TestStore(initialState: Session.State(current: aliceSession), reducer: Session(auth: auth))
-        await store.send(.signOutTapped) { $0.current = nil }
-        await store.receive(.signOutResponse(.failure(.network(reason: "offline")))) { $0.error = .network(reason: "offline") }
-        await store.send(.signOutTapped)
+        var initial = AppFeature.State()
+        initial.user = SignedIn.State(session: aliceSession)
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment))
+        await store.send(.session(.signOutTapped)) { $0.user = nil }
+        await store.expectDiagnostic(.failure, containing: "offline")
+        await store.receive(.session(.signOutResponse(.failure(.network(reason: "offline"))))) { $0.session.error = .network(reason: "offline") }
+        await store.send(.session(.signOutTapped))
         await store.expectDiagnostic(.invalidTransition, containing: "nobody is signed in")
         await store.finish()
     }

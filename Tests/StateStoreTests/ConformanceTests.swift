@@ -335,6 +335,55 @@ struct ConformanceTests {
         #expect(quiet.entries.isEmpty && silent.currentState == .form(""), "cases sharing their actions stay silent")
     }
 
+    /// A screen whose page (an enum) a parent moves between its cases, and whose other state
+    /// (a visit count) stays beside it: a case scope of an enum inside the state.
+    struct Paged: Reducer {
+        struct State: Equatable, Sendable {
+            enum Page: Equatable, Sendable { case timer(Screens.Child), form(String) }
+            var page: Page
+            var visits = 0
+        }
+        static let timerCase = CasePath<State.Page, Screens.Child>(embed: State.Page.timer) {
+            if case .timer(let child) = $0 { child } else { nil }
+        }
+        let clock: TestClock
+
+        func reduce(into state: inout State, action: Switching.Action) -> Effect<Switching.Action> {
+            Reduce<State, Switching.Action> { state, action in
+                switch action {
+                case .showForm: state.page = .form("")
+                case .showTimer: state.page = .timer(Screens.Child(id: 1))
+                case .timer: state.visits += 1
+                }
+                return .none
+            }
+            .ifCaseLet(\.page, case: Self.timerCase, action: Switching.timerPath, absentReason: "show the timer first") { Screens.Ticking(clock: clock) }
+            .reduce(into: &state, action: action)
+        }
+    }
+
+    @Test func aCaseScopeOfAnEnumInTheStateEndsItsEffectsWhenTheParentMovesTheEnum() async {
+        let clock = TestClock()
+        let diagnostics = DiagnosticLog()
+        let store = RootStore(
+            initialState: Paged.State(page: .timer(Screens.Child(id: 1))), reducer: Paged(clock: clock),
+            diagnostics: .collecting(into: diagnostics))
+        store.send(.timer(.start))
+        await clock.advance(by: .seconds(1))
+        #expect(store.currentState == Paged.State(page: .timer(Screens.Child(id: 1, ticks: 1)), visits: 2), "the child ran on its case, then the parent")
+        store.send(.showForm)
+        #expect(!store.hasRunningEffects, "the timer went with its case, which the parent left")
+        store.send(.timer(.tick))
+        #expect(store.currentState == Paged.State(page: .form(""), visits: 3), "a child action in another case changes only what the parent does")
+        #expect(diagnostics.entries.map(\.kind) == [.missingChild])
+        #expect(diagnostics.entries.first?.reason == "show the timer first")
+        store.send(.showTimer)
+        store.send(.timer(.start))
+        await clock.advance(by: .seconds(1))
+        #expect(store.currentState.page == .timer(Screens.Child(id: 1, ticks: 1)), "a new case runs its child again")
+        store.shutDown()
+    }
+
     @Test func anAbsentOptionalChildIsReportedWithTheReasonGiven() async {
         struct Parent: Reducer {
             struct State: Equatable, Sendable { var child: Screens.Child? }

@@ -415,59 +415,6 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 
-    /// A member who may be absent, one of whose fields a screen shows.
-    private struct Club: Equatable, Sendable {
-        struct Member: Equatable, Sendable {
-            var name: String
-            var score = 0
-            var remarks = 0
-        }
-        var member: Member?
-        var visitors = 0
-    }
-
-    private enum ClubAction: Sendable { case join(String), score, remark, leave, visit }
-
-    @Test func aDerivationFromAFieldOfAnOptionalSeesItComeAndGoEvenWhenTheFieldKeepsItsBytes() {
-        let store = RootStore(
-            initialState: Club(),
-            reducer: Reduce<Club, ClubAction> { state, action in
-                switch action {
-                case .join(let name): state.member = Club.Member(name: name)
-                case .score: state.member?.score += 1
-                case .remark: state.member?.remarks += 1
-                case .leave: state.member = nil
-                case .visit: state.visitors += 1
-                }
-                return .none
-            })
-        let derivations = Collected<String>()
-        let card = store.scope(
-            from: \.member, reading: \.score,
-            deriving: { score -> String in
-                derivations.append("score \(score)")
-                return "score \(score)"
-            }, whenAbsent: "nobody", action: { $0 })
-        let seen = Collected<String>()
-        let subscription = card.observe { seen.append($0) }
-        let derivedBefore = derivations.all.count
-        store.send(.visit)
-        store.send(.join("ann"))
-        store.send(.remark)
-        // An absent member leaves the score's bytes as they were (the optional's tag lies in the
-        // name), and one joining with a score of 0 leaves them again: still two changes.
-        store.send(.leave)
-        store.send(.visit)
-        store.send(.join("bo"))
-        store.send(.score)
-        #expect(seen.all == ["nobody", "score 0", "nobody", "score 0", "score 1"])
-        // Derived for the two joins and the score; the absent member is `whenAbsent`, not derived.
-        #expect(
-            Array(derivations.all.dropFirst(derivedBefore)) == ["score 0", "score 0", "score 1"],
-            "derived for a remark, a visit or an absence: \(derivations.all)")
-        subscription.cancel()
-    }
-
     // A scoped store nobody observes derives its value when it is read, not after every action.
 
     @Test func anUnobservedDerivationRunsWhenReadNotOnEveryAction() {

@@ -62,7 +62,7 @@ struct LoginViewModelTests {
         app.store.send(.counter(.incrementTapped))
         // idle → validatingCredentials changes the state but nothing the screen shows.
         app.store.send(.login(.usernameChanged("")))
-        #expect(app.store.currentState.login != Login.State(style: .finiteStates))
+        #expect(app.store.currentState.account != .signedOut(Login.State(style: .finiteStates)))
         #expect(changes.changes == 0)
         app.store.send(.login(.usernameChanged("a")))
         #expect(await eventually { changes.changes == 1 })

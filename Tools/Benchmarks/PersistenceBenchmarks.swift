@@ -129,8 +129,7 @@ func restoreSample(_ operations: Int, snapshotEvery: Int = 10_000) async throws 
     try await withTemporaryDatabase { database, _ in
         let environment = AppEnvironment.noop()
         var initial = AppFeature.State()
-        initial.session.current = AuthSession(user: User(id: User.ID(UUID(sequence: 999)), username: "bench.user"), token: AccessToken(""))
-        initial.user = SignedIn.State(token: AccessToken(""), username: "bench.user")
+        initial.user = SignedIn.State(session: AuthSession(user: User(id: User.ID(UUID(sequence: 999)), username: "bench.user"), token: AccessToken("")))
         initial.user?.notes.items = IdentifiedArray(
             uniqueElements: (1...50).map {
                 Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64($0))), text: "note \($0)", createdAt: Date(timeIntervalSince1970: 0)))

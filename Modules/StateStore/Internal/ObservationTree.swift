@@ -417,9 +417,6 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
 @usableFromInline
 final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: DeduplicatingNode<Child>, @unchecked Sendable {
     @usableFromInline let project: @Sendable (Parent) -> Child
-    /// Derives the child from the parent's bytes when it comes from one stored property: only
-    /// that property is copied out, where `project` takes a copy of the whole parent.
-    @usableFromInline let projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)?
     /// The parent's value now (lock held), to derive a stale child from.
     @usableFromInline let readParent: @Sendable () -> Parent
     /// Where the parent's value lies (lock held), when the parent is a root store's state: a
@@ -428,11 +425,6 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
     /// The bytes of the parent the child is derived from, when known: a stored property
     /// (`scope(state: \.counter)`) or the properties a derivation declared it reads.
     @usableFromInline let reads: [ByteRange]
-    /// When `reads` lie inside an optional property of the parent: whether it is present in the
-    /// parent at an address. Its bytes mean something only while it is, so whether it is comes first.
-    @usableFromInline let readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)?
-    /// What `readsArePresent` said of the parent `current` was derived from.
-    @exclusivity(unchecked) @usableFromInline var readsWerePresent = false
     /// Whether the child is the stored property at `reads[0]`, so it can be copied from there.
     @usableFromInline let isStored: Bool
     /// How many stores use this node (stores scoped to one stored property share it).
@@ -443,20 +435,15 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
 
     @inlinable
     init(
-        project: @escaping @Sendable (Parent) -> Child, projectFromBytes: (@Sendable (UnsafeRawPointer) -> Child)? = nil,
-        readParent: @escaping @Sendable () -> Parent, parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange],
-        readsArePresent: (@Sendable (UnsafeRawPointer) -> Bool)? = nil, isStored: Bool
+        project: @escaping @Sendable (Parent) -> Child, readParent: @escaping @Sendable () -> Parent,
+        parentAddress: UnsafeRawPointer? = nil, reads: [ByteRange], isStored: Bool
     ) {
         self.project = project
-        self.projectFromBytes = projectFromBytes
         self.readParent = readParent
         self.parentAddress = parentAddress
         self.reads = reads
-        self.readsArePresent = readsArePresent
         self.isStored = isStored && reads.count == 1
-        let parent = readParent()
-        readsWerePresent = readsArePresent.map { isPresent in withUnsafePointer(to: parent) { isPresent(UnsafeRawPointer($0)) } } ?? false
-        super.init(current: project(parent))
+        super.init(current: project(readParent()))
     }
 
     /// The value now. Lock held.
@@ -488,24 +475,16 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
             // The bytes the child comes from did not change, so neither did the child
             // (`current` came from the parent as it was before): the usual case, since an action
             // changes one feature.
-            let present = readsArePresent?(parentAddress) ?? true
-            if present == (readsArePresent == nil || readsWerePresent) {
-                // Absent then as now, or present with the same bytes.
-                guard present, reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) })
-                else { return }
-            }
+            guard reads.contains(where: { !sameBytes(before + $0.offset, parentAddress + $0.offset, count: $0.count) }) else { return }
         }
         publish(derive(fromParentAt: parentAddress), deliveries: &deliveries)
     }
 
     /// The child of the parent lying at `address` (lock held): the stored child copied from its
-    /// bytes (where a key path would look up type metadata), or derived from the one property it
-    /// comes from, or from the whole parent.
+    /// bytes (where a key path would look up type metadata), or derived from the whole parent.
     @inlinable
     func derive(fromParentAt address: UnsafeRawPointer) -> Child {
-        if let readsArePresent { readsWerePresent = readsArePresent(address) }
         if isStored { return address.load(fromByteOffset: reads[0].offset, as: Child.self) }
-        if let projectFromBytes { return projectFromBytes(address) }
         return project(address.assumingMemoryBound(to: Parent.self).pointee)
     }
 }
@@ -522,42 +501,6 @@ struct ByteRange: Sendable {
         guard let offset = MemoryLayout<Root>.offset(of: keyPath) else { return nil }
         self.offset = offset
         count = MemoryLayout<Value>.size
-    }
-
-    /// These bytes in a value lying `offset` bytes into a larger one.
-    @inlinable
-    func shifted(by offset: Int) -> ByteRange {
-        ByteRange(offset: self.offset + offset, count: count)
-    }
-
-    @inlinable
-    init(offset: Int, count: Int) {
-        self.offset = offset
-        self.count = count
-    }
-}
-
-/// One stored property of an optional's payload, read in place by a scope
-/// (`Store.scope(from:reading:deriving:whenAbsent:action:)`).
-@usableFromInline
-struct FieldReader<Wrapped, Field>: Sendable {
-    @usableFromInline let field: KeyPath<Wrapped, Field> & Sendable
-    /// Where the field lies in `Wrapped`; `nil` for a computed property.
-    @usableFromInline let range: ByteRange?
-
-    @inlinable
-    init(_ field: KeyPath<Wrapped, Field> & Sendable) {
-        self.field = field
-        range = ByteRange(field)
-    }
-
-    /// The field of the `Wrapped?` at `address`, which holds a value.
-    @inlinable
-    func read(inPresentOptionalAt address: UnsafeRawPointer) -> Field {
-        // Sound: an optional's payload starts at the optional's own address (its tag, if it needs
-        // one, follows the payload), and the caller checked that it holds a value.
-        if let range { return address.load(fromByteOffset: range.offset, as: Field.self) }
-        return address.assumingMemoryBound(to: Wrapped.self).pointee[keyPath: field]
     }
 }
 

@@ -120,5 +120,5 @@ public enum ReducerBuilder<State: Sendable, Action: Sendable> {
 }
 
 /// A reducer that changes nothing and returns no effect: the start of a composition made of
-/// ``Reducer/ifLet(_:action:absentReason:then:)`` or ``Reducer/ifCaseLet(_:action:reportsOtherCases:then:)``.
+/// ``Reducer/ifLet(_:action:absentReason:then:)`` or ``Reducer/ifCaseLet(_:action:reportsOtherCases:absentReason:then:)``.
 public typealias EmptyReducer<State: Sendable, Action: Sendable> = ReducerBuilder<State, Action>.Empty

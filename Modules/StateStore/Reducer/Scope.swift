@@ -81,9 +81,10 @@ extension Reducer {
     /// TCA calls `ifCaseLet`): `state` extracts the case's value and embeds a changed one back.
     ///
     /// A child action that arrives while the state is in another case changes nothing and is
-    /// reported as a ``Diagnostic/Kind/missingChild`` diagnostic, unless `reportsOtherCases` is
-    /// `false` (for cases that share their actions, one of which is always present). When the
-    /// state leaves the case, the effects the child's actions started are cancelled.
+    /// reported as a ``Diagnostic/Kind/missingChild`` diagnostic, with `absentReason` as its
+    /// reason for the user when given, unless `reportsOtherCases` is `false` (for cases that
+    /// share their actions, one of which is always present). When the state leaves the case, the
+    /// effects the child's actions started are cancelled.
     ///
     /// ```swift
     /// EmptyReducer()
@@ -93,11 +94,38 @@ extension Reducer {
         _ state: CasePath<State, CaseState>,
         action: ActionPath<Action, CaseAction>,
         reportsOtherCases: Bool = true,
+        absentReason: String? = nil,
         @ReducerBuilder<CaseState, CaseAction> then child: () -> Child
     ) -> IfCaseLetReducer<Self, Child> where CaseState == Child.State, CaseAction == Child.Action {
-        IfCaseLetReducer(
-            parent: self, toCaseState: state, toChildAction: action, reportsOtherCases: reportsOtherCases,
-            effects: EffectID(CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self))), child: child())
+        ifCaseLet(\.self, case: state, action: action, reportsOtherCases: reportsOtherCases, absentReason: absentReason, then: child)
+    }
+
+    /// Runs `child` while the enum stored at `state` is in the case `case`, before this reducer:
+    /// ``ifCaseLet(_:action:reportsOtherCases:absentReason:then:)`` for an enum that is a part of
+    /// the state, so that this reducer, which sees the whole state, can move the enum between
+    /// its cases (a root that signs in and out) and the child's effects still end with its case.
+    ///
+    /// ```swift
+    /// .ifCaseLet(\.page, case: Self.timerCase, action: Switching.timerPath, absentReason: "show the timer first") { Screens.Ticking(clock: clock) }
+    /// ```
+    public func ifCaseLet<Enum: Sendable, CaseState, CaseAction, Child: Reducer>(
+        _ state: WritableKeyPath<State, Enum> & Sendable,
+        case toCase: CasePath<Enum, CaseState>,
+        action: ActionPath<Action, CaseAction>,
+        reportsOtherCases: Bool = true,
+        absentReason: String? = nil,
+        @ReducerBuilder<CaseState, CaseAction> then child: () -> Child
+    ) -> IfCaseLetReducer<Self, Child> where CaseState == Child.State, CaseAction == Child.Action {
+        let offset = MemoryLayout<State>.offset(of: state)
+        return IfCaseLetReducer(
+            parent: self,
+            isInCase: { whole in modifyInPlace(&whole, state, offset: offset) { toCase.matches($0) } },
+            inCase: { whole, body in
+                modifyInPlace(&whole, state, offset: offset) { value in IfCaseLetReducer<Self, Child>.reduce(&value, in: toCase, body) }
+            },
+            toChildAction: action, reportsOtherCases: reportsOtherCases, absentReason: absentReason,
+            effects: EffectID(CaseEffects(reducer: ObjectIdentifier(IfCaseLetReducer<Self, Child>.self), path: state)),
+            child: child())
     }
 
     /// Runs `element` on the element of a collection that an action addresses by id, before this
@@ -168,63 +196,110 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
 }
 
-/// A parent reducer with a child that runs while the state is in one case of an enum; see
-/// ``Reducer/ifCaseLet(_:action:reportsOtherCases:then:)``.
+/// A parent reducer with a child that runs while the state (or an enum in it) is in one case;
+/// see ``Reducer/ifCaseLet(_:action:reportsOtherCases:absentReason:then:)``.
 public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let parent: Parent
-    @usableFromInline let toCaseState: CasePath<Parent.State, Child.State>
+    /// Whether the state is in the child's case, read in place.
+    @usableFromInline let isInCase: @Sendable (inout Parent.State) -> Bool
+    /// Runs its closure on the value of the child's case in place; `nil` when in another case.
+    @usableFromInline let inCase: @Sendable (inout Parent.State, (inout Child.State) -> Effect<Child.Action>) -> Effect<Child.Action>?
     @usableFromInline let toChildAction: ActionPath<Parent.Action, Child.Action>
     @usableFromInline let reportsOtherCases: Bool
+    @usableFromInline let absentReason: String?
     /// Identifies the child's effects, made once.
     @usableFromInline let effects: EffectID
     @usableFromInline let child: Child
+
+    @usableFromInline
+    init(
+        parent: Parent, isInCase: @escaping @Sendable (inout Parent.State) -> Bool,
+        inCase: @escaping @Sendable (inout Parent.State, (inout Child.State) -> Effect<Child.Action>) -> Effect<Child.Action>?,
+        toChildAction: ActionPath<Parent.Action, Child.Action>, reportsOtherCases: Bool, absentReason: String?, effects: EffectID,
+        child: Child
+    ) {
+        self.parent = parent
+        self.isInCase = isInCase
+        self.inCase = inCase
+        self.toChildAction = toChildAction
+        self.reportsOtherCases = reportsOtherCases
+        self.absentReason = absentReason
+        self.effects = effects
+        self.child = child
+    }
 
     /// Runs the child (when the state is in its case and the action is its), then the parent;
     /// cancels the child's effects if the state left the case.
     @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-        let wasInCase = toCaseState.matches(state)
+        var wasInCase = false
         var childEffect = Effect<Parent.Action>.none
         if let childAction = toChildAction.extract(action) {
-            if wasInCase {
-                childEffect = reduceCase(&state, childAction).map(toChildAction.embed).cancellable(effects)
+            if let effect = inCase(&state, { child.reduce(into: &$0, action: childAction) }) {
+                wasInCase = true
+                childEffect = effect.map(toChildAction.embed).cancellable(effects)
             } else if reportsOtherCases {
-                childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)"))
+                childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)", reason: absentReason))
             }
+        } else {
+            wasInCase = isInCase(&state)
         }
         let parentEffect = parent.reduce(into: &state, action: action)
-        guard wasInCase, !toCaseState.matches(state) else { return childEffect.merge(with: parentEffect) }
+        guard wasInCase, !isInCase(&state) else { return childEffect.merge(with: parentEffect) }
         return .merge(childEffect, parentEffect, Effect(.cancel(effects)))
     }
 
-    /// The child on the value of the state's case. The state is moved out while the child works,
-    /// so that the value is not shared with it: a copy would be, and the first write to each
-    /// array or string in it would copy that too. Then the changed value is embedded back.
+    /// `body` on the value of `value`'s case `path`, or `nil` when `value` is in another case.
+    /// The value is moved out while `body` works, so that it is not shared: a copy would be, and
+    /// the first write to each array or string in it would copy that too. Then the changed value
+    /// is embedded back.
     @inlinable
-    func reduceCase(_ state: inout Parent.State, _ childAction: Child.Action) -> Effect<Child.Action> {
-        withUnsafeMutablePointer(to: &state) { pointer in
+    static func reduce<Enum>(
+        _ value: inout Enum, in path: CasePath<Enum, Child.State>, _ body: (inout Child.State) -> Effect<Child.Action>
+    ) -> Effect<Child.Action>? {
+        guard path.matches(value) else { return nil }
+        // Sound: the pointer is `value`'s for the whole closure, and it is initialized again
+        // (with the old or the changed value) on every path out of it.
+        return withUnsafeMutablePointer(to: &value) { pointer in
             let whole = pointer.move()
-            guard var caseState = toCaseState.extract(whole) else {
+            guard var caseState = path.extract(whole) else {
                 pointer.initialize(to: whole)
-                return .none
+                return nil
             }
             _ = consume whole
-            let effect = child.reduce(into: &caseState, action: childAction)
-            pointer.initialize(to: toCaseState.embed(caseState))
+            let effect = body(&caseState)
+            pointer.initialize(to: path.embed(caseState))
             return effect
         }
     }
 }
 
 /// Identifies the effects of the child an ``IfCaseLetReducer`` runs, by the reducer's type
-/// (its parent and child).
+/// (its parent and child) and the key path of the enum: by value, since a reducer built in
+/// generic code gets a new key path object each time it is built.
 @usableFromInline
 struct CaseEffects: Hashable, Sendable {
     @usableFromInline let reducer: ObjectIdentifier
+    @usableFromInline let path: AnyKeyPath & Sendable
+    /// The key path's hash, taken once: hashing a key path walks its components.
+    @usableFromInline let pathHash: Int
 
     @inlinable
-    init(reducer: ObjectIdentifier) {
+    init(reducer: ObjectIdentifier, path: AnyKeyPath & Sendable) {
         self.reducer = reducer
+        self.path = path
+        pathHash = path.hashValue
+    }
+
+    @inlinable
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.reducer == rhs.reducer && lhs.pathHash == rhs.pathHash && lhs.path == rhs.path
+    }
+
+    @inlinable
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(reducer)
+        hasher.combine(pathHash)
     }
 }
 
