@@ -115,11 +115,18 @@ public struct AppFeature: Reducer {
         } matches: {
             if case .signedOut = $0 { true } else { false }
         }
-        /// The signed-in case.
+        /// The signed-in case: the user's part is changed in place at every action of theirs.
         public static let signedInCase = CasePath<Self, SignedIn.State>(embed: Self.signedIn) {
             if case .signedIn(let user) = $0 { user } else { nil }
         } matches: {
             if case .signedIn = $0 { true } else { false }
+        } modify: { account, body in
+            switch consume account {
+            case .signedIn(var user):
+                body(&user)
+                account = .signedIn(user)
+            case let other: account = other
+            }
         }
     }
 

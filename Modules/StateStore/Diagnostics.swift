@@ -40,16 +40,81 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What went wrong.
     public let kind: Kind
     /// A one-line explanation a person can act on.
-    public let message: String
+    public var message: String { text.value }
     /// Why, in words for the person who caused it (the rule that refused an action), when the
     /// diagnostic has such a reason; front ends show it instead of the full message.
     public let reason: String?
+    /// The message, written when first read: a refused action costs a replay or a store that
+    /// ignores diagnostics no rendering of its values.
+    private let text: Text
 
     /// Creates a diagnostic with an explanation.
     public init(_ kind: Kind, _ message: String, reason: String? = nil) {
         self.kind = kind
-        self.message = message
+        text = Text(written: message)
         self.reason = reason
+    }
+
+    /// A diagnostic whose message `render` writes when it is first read.
+    @usableFromInline
+    init(_ kind: Kind, reason: String?, rendering render: @escaping @Sendable () -> String) {
+        self.kind = kind
+        text = Text(render)
+        self.reason = reason
+    }
+
+    /// Whether both are of one kind, with one message and one reason.
+    public static func == (lhs: Diagnostic, rhs: Diagnostic) -> Bool {
+        lhs.kind == rhs.kind && lhs.reason == rhs.reason && lhs.message == rhs.message
+    }
+
+    /// Hashes the kind, the message and the reason.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(message)
+        hasher.combine(reason)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, message, reason
+    }
+
+    /// Reads `{"kind": …, "message": …, "reason": …}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try container.decode(Kind.self, forKey: .kind), try container.decode(String.self, forKey: .message),
+            reason: try container.decodeIfPresent(String.self, forKey: .reason))
+    }
+
+    /// Writes `{"kind": …, "message": …, "reason": …}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(reason, forKey: .reason)
+    }
+
+    /// A message, written once when first read.
+    private final class Text: Sendable {
+        private let state: Locked<(written: String?, render: (@Sendable () -> String)?)>
+
+        init(written: String) {
+            state = Locked((written, nil))
+        }
+
+        init(_ render: @escaping @Sendable () -> String) {
+            state = Locked((nil, render))
+        }
+
+        var value: String {
+            state.withLock { state in
+                if let written = state.written { return written }
+                let written = state.render?() ?? ""
+                state = (written, nil)
+                return written
+            }
+        }
     }
 
     /// `"<kind>: <message>"`.
@@ -61,23 +126,29 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     ///   - action: The rejected action or command.
     ///   - state: The state that rejected it.
     ///   - reason: Why the pair is invalid, when more can be said than the pair itself.
-    public static func invalidTransition(action: some Any, state: some Any, reason: String? = nil) -> Diagnostic {
-        var message = "\(ValueRenderer.oneLine(action)) is not valid in state \(ValueRenderer.oneLine(state))"
-        if let reason { message += ": \(reason)" }
-        return Diagnostic(.invalidTransition, message, reason: reason)
+    public static func invalidTransition(action: some Sendable, state: some Sendable, reason: String? = nil) -> Diagnostic {
+        Diagnostic(.invalidTransition, reason: reason) {
+            "\(ValueRenderer.oneLine(action)) is not valid in state \(ValueRenderer.oneLine(state))" + (reason.map { ": \($0)" } ?? "")
+        }
     }
 
     /// A failure the state took in: `action` carries the answer of a client call that failed,
     /// `reason` says what failed in words for the user.
-    public static func failure(action: some Any, reason: String) -> Diagnostic {
-        Diagnostic(.failure, "\(ValueRenderer.oneLine(action)) reports a failure: \(reason)", reason: reason)
+    public static func failure(action: some Sendable, reason: String) -> Diagnostic {
+        Diagnostic(.failure, reason: reason) { "\(ValueRenderer.oneLine(action)) reports a failure: \(reason)" }
     }
 
     /// An action for a child that is not there; `reason` says it in words for the user.
-    public static func missingChild(action: some Any, child: String, reason: String? = nil) -> Diagnostic {
-        var message = "\(ValueRenderer.oneLine(action)) was sent to \(child), which is not in the state"
-        if let reason { message += ": \(reason)" }
-        return Diagnostic(.missingChild, message, reason: reason)
+    public static func missingChild(action: some Sendable, child: String, reason: String? = nil) -> Diagnostic {
+        missingChild(action: action, reason: reason) { child }
+    }
+
+    /// ``missingChild(action:child:reason:)`` naming the child when the message is read.
+    @usableFromInline
+    static func missingChild(action: some Sendable, reason: String?, child: @escaping @Sendable () -> String) -> Diagnostic {
+        Diagnostic(.missingChild, reason: reason) {
+            "\(ValueRenderer.oneLine(action)) was sent to \(child()), which is not in the state" + (reason.map { ": \($0)" } ?? "")
+        }
     }
 }
 

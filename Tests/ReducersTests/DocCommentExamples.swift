@@ -331,3 +331,32 @@ func signingIn(store: RootStore<AppFeature.State, AppFeature.Action>) async {
     let signIn = store.send(.login(.signInTapped))
     guard await signIn.settle(timeout: .seconds(10)) else { return } // notes loaded too
 }
+
+/// `CasePath(embed:extract:matches:modify:)`'s example, the path the app's own signed-in case
+/// is, checked to change the user's part in place and to leave another case alone.
+enum CasePathModifyExample {
+    typealias Account = AppFeature.Account
+
+    static let signedInCase = CasePath<Account, SignedIn.State>(embed: Account.signedIn) {
+        if case .signedIn(let user) = $0 { user } else { nil }
+    } matches: {
+        if case .signedIn = $0 { true } else { false }
+    } modify: { account, body in
+        switch consume account {
+        case .signedIn(var user):
+            body(&user)
+            account = .signedIn(user)
+        case let other: account = other
+        }
+    }
+}
+
+@Test func aCasePathModifiesItsCaseInPlaceAndLeavesAnotherAlone() throws {
+    var account = AppFeature.Account.signedIn(SignedIn.State(session: aliceSession))
+    let modify = try #require(CasePathModifyExample.signedInCase.modify)
+    modify(&account) { $0.notes.searchQuery = "milk" }
+    #expect(CasePathModifyExample.signedInCase.extract(account)?.notes.searchQuery == "milk")
+    var signedOut = AppFeature.Account.signedOut(Login.State(style: .adHoc))
+    modify(&signedOut) { _ in Issue.record("ran on another case") }
+    #expect(signedOut == .signedOut(Login.State(style: .adHoc)))
+}

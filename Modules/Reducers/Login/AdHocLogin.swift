@@ -113,6 +113,6 @@ public struct AdHocLogin: Reducer {
 }
 
 /// The rejection of `action` in a login state, as a diagnostic effect.
-func reject(_ action: LoginAction, _ state: some Any, _ reason: String) -> Effect<LoginAction> {
+func reject(_ action: LoginAction, _ state: some Sendable, _ reason: String) -> Effect<LoginAction> {
     .diagnostic(.invalidTransition(action: action, state: state, reason: reason))
 }

@@ -485,7 +485,16 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
     @inlinable
     func derive(fromParentAt address: UnsafeRawPointer) -> Child {
         if isStored { return address.load(fromByteOffset: reads[0].offset, as: Child.self) }
-        return project(address.assumingMemoryBound(to: Parent.self).pointee)
+        // Sound: the parent lies at `address` while the lock is held, and the derivation only
+        // reads it. Handed over in place: a value read from a pointer is copied whole first
+        // (every reference in the app's state retained and released), an access is not.
+        return Self.derive(project, from: &UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Parent.self)).pointee)
+    }
+
+    /// `project` of `parent`, read where it lies.
+    @inlinable
+    static func derive(_ project: (Parent) -> Child, from parent: inout Parent) -> Child {
+        project(parent)
     }
 }
 

@@ -22,6 +22,9 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     public let extract: @Sendable (Root) -> Value?
     /// Whether a value is in the path's case, told without extracting (copying) what it carries.
     public let matches: @Sendable (Root) -> Bool
+    /// Runs its closure on the value of a root in the path's case, in place (nothing when in
+    /// another case), when the path was given one; see ``init(embed:extract:matches:modify:)``.
+    public let modify: (@Sendable (inout Root, (inout Value) -> Void) -> Void)?
     /// The path's identity, shared by its copies: a store scoped twice through one path (a
     /// `static let`) with one state key path gives the same child store while it lives.
     @usableFromInline let token = ActionPathToken()
@@ -36,6 +39,36 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
         self.embed = embed
         self.extract = extract
         self.matches = matches ?? { extract($0) != nil }
+        modify = nil
+    }
+
+    /// Creates a path to a case of a state enum whose value `modify` changes in place, for a
+    /// state that ``Reducer/ifCaseLet(_:case:action:reportsOtherCases:absentReason:then:)`` runs
+    /// a feature on at every action: without it, the value is extracted (a copy: every
+    /// reference in it retained, then released) and embedded back.
+    ///
+    /// ```swift
+    /// static let signedInCase = CasePath<Account, SignedIn.State>(embed: Account.signedIn) {
+    ///     if case .signedIn(let user) = $0 { user } else { nil }
+    /// } matches: {
+    ///     if case .signedIn = $0 { true } else { false }
+    /// } modify: { account, body in
+    ///     switch consume account {
+    ///     case .signedIn(var user):
+    ///         body(&user)
+    ///         account = .signedIn(user)
+    ///     case let other: account = other
+    ///     }
+    /// }
+    /// ```
+    public init(
+        embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
+        matches: @escaping @Sendable (Root) -> Bool, modify: @escaping @Sendable (inout Root, (inout Value) -> Void) -> Void
+    ) {
+        self.embed = embed
+        self.extract = extract
+        self.matches = matches
+        self.modify = modify
     }
 
     /// Creates a path to an action addressed to one element of a collection, from a case with
@@ -47,6 +80,7 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
         self.embed = { embed($0.0, $0.1) }
         self.extract = extract
         matches = { extract($0) != nil }
+        modify = nil
     }
 }
 

@@ -90,6 +90,7 @@ extension Reducer {
     /// EmptyReducer()
     ///     .ifCaseLet(Login.State.finiteStatesCase, action: .identity) { LoginMachine.reducer(auth: auth) }
     /// ```
+    @inlinable
     public func ifCaseLet<CaseState, CaseAction, Child: Reducer>(
         _ state: CasePath<State, CaseState>,
         action: ActionPath<Action, CaseAction>,
@@ -108,6 +109,9 @@ extension Reducer {
     /// ```swift
     /// .ifCaseLet(\.page, case: Self.timerCase, action: Switching.timerPath, absentReason: "show the timer first") { Screens.Ticking(clock: clock) }
     /// ```
+    ///
+    /// Inlinable, so that the closures it makes run code specialised for the app's types.
+    @inlinable
     public func ifCaseLet<Enum: Sendable, CaseState, CaseAction, Child: Reducer>(
         _ state: WritableKeyPath<State, Enum> & Sendable,
         case toCase: CasePath<Enum, CaseState>,
@@ -173,7 +177,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
             return true
         }
         if childAction != nil, !wasPresent {
-            childEffect = .diagnostic(.missingChild(action: action, child: KeyPathNames.name(of: toChildState), reason: absentReason))
+            childEffect = .diagnostic(.missingChild(action: action, reason: absentReason) { [toChildState] in KeyPathNames.name(of: toChildState) })
         }
         let parentEffect = parent.reduce(into: &state, action: action)
         guard wasPresent, modifyInPlace(&state, toChildState, offset: childOffset, { $0 == nil }) else {
@@ -239,7 +243,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
                 wasInCase = true
                 childEffect = effect.map(toChildAction.embed).cancellable(effects)
             } else if reportsOtherCases {
-                childEffect = .diagnostic(.missingChild(action: action, child: "\(Child.State.self)", reason: absentReason))
+                childEffect = .diagnostic(.missingChild(action: action, reason: absentReason) { "\(Child.State.self)" })
             }
         } else {
             wasInCase = isInCase(&state)
@@ -258,6 +262,11 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         _ value: inout Enum, in path: CasePath<Enum, Child.State>, _ body: (inout Child.State) -> Effect<Child.Action>
     ) -> Effect<Child.Action>? {
         guard path.matches(value) else { return nil }
+        if let modify = path.modify {
+            var effect = Effect<Child.Action>.none
+            modify(&value) { effect = body(&$0) }
+            return effect
+        }
         // Sound: the pointer is `value`'s for the whole closure, and it is initialized again
         // (with the old or the changed value) on every path out of it.
         return withUnsafeMutablePointer(to: &value) { pointer in
@@ -327,7 +336,7 @@ where Child.State == Element, Element.ID: Sendable {
                 let embed = toElementAction.embed
                 elementEffect = effect.map { embed((id, $0)) }.cancellable(id: ChildEffects(path: ObjectIdentifier(toElements), id: id))
             } else {
-                elementEffect = .diagnostic(.missingChild(action: action, child: "\(KeyPathNames.name(of: toElements))[id: \(id)]"))
+                elementEffect = .diagnostic(.missingChild(action: action, reason: nil) { [toElements] in "\(KeyPathNames.name(of: toElements))[id: \(id)]" })
             }
         }
         let effect = elementEffect.merge(with: parent.reduce(into: &state, action: action))
