@@ -130,6 +130,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
 
     /// Calls `onChange` with the current state, then with every new state, until the returned
     /// subscription is cancelled or released. The subscription keeps this store alive meanwhile.
+    /// An `Equatable` state is new only when an action changed it (a scoped store's always is);
+    /// another kind of state is handed over after every action.
     ///
     /// Calls are made in order, one at a time, on whichever thread is reducing; they must be
     /// quick and must not block. An action sent from `onChange` is queued behind the current one

@@ -1,5 +1,6 @@
 import StateStore
 import StateStoreTesting
+import TestSupport
 import Testing
 
 /// What users of The Composable Architecture and ReSwift expect of a store, each behaviour
@@ -382,6 +383,41 @@ struct ConformanceTests {
         await clock.advance(by: .seconds(1))
         #expect(store.currentState.page == .timer(Screens.Child(id: 1, ticks: 1)), "a new case runs its child again")
         store.shutDown()
+    }
+
+    /// ReSwift: a subscriber of an `Equatable` state is not called for an action that changed
+    /// nothing; one of another state hears every action, as before.
+    @Test func aSubscriberOfAnEquatableStateHearsOnlyChanges() {
+        struct Tally: Equatable, Sendable { var count = 0 }
+        let store = RootStore(
+            initialState: Tally(),
+            reducer: Reduce<Tally, Int> { state, delta in
+                state.count += delta
+                return .none
+            })
+        let heard = Collected<Int>()
+        let subscription = store.observe { heard.append($0.count) }
+        store.send(0)
+        store.send(2)
+        store.send(0)
+        store.send(0)
+        store.send(1)
+        #expect(heard.all == [0, 2, 3], "called for an action that changed nothing")
+        subscription.cancel()
+
+        struct Unequatable: Sendable { var count = 0 }
+        let other = RootStore(
+            initialState: Unequatable(),
+            reducer: Reduce<Unequatable, Int> { state, delta in
+                state.count += delta
+                return .none
+            })
+        let all = Collected<Int>()
+        let kept = other.observe { all.append($0.count) }
+        other.send(0)
+        other.send(1)
+        #expect(all.all == [0, 0, 1])
+        kept.cancel()
     }
 
     @Test func anAbsentOptionalChildIsReportedWithTheReasonGiven() async {

@@ -165,6 +165,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBytesBefore: UnsafeMutableRawPointer
     @usableFromInline let rootNode = StateNode<State>()
+    /// Whether the state is `Equatable`: its subscribers then hear only actions that changed it,
+    /// as ReSwift's subscribers of an `Equatable` state do.
+    @usableFromInline let skipsRepeats = State.self is any Equatable.Type
     @usableFromInline let effects: EffectRunner<Action>
     @usableFromInline let diagnostics: Diagnostics
     /// How effects, middleware and subscriptions reach this runtime without a weak reference
@@ -570,7 +573,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @inlinable
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
-        guard rootNode.isObserved, !rootNode.children.isEmpty else { return false }
+        guard rootNode.isObserved, !rootNode.children.isEmpty || (skipsRepeats && rootNode.firstSubscriber != nil) else { return false }
         stateBytesBefore.copyMemory(from: stateBytes, byteCount: MemoryLayout<State>.size)
         return true
     }
@@ -621,14 +624,19 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                 child.update(stateBytes, before, &core.pointee.owed)
             }
         }
+        // An action that left the state's bytes as they were changed nothing: the subscribers
+        // of an `Equatable` state do not hear of it.
+        let subscribersHear =
+            node.firstSubscriber != nil
+            && !(skipsRepeats && bytesKept && sameBytes(stateBytesBefore, stateBytes, count: MemoryLayout<State>.size))
         // The state is copied out only when someone is handed it.
         let isStateHandedOut =
-            node.firstSubscriber != nil
+            subscribersHear
             || (action != nil && core.pointee.actionSubscribers.contains { $0.wantsState?() ?? true })
         return Notification(
             handsOutState: isStateHandedOut,
-            firstSubscriber: node.firstSubscriber,
-            otherSubscribers: node.otherSubscribers,
+            firstSubscriber: subscribersHear ? node.firstSubscriber : nil,
+            otherSubscribers: subscribersHear ? node.otherSubscribers : [],
             actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers
         )
     }
