@@ -51,3 +51,24 @@ extension Locked {
         return withLock { isMet($0) }
     }
 }
+
+/// Suspends the calling task as a waiter: `add` runs first and either records the continuation
+/// (returning `true`) or finds the wait already over (`false`); `remove` takes the continuation
+/// back out if it is still recorded. Ends when the continuation is resumed by whoever recorded
+/// it, when the calling task is cancelled, or when `timeout` passed (`nil`: no timeout).
+nonisolated(nonsending) package func suspendAsWaiter(
+    timeout: Duration?,
+    add: (CheckedContinuation<Void, Never>) -> Bool,
+    remove: @escaping @Sendable () -> CheckedContinuation<Void, Never>?
+) async {
+    var deadline: UInt64?
+    await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            guard add(continuation) else { return continuation.resume() }
+            if let timeout { deadline = Deadlines.shared.add(after: timeout) { remove()?.resume() } }
+        }
+    } onCancel: {
+        remove()?.resume()
+    }
+    if let deadline { Deadlines.shared.cancel(deadline) }
+}

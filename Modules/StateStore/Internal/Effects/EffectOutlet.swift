@@ -1,0 +1,39 @@
+import Synchronization
+
+/// Where a running effect's `Send` delivers: the effect's store and work, and whether its body
+/// has returned (a `Send` kept past that point has its actions dropped, and said so, since
+/// nothing waits for them any more). One object, so that the `Send` closure needs no context of
+/// its own.
+@usableFromInline
+final class EffectOutlet<Action: Sendable>: Sendable {
+    @usableFromInline let runner: EffectRunner<Action>
+    @usableFromInline let origin: Action
+    @usableFromInline let lineage: Lineage
+    @usableFromInline let ended = Atomic<Bool>(false)
+
+    @inlinable
+    init(runner: EffectRunner<Action>, origin: Action, lineage: Lineage) {
+        self.runner = runner
+        self.origin = origin
+        self.lineage = lineage
+    }
+
+    @inlinable
+    func send(_ action: Action) {
+        guard !ended.load(ordering: .acquiring) else { return runner.reportSendAfterEnd(action, origin: origin) }
+        runner.deliver(action, lineage)
+    }
+
+    @inlinable
+    func end() { ended.store(true, ordering: .releasing) }
+}
+
+/// What the registry keeps of an effect's outlet: its action, for ``EffectRunner/runningOrigins``.
+@usableFromInline
+protocol EffectOrigin: AnyObject, Sendable {
+    var originAction: any Sendable { get }
+}
+
+extension EffectOutlet: EffectOrigin {
+    @usableFromInline var originAction: any Sendable { origin }
+}

@@ -1,0 +1,83 @@
+import Synchronization
+
+extension EffectRunner {
+    // MARK: - Cancelling
+
+    /// Cancels the effects with `id`. They stop counting as running at once (``isIdle``,
+    /// ``runningOrigins``, settling), whenever their tasks finish unwinding; what they send from
+    /// now on is dropped.
+    @usableFromInline
+    func cancel(id: EffectID) {
+        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
+            guard let keys = registry.keysByID[id] else { return ([], Ended()) }
+            return registry.cancel(keys)
+        }
+        tasks.forEach { $0.cancel() }
+        ended.announce(activity)
+    }
+
+    /// Cancels the running effects of the work `lineage` stands for.
+    @usableFromInline
+    func cancelEffects(of lineage: Lineage) {
+        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
+            registry.cancel(registry.running.compactMap { entry in entry.flatMap { $0.lineage === lineage ? $0.key : nil } })
+        }
+        tasks.forEach { $0.cancel() }
+        ended.announce(activity)
+    }
+
+    /// Cancels every running effect; effects started later are cancelled at once.
+    func shutDown() {
+        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
+            registry.isShutDown = true
+            hasShutDown.store(true, ordering: .relaxed)
+            return registry.cancel(registry.running.compactMap { $0.map(\.key) })
+        }
+        tasks.forEach { $0.cancel() }
+        ended.announce(activity)
+    }
+
+    // MARK: - Inspecting
+
+    /// The actions whose effects are still running, oldest first.
+    var isIdle: Bool {
+        withRegistry { $0.liveCount == 0 }
+    }
+
+    var runningOrigins: [Action] {
+        withRegistry { registry in
+            registry.running.compactMap { $0 }.filter { !$0.isCancelled }.sorted { $0.sequence < $1.sequence }
+                .compactMap { $0.origin as? Action }
+        }
+    }
+
+    /// The actions whose effects in `lineage` are still running, oldest first.
+    func runningOrigins(in lineage: Lineage) -> [Action] {
+        withRegistry { registry in
+            registry.running.compactMap { $0 }.filter { !$0.isCancelled && $0.lineage === lineage }
+                .sorted { $0.sequence < $1.sequence }.compactMap { $0.origin as? Action }
+        }
+    }
+
+    /// How many effects are running.
+    var runningCount: Int {
+        withRegistry { $0.liveCount }
+    }
+
+    /// Returns once no effect is running, when the calling task is cancelled, or when `timeout`
+    /// passed (`nil`: never); returns whether no effect is running.
+    @discardableResult
+    nonisolated(nonsending) func waitUntilIdle(timeout: Duration? = nil) async -> Bool {
+        let key = withRegistry { $0.idleWaiters.makeKey() }
+        await suspendAsWaiter(timeout: timeout) { continuation in
+            withRegistry { registry -> Bool in
+                if registry.liveCount == 0 || Task.isCancelled { return false }
+                registry.idleWaiters.add(continuation, key: key)
+                return true
+            }
+        } remove: { [self] in
+            withRegistry { $0.idleWaiters.remove(key: key) }
+        }
+        return isIdle
+    }
+}

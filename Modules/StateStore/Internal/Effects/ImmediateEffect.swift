@@ -1,0 +1,63 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An effect running without a task (a `.run` whose closure awaits nothing), as
+/// `Task.cancel(id:)` sees it from inside: the runner to cancel in, and the effect's own ids.
+@usableFromInline
+final class ImmediateEffect: @unchecked Sendable {
+    /// The thread-specific slot holding the effect running without a task on a thread: a
+    /// thread's, not a task's, since the work runs on the sending thread whatever task it is
+    /// in (and binding a task-local value takes the task's status lock).
+    private static let slot: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The effect running without a task on this thread, if one is.
+    static var current: ImmediateEffect? {
+        pthread_getspecific(slot).map { Unmanaged<ImmediateEffect>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    @usableFromInline let runner: any EffectCancelling
+    @usableFromInline let ids: [EffectID]
+    /// Set when the effect cancelled one of its own ids; read and written on its thread only.
+    @usableFromInline var isCancelled = false
+
+    @inlinable
+    init(runner: any EffectCancelling, ids: [EffectID]) {
+        self.runner = runner
+        self.ids = ids
+    }
+
+    /// Runs `work` as this effect (``current`` while it runs).
+    @usableFromInline
+    func run(_ work: () throws -> Void) rethrows {
+        let outer = pthread_getspecific(Self.slot)
+        pthread_setspecific(Self.slot, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.slot, outer) }
+        try withExtendedLifetime(self) { try work() }
+    }
+
+    /// Cancels the store's effects with `id`, this one among them when it has `id`.
+    func cancel(id: EffectID) {
+        if ids.contains(id) { isCancelled = true }
+        runner.cancel(id: id)
+    }
+}
+
+/// What `Task.cancel(id:)` reaches: the runner of the effect that calls it.
+@usableFromInline
+protocol EffectCancelling: AnyObject, Sendable {
+    func cancel(id: EffectID)
+    /// Cancels the running effects of `lineage`; the caller marked it cancelled first, so none
+    /// of its effects starts after this.
+    func cancelEffects(of lineage: Lineage)
+}
+
+extension EffectRunner: EffectCancelling {}

@@ -1,0 +1,114 @@
+/// All the element stores scoped from one identified collection of a parent's state.
+@usableFromInline
+final class CollectionNode<Parent: Sendable, Element: Identifiable & Sendable & Equatable>: @unchecked Sendable
+where Element.ID: Sendable {
+    @usableFromInline let collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable
+    /// Where the collection lies in the parent's bytes, when it is a stored property: read there
+    /// in place, where the key path would look up type metadata and copy it on every action.
+    @usableFromInline let stored: ByteRange?
+    @exclusivity(unchecked) @usableFromInline var lastVersion: UInt64
+    /// The element stores by id; a second store for the same id hangs off the first's `next`.
+    @exclusivity(unchecked) @usableFromInline var elements: [Element.ID: ElementNode<Element>] = [:]
+
+    @inlinable
+    init(collection: KeyPath<Parent, IdentifiedArray<Element>> & Sendable, initialParent: Parent) {
+        self.collection = collection
+        stored = ByteRange(collection)
+        lastVersion = initialParent[keyPath: collection].version
+    }
+
+    @inlinable
+    var isEmpty: Bool { elements.isEmpty }
+
+    @usableFromInline
+    func add(_ element: ElementNode<Element>) {
+        element.next = elements[element.id]
+        elements[element.id] = element
+    }
+
+    @usableFromInline
+    func remove(_ element: ElementNode<Element>) {
+        guard let head = elements[element.id] else { return }
+        if head === element {
+            elements[element.id] = element.next
+        } else {
+            var node = head
+            while let next = node.next, next !== element { node = next }
+            node.next = element.next
+        }
+        element.next = nil
+    }
+
+    @inlinable
+    func update(_ head: ElementNode<Element>, to value: Element?, deliveries: inout [Delivery]) {
+        var node: ElementNode<Element>? = head
+        while let current = node {
+            current.update(to: value, deliveries: &deliveries)
+            node = current.next
+        }
+    }
+
+    @inlinable
+    func update(from parentAddress: UnsafeRawPointer, deliveries: inout [Delivery]) {
+        if let stored {
+            update(collectionAt: (parentAddress + stored.offset).assumingMemoryBound(to: IdentifiedArray<Element>.self), deliveries: &deliveries)
+        } else {
+            let values = parentAddress.assumingMemoryBound(to: Parent.self).pointee[keyPath: collection]
+            withUnsafePointer(to: values) { update(collectionAt: $0, deliveries: &deliveries) }
+        }
+    }
+
+    /// ``update(from:deliveries:)`` with the collection at `address`.
+    @inlinable
+    func update(collectionAt address: UnsafePointer<IdentifiedArray<Element>>, deliveries: inout [Delivery]) {
+        let values = address.pointee
+        let version = values.version
+        guard version != lastVersion else { return }
+        let changed = values.changedIDs(since: lastVersion)
+        lastVersion = version
+        if let changed {
+            for id in changed {
+                guard let head = elements[id] else { continue }
+                update(head, to: values[id: id], deliveries: &deliveries)
+            }
+        } else {
+            for (id, head) in elements {
+                update(head, to: values[id: id], deliveries: &deliveries)
+            }
+        }
+    }
+}
+
+/// A store scoped to one element of an identified collection.
+///
+/// When the element is removed, the store keeps showing its last value.
+@usableFromInline
+final class ElementNode<Element: Identifiable & Sendable & Equatable>: DeduplicatingNode<Element>, @unchecked Sendable {
+    @usableFromInline let id: Element.ID
+    /// Another store scoped to the same element, if any.
+    @exclusivity(unchecked) @usableFromInline var next: ElementNode?
+
+    @inlinable
+    init(element: Element) {
+        id = element.id
+        super.init(current: element)
+    }
+
+    @inlinable
+    func update(to value: Element?, deliveries: inout [Delivery]) {
+        guard let value else { return }
+        publish(value, deliveries: &deliveries)
+    }
+}
+
+/// The key path of a scoped collection, as a sendable dictionary key.
+@usableFromInline
+struct CollectionKey: Hashable, @unchecked Sendable {
+    // Built only from `KeyPath & Sendable` values.
+    @usableFromInline let keyPath: AnyKeyPath
+
+    @inlinable
+    init(_ keyPath: AnyKeyPath & Sendable) {
+        self.keyPath = keyPath
+    }
+}

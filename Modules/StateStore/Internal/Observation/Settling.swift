@@ -1,0 +1,116 @@
+/// A node whose observers are owed a notification at the end of the current burst of actions.
+///
+/// Scoped stores and Observation hear about a burst (an action and every action its synchronous
+/// effects fed back, or whatever queued meanwhile) once, with the settled value, as a view wants
+/// it: the runtime lists the nodes that changed while it drains and settles them when its
+/// queue runs empty. Nothing is allocated per change: the node itself is listed, and keeps
+/// what it owes.
+///
+/// Settling and delivering are closures the typed subclasses set when they are made (in
+/// inlinable code, so specialised for the store's types), not overridden methods: a method of a
+/// generic class called through its base runs unspecialised and looks up type metadata.
+@usableFromInline
+class SettlingNode: @unchecked Sendable {
+    /// Whether the node is listed as owed in the current burst. Lock held.
+    @exclusivity(unchecked) @usableFromInline final var isOwed = false
+    /// Whether `settle` found Observation owed a change; the runtime tells it (where the tree
+    /// says: here, or on the main actor through `presenter`).
+    @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
+    /// The Observation subject standing for the store's `state`.
+    @usableFromInline final let observation = StateObservation()
+    /// Where Observation is told, when the tree presents on the main actor; set when the
+    /// node joins the tree.
+    @exclusivity(unchecked) @usableFromInline final var presenter: MainActorPresenter?
+    /// Makes the value now the one presented to main-actor readers. Lock held.
+    @exclusivity(unchecked) @usableFromInline final var present: () -> Void = {}
+    /// Takes what the burst owes the observers there are now, for `deliverSettled`. Lock held.
+    @exclusivity(unchecked) @usableFromInline final var settle: () -> Void = {}
+    /// Delivers what `settle` took, then forgets it. Lock released; called by the drainer.
+    @exclusivity(unchecked) @usableFromInline final var deliverSettled: () -> Void = {}
+
+    @inlinable
+    init() {}
+
+    /// Reports a tracked read of the store's state.
+    @inlinable
+    final func accessObservedState() {
+        observation.access()
+    }
+
+    /// Tells Observation the store's state changed.
+    @inlinable
+    final func notifyRegistrar() {
+        observation.notifyChange()
+    }
+
+    /// Tells Observation what `settle` found owed: here, or on the main actor. Lock released.
+    @inlinable
+    final func tellRegistrarIfOwed() {
+        guard settledTellsRegistrar else { return }
+        settledTellsRegistrar = false
+        if let presenter {
+            presenter.post(self)
+        } else {
+            notifyRegistrar()
+        }
+    }
+}
+
+/// Tells Observation of a store tree's changes on the main actor, once for however many bursts
+/// happened since it last did, and moves the values main-actor readers see at that moment
+/// (``ObservationDelivery/mainActor``).
+@usableFromInline
+final class MainActorPresenter: @unchecked Sendable {
+    /// The tree's lock, under which presented values move.
+    let treeLock: Lock
+    private let lock = Lock()
+    /// The nodes to tell, in the order their bursts settled; each once.
+    private var pending: [SettlingNode] = []
+    private var pendingIDs: Set<ObjectIdentifier> = []
+
+    @usableFromInline
+    init(treeLock: Lock) {
+        self.treeLock = treeLock
+    }
+
+    /// Tells `node`'s observers on the main actor, soon.
+    @usableFromInline
+    func post(_ node: SettlingNode) {
+        let schedules = lock.withLock { () -> Bool in
+            guard pendingIDs.insert(ObjectIdentifier(node)).inserted else { return false }
+            pending.append(node)
+            return pending.count == 1
+        }
+        guard schedules else { return }
+        Task { @MainActor in self.presentPending() }
+    }
+
+    /// On the main actor: each pending node's value moves to what it is now, between
+    /// Observation's will-change and did-change.
+    @MainActor
+    private func presentPending() {
+        let nodes = lock.withLock { () -> [SettlingNode] in
+            defer {
+                pending.removeAll()
+                pendingIDs.removeAll()
+            }
+            return pending
+        }
+        for node in nodes {
+            node.observation.willChange()
+            treeLock.withLock { node.present() }
+            node.observation.didChange()
+        }
+    }
+}
+
+/// A node listed as owed a notification at the end of the burst (see ``SettlingNode``).
+@usableFromInline
+struct Delivery {
+    @usableFromInline let node: SettlingNode
+
+    @inlinable
+    init(_ node: SettlingNode) {
+        self.node = node
+    }
+}

@@ -1,0 +1,235 @@
+import Observation
+import Synchronization
+
+/// Who is interested in one store's state: its subscribers, whether Observation tracks it, and
+/// the stores scoped from it.
+///
+/// Every node of a store tree is guarded by the root runtime's lock. After each action the
+/// runtime walks the tree from the root; a scoped node compares its part of the state with the
+/// value it last published and only when that changed notifies its own subscribers and looks
+/// at its children. Element scopes of an ``IdentifiedArray`` are found through the collection's
+/// change log, so an action that changes one element of ten thousand visits one node.
+///
+/// Children are stored as closures made where the child store is created (`Store.scope`,
+/// which is inlinable), so the comparison code is specialised for the concrete types.
+///
+/// The node owns its store's Observation subject: `Store.state` reports access through it and
+/// a change notifies it. Nothing refers to a store weakly, which keeps retains of stores on the
+/// fast path. Every `var` is guarded by the tree's lock, so the
+/// runtime's exclusivity checks are switched off for them.
+@usableFromInline
+class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
+    @usableFromInline
+    struct Subscriber {
+        @usableFromInline let id: UInt64
+        @usableFromInline let callback: @Sendable (Value) -> Void
+
+        @inlinable
+        init(id: UInt64, callback: @escaping @Sendable (Value) -> Void) {
+            self.id = id
+            self.callback = callback
+        }
+    }
+
+    /// Updates one child from this node's new value, given by its address, recording what it
+    /// owes to its observers. An address, not the value: a closure stored here is called
+    /// through a generic signature, and a large state passed by value would be copied on the
+    /// way to each child. The second address, when there is one, holds the value's bytes from
+    /// before the change (the runtime keeps them for the root state): scopes of a stored
+    /// property compare their bytes there, since a part an action did not touch keeps its bytes.
+    @usableFromInline
+    typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
+
+    /// The first subscriber, kept inline: most scoped stores have exactly one.
+    @exclusivity(unchecked) @usableFromInline private(set) var firstSubscriber: Subscriber?
+    @exclusivity(unchecked) @usableFromInline private(set) var otherSubscribers: ContiguousArray<Subscriber> = []
+    /// Set once a tracked read of `state` happened; from then on Observation is notified.
+    @exclusivity(unchecked) @usableFromInline private(set) var isTracked = false
+    /// Stores scoped from this one, by the identity of their node.
+    /// In an array, walked after every action (faster than a dictionary's values), with each
+    /// one's position by identity so that a scope leaves in O(1).
+    @exclusivity(unchecked) @usableFromInline private(set) var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
+    @exclusivity(unchecked) @usableFromInline private(set) var childPositions: [ObjectIdentifier: Int] = [:]
+    /// The collection nodes among `children`, by the key path of their collection, so element
+    /// stores of one collection share a node.
+    @exclusivity(unchecked) @usableFromInline var collections: [CollectionKey: AnyObject] = [:]
+    /// The scope nodes of stored properties, by key path, so stores scoped to one property
+    /// share a node (and its work after each action).
+    @exclusivity(unchecked) @usableFromInline var sharedScopes: [CollectionKey: AnyObject] = [:]
+    /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
+    @exclusivity(unchecked) var childStores: [ChildStoreKey: WeakStore] = [:]
+    /// Whether a change of the value has anything to do; kept current by the mutators below.
+    @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
+    /// Moves on whenever the value may have changed (lock held): equal revisions of one node
+    /// mean an equal value, so a reader can tell what changed without comparing values.
+    @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
+    /// What `settle` took for delivery: the value and who hears it. Written with the lock held
+    /// and read after it, by the drainer only.
+    @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
+    @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
+    @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
+    /// The value Observation readers on the main actor see, when the tree presents there
+    /// (``ObservationDelivery/mainActor``): it changes on the main actor only, with the
+    /// notification. `nil` otherwise (readers see the value now).
+    @exclusivity(unchecked) @usableFromInline final var presented: Value?
+
+    @inlinable
+    override init() {
+        super.init()
+        // Unowned: the node owns the closures.
+        settle = { [unowned(unsafe) self] in settleRegistrar() }
+        deliverSettled = { [unowned(unsafe) self] in deliverTaken() }
+    }
+
+    /// Records that a change to `value` is owed to this node's observers (once per burst of
+    /// actions, whatever the number of changes), and propagates it to the children.
+    @inlinable
+    final func changed(to value: Value, deliveries: inout [Delivery]) {
+        revision &+= 1
+        if !isOwed, firstSubscriber != nil || isTracked {
+            isOwed = true
+            deliveries.append(Delivery(self))
+        }
+        if !children.isEmpty {
+            withUnsafePointer(to: value) { address in
+                for child in children { child.update(UnsafeRawPointer(address), nil, &deliveries) }
+            }
+        }
+    }
+
+    /// The root's settling: its subscribers heard every action already, so only Observation
+    /// is owed a change.
+    @inlinable
+    final func settleRegistrar() {
+        isOwed = false
+        settledTellsRegistrar = isTracked
+    }
+
+    /// Takes `value` for delivery to the observers there are now. Lock held.
+    @inlinable
+    final func owe(_ value: Value) {
+        settledTellsRegistrar = isTracked
+        settledFirst = firstSubscriber
+        settledOthers = otherSubscribers
+        if settledFirst != nil { settledValue = value }
+    }
+
+    /// Delivers what was taken by `owe(_:)` or `settleRegistrar()`, and forgets it.
+    @inlinable
+    final func deliverTaken() {
+        guard let value = settledValue.take() else { return }
+        let first = settledFirst.take()
+        let others = settledOthers
+        settledOthers = []
+        first?.callback(value)
+        for subscriber in others { subscriber.callback(value) }
+    }
+
+    /// Brings up to date a value left stale while nobody observed it; called, lock held,
+    /// before the node gets an observer. Only scoped nodes go stale.
+    @usableFromInline
+    func refreshIfStale() {}
+
+    @usableFromInline
+    final func addSubscriber(_ subscriber: Subscriber) {
+        refreshIfStale()
+        if firstSubscriber == nil {
+            firstSubscriber = subscriber
+        } else {
+            otherSubscribers.append(subscriber)
+        }
+        isObserved = true
+    }
+
+    @usableFromInline
+    final func removeSubscriber(id: UInt64) {
+        if firstSubscriber?.id == id {
+            firstSubscriber = otherSubscribers.isEmpty ? nil : otherSubscribers.removeFirst()
+        } else {
+            otherSubscribers.removeAll { $0.id == id }
+        }
+        refreshObserved()
+    }
+
+    @usableFromInline
+    final func markTracked() {
+        refreshIfStale()
+        isTracked = true
+        isObserved = true
+        // From its first tracked read, a presented value changes only on the main actor.
+        if presenter != nil, presented == nil { present() }
+    }
+
+    @usableFromInline
+    final func addChild(_ identity: AnyObject, update: @escaping ChildUpdate) {
+        refreshIfStale()
+        let identity = ObjectIdentifier(identity)
+        if let position = childPositions[identity] {
+            children[position].update = update
+        } else {
+            childPositions[identity] = children.count
+            children.append((identity, update))
+        }
+        isObserved = true
+    }
+
+    @usableFromInline
+    final func removeChild(_ identity: AnyObject) {
+        let identity = ObjectIdentifier(identity)
+        if let position = childPositions.removeValue(forKey: identity) {
+            // The last child takes the leaving one's place.
+            let last = children.removeLast()
+            if position < children.count {
+                children[position] = last
+                childPositions[last.identity] = position
+            }
+        }
+        refreshObserved()
+    }
+
+    private func refreshObserved() {
+        isObserved = firstSubscriber != nil || isTracked || !children.isEmpty
+    }
+
+    static func nextSubscriberID() -> UInt64 {
+        subscriberIDs.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+}
+
+private let subscriberIDs = Atomic<UInt64>(0)
+
+/// What Observation tracks for one store's `state`.
+///
+/// Not generic on purpose: reporting a read or a change on a generic subject looks up its type
+/// metadata and conformance at run time on every call, which cost more than the read itself.
+@usableFromInline
+final class StateObservation: Observable, Sendable {
+    @usableFromInline let registrar = ObservationRegistrar()
+    private static let member: KeyPath<StateObservation, Void> & Sendable = \.state
+
+    @usableFromInline
+    init() {}
+
+    /// The member Observation tracks; it carries no value itself.
+    @usableFromInline
+    var state: Void { () }
+
+    @usableFromInline
+    func access() {
+        registrar.access(self, keyPath: Self.member)
+    }
+
+    @usableFromInline
+    func notifyChange() {
+        willChange()
+        didChange()
+    }
+
+    func willChange() {
+        registrar.willSet(self, keyPath: Self.member)
+    }
+
+    func didChange() {
+        registrar.didSet(self, keyPath: Self.member)
+    }
+}

@@ -1,0 +1,118 @@
+import Synchronization
+
+extension StoreRuntime {
+    /// What one change owes to whom; gathered under the lock, delivered after it.
+    @usableFromInline
+    struct Notification {
+        /// Whether anyone is handed the state: a state subscriber, or an action subscriber that
+        /// wants it. The state itself is copied out only then, by the caller.
+        @usableFromInline let handsOutState: Bool
+        @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
+        @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
+        @usableFromInline let actionSubscribers: ContiguousArray<ActionSubscriber>
+
+        @inlinable
+        init(
+            handsOutState: Bool, firstSubscriber: StateNode<State>.Subscriber?,
+            otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>,
+            actionSubscribers: ContiguousArray<ActionSubscriber>
+        ) {
+            self.handsOutState = handsOutState
+            self.firstSubscriber = firstSubscriber
+            self.otherSubscribers = otherSubscribers
+            self.actionSubscribers = actionSubscribers
+        }
+
+        /// Delivers the change `action` made (`nil`: a state put in place) when nobody is
+        /// handed the state (so there are no state subscribers).
+        @inlinable
+        @inline(__always)
+        func deliver(after action: Action?) {
+            if !actionSubscribers.isEmpty, let action {
+                for subscriber in actionSubscribers { subscriber.callback(action, nil) }
+            }
+        }
+
+        /// Delivers the change `action` made (`nil`: a state put in place), handing `state`.
+        @inlinable
+        @inline(__always)
+        func deliver(after action: Action?, handing state: State) {
+            firstSubscriber?.callback(state)
+            for subscriber in otherSubscribers { subscriber.callback(state) }
+            if !actionSubscribers.isEmpty, let action {
+                for subscriber in actionSubscribers { subscriber.callback(action, state) }
+            }
+        }
+    }
+
+    /// The mutable part, guarded by `lock`. It lives behind a pointer so that the hot path pays
+    /// no dynamic exclusivity checks: the lock already guarantees exclusive access.
+    @usableFromInline
+    struct Core {
+        @usableFromInline var state: State
+        @usableFromInline var queue = RingBuffer<QueueItem>()
+        @usableFromInline var mode = Mode.idle
+        @usableFromInline var actionSubscribers: ContiguousArray<ActionSubscriber> = []
+        /// The nodes whose observers the current burst owes a notification, settled when the
+        /// queue runs empty; and the list being delivered (two, so neither is reallocated).
+        @usableFromInline var owed: [Delivery] = []
+        @usableFromInline var settling: [Delivery] = []
+
+        @inlinable
+        init(state: State) {
+            self.state = state
+        }
+    }
+
+    /// Who may reduce now: everyone (idle), the drainer only, or nobody new (shut down).
+    @usableFromInline
+    enum Mode {
+        /// Nobody reduces: the next send reduces at once, on its own thread.
+        case idle
+        /// `drainer` reduces and drains the queue; other sends queue behind it.
+        case draining(drainer: ThreadIdentity)
+        /// Sends are dropped; `drainer`, if any, still drains what was queued before.
+        case shutDown(drainer: ThreadIdentity?)
+
+        /// Whether a send may reduce at once.
+        @inlinable
+        var isIdle: Bool {
+            if case .idle = self { return true }
+            return false
+        }
+
+        /// The thread draining the queue, if one is.
+        @inlinable
+        var drainer: ThreadIdentity? {
+            switch self {
+            case .idle: nil
+            case .draining(let drainer): drainer
+            case .shutDown(let drainer): drainer
+            }
+        }
+
+        /// Whether the store was shut down.
+        @inlinable
+        var isShutDown: Bool {
+            if case .shutDown = self { return true }
+            return false
+        }
+
+        /// This thread takes the queue (the store being idle, or shut down with nobody draining).
+        @inlinable
+        mutating func startDraining() {
+            self = isShutDown ? .shutDown(drainer: .current) : .draining(drainer: .current)
+        }
+
+        /// The drainer found the queue empty.
+        @inlinable
+        mutating func stopDraining() {
+            self = isShutDown ? .shutDown(drainer: nil) : .idle
+        }
+
+        /// No send reduces from now on; a drainer at work finishes the queue.
+        mutating func shutDown() {
+            self = .shutDown(drainer: drainer)
+        }
+    }
+}

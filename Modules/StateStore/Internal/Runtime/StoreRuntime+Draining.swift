@@ -1,0 +1,204 @@
+import Synchronization
+
+extension StoreRuntime {
+    // MARK: - Action observers
+
+    func observeActions(_ callback: @escaping @Sendable (Action, State) -> Void) -> StoreSubscription {
+        observeActions(wantsState: nil) { action, state in
+            // Never `nil`: this subscriber always wants the state.
+            if let state { callback(action, state) }
+        }
+    }
+
+    /// Calls `callback` after each action, with the state after it when `wantsState` said so
+    /// beforehand (`nil`: always), else with `nil`: copying the whole state for a subscriber
+    /// that seldom needs it costs more than the rest of a notification.
+    func observeActions(wantsState: (@Sendable () -> Bool)?, _ callback: @escaping @Sendable (Action, State?) -> Void) -> StoreSubscription {
+        let id = StateNode<State>.nextSubscriberID()
+        lock.withLock { core.pointee.actionSubscribers.append(ActionSubscriber(id: id, callback: callback, wantsState: wantsState)) }
+        let handle = handle
+        return StoreSubscription {
+            guard let runtime = handle.runtime else { return }
+            runtime.lock.withLock { runtime.core.pointee.actionSubscribers.removeAll { $0.id == id } }
+        }
+    }
+
+    // MARK: - The serial path
+
+    /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
+    @inlinable
+    func reduce(_ action: Action, completion: Completion?, lineage: Lineage) {
+        guard let reduce = syncReduce else {
+            asyncMailbox?.yield((action, completion ?? Completion(lineage: nil)))
+            return
+        }
+        lock.lock()
+        let keepsBytes = rememberBytesBefore()
+        reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
+        let effect = reduce(&core.pointee.state, action)
+        reducingThread.store(0, ordering: .relaxed)
+        let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
+        unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
+        let tasks = effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage, collectsTasks: completion != nil)
+        if let completion {
+            completion.resolve(tasks)
+        } else {
+            lineage.leave()
+        }
+    }
+
+    /// Applies the state an async reducer computed for `action`, on the serial path.
+    @usableFromInline
+    func commit(_ newState: State, after action: Action, completion: Completion) {
+        schedule { [self] in
+            replaceState(newState, after: action)
+            completion.resolve([])
+        }
+    }
+
+    /// Puts `newState` in place and notifies; action observers hear about it only when an
+    /// action produced it. Called on the serial path.
+    func replaceState(_ newState: State, after action: Action?) {
+        lock.lock()
+        core.pointee.state = newState
+        unlockAndNotify(after: action, bytesKept: false)
+    }
+
+    /// Reduces what was queued while this thread was working, until the queue is empty; then
+    /// delivers what the burst owes scoped stores and Observation (and goes on if that queued
+    /// more). Owed notifications are also delivered before a job (a new observer must not hear a
+    /// change its first value already had) and every `settlingInterval` actions of a long
+    /// burst, so a stream of sends from elsewhere cannot starve a view.
+    @inlinable
+    func drain() {
+        var reducedWhileOwing = 0
+        while true {
+            lock.lock()
+            let item = core.pointee.queue.popFirst()
+            if !core.pointee.owed.isEmpty {
+                if case .action = item, reducedWhileOwing < Self.settlingInterval {
+                    reducedWhileOwing += 1
+                } else {
+                    reducedWhileOwing = 0
+                    settleOwed()
+                    guard item != nil else { continue }
+                    lock.lock()
+                }
+            }
+            guard let item else {
+                core.pointee.mode.stopDraining()
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            switch item {
+            case .action(let action, let completion, let lineage):
+                reduce(action, completion: completion, lineage: lineage)
+            case .job(let job):
+                job()
+            }
+        }
+    }
+
+    /// How many actions a burst reduces at most before its owed notifications are delivered.
+    @usableFromInline static var settlingInterval: Int { 256 }
+
+    /// Settles the owed nodes (lock held), releases the lock, and delivers what they took.
+    /// Called by the drainer only, which alone touches `settling`.
+    @inlinable
+    func settleOwed() {
+        takeOwed()
+        lock.unlock()
+        deliverTaken()
+    }
+
+    /// Settles the owed nodes into `settling`. Lock held; the drainer's.
+    @inlinable
+    func takeOwed() {
+        swap(&core.pointee.owed, &core.pointee.settling)
+        for delivery in core.pointee.settling { delivery.node.settle() }
+    }
+
+    /// Delivers what `takeOwed()` settled. Lock released; the drainer's.
+    @inlinable
+    func deliverTaken() {
+        for delivery in core.pointee.settling {
+            delivery.node.tellRegistrarIfOwed()
+            delivery.node.deliverSettled()
+        }
+        core.pointee.settling.removeAll(keepingCapacity: true)
+    }
+
+    /// Copies the state's bytes aside before an action, when scoped stores will compare
+    /// against them; returns whether it did. Lock held.
+    @inlinable
+    func rememberBytesBefore() -> Bool {
+        // `isObserved` first: one load on the path of a store nobody observes.
+        guard rootNode.isObserved, !rootNode.children.isEmpty || (skipsRepeats && rootNode.firstSubscriber != nil) else { return false }
+        stateBytesBefore.copyMemory(from: stateBytes, byteCount: MemoryLayout<State>.size)
+        return true
+    }
+
+    /// Collects what `action`'s change owes to observers, releases the lock, then delivers it.
+    /// Only what is handed out is copied: the state when someone takes it, never the
+    /// notification itself (copies of the app's state and of a notification holding it were
+    /// most of what an observed action moved in memory).
+    /// With `settles`, the burst ends with this change: what it owes is settled and delivered too.
+    @inlinable
+    func unlockAndNotify(after action: Action?, bytesKept: Bool, settles: Bool = false) {
+        let notification = collectNotification(after: action, bytesKept: bytesKept)
+        let settling = settles && !core.pointee.owed.isEmpty
+        if settling { takeOwed() }
+        if notification.handsOutState {
+            let state = core.pointee.state
+            lock.unlock()
+            notification.deliver(after: action, handing: state)
+        } else {
+            lock.unlock()
+            notification.deliver(after: action)
+        }
+        if settling { deliverTaken() }
+    }
+
+    /// ``unlockAndNotify(after:bytesKept:settles:)`` when anyone observes; otherwise only unlocks.
+    @inlinable
+    func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool, settles: Bool = false) {
+        guard isObserved else {
+            lock.unlock()
+            return
+        }
+        unlockAndNotify(after: action, bytesKept: bytesKept, settles: settles)
+    }
+
+    /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
+    /// copied the state as it was before it. Lock held.
+    @inlinable
+    func collectNotification(after action: Action?, bytesKept: Bool = false) -> Notification {
+        let node = rootNode
+        if node.isTracked, !node.isOwed {
+            node.isOwed = true
+            core.pointee.owed.append(Delivery(node))
+        }
+        if !node.children.isEmpty {
+            let before = bytesKept ? UnsafeRawPointer(stateBytesBefore) : nil
+            for child in node.children {
+                child.update(stateBytes, before, &core.pointee.owed)
+            }
+        }
+        // An action that left the state's bytes as they were changed nothing: the subscribers
+        // of an `Equatable` state do not hear of it.
+        let subscribersHear =
+            node.firstSubscriber != nil
+            && !(skipsRepeats && bytesKept && sameBytes(stateBytesBefore, stateBytes, count: MemoryLayout<State>.size))
+        // The state is copied out only when someone is handed it.
+        let isStateHandedOut =
+            subscribersHear
+            || (action != nil && core.pointee.actionSubscribers.contains { $0.wantsState?() ?? true })
+        return Notification(
+            handsOutState: isStateHandedOut,
+            firstSubscriber: subscribersHear ? node.firstSubscriber : nil,
+            otherSubscribers: subscribersHear ? node.otherSubscribers : [],
+            actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers
+        )
+    }
+}
