@@ -46,7 +46,6 @@ struct EffectRegistry {
     @usableFromInline var keysByID: [EffectID: Set<UInt64>] = [:]
     @usableFromInline var throttleWindows: [EffectID: any Sendable] = [:]
     @usableFromInline var idleWaiters = Waiters()
-    @usableFromInline var isShutDown = false
     /// How many entries of `running` are not cancelled: what counts as running.
     @usableFromInline var liveCount = 0
 

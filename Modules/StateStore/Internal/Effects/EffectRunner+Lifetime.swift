@@ -29,7 +29,6 @@ extension EffectRunner {
     /// Cancels every running effect; effects started later are cancelled at once.
     func shutDown() {
         let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
-            registry.isShutDown = true
             hasShutDown.store(true, ordering: .relaxed)
             return registry.cancel(registry.running.compactMap { $0.map(\.key) })
         }

@@ -23,7 +23,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     @usableFromInline let diagnostics: Diagnostics
     /// Where the effects' tasks run.
     @usableFromInline let executor = EffectExecutor()
-    /// Set by ``shutDown()``; read without the lock by effects that need no task.
+    /// Set by ``shutDown()`` under the registry's lock, so a launch that reads it under that
+    /// lock sees it; effects that need no task read it without the lock.
     @usableFromInline let hasShutDown = Atomic<Bool>(false)
 
     /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
@@ -300,7 +301,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             withRegistry { registry in
                 // Checked under the lock that `cancelEffects(of:)` takes: a cancelled lineage's
                 // effect either is not started or is found running and cancelled.
-                guard !registry.isShutDown, !outlet.lineage.isCancelled else { return nil }
+                guard !hasShutDown.load(ordering: .relaxed), !outlet.lineage.isCancelled else { return nil }
                 let lineage = outlet.lineage
                 lineage.enter()
                 let key = registry.insert(ids: ids, outlet: outlet, lineage: lineage)
