@@ -80,8 +80,8 @@ public struct AppFeature: Reducer {
             set { account = newValue.map(Account.signedIn) ?? .signedOut(Login.State(style: loginStyle)) }
         }
 
-        // The parts of the user's below are read by a switch of their own, which copies only
-        // the part read: `user` would copy the whole of the user's part.
+        // Each of the user's parts below is read by a switch of its own, which copies only that
+        // part: going through `user` would copy all of them.
 
         /// Who is signed in, or `nil`.
         public var signedInUser: User? {
