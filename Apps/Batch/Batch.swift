@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// What the command line asked for.
-struct BatchOptions: ShellSettings {
+struct BatchOptions: HistorySettings {
     var json = false
     var wait = true
     var quiet = false

@@ -22,7 +22,7 @@ let commandLine = ShellCommandLine<BatchOptions>(
         .flag("--json", "JSON Lines: one object per command, then {\"summary\":{\"failed\":F,\"passed\":P}}") { $0.json = true },
         .flag("--no-wait", "do not wait for each command's effects") { $0.wait = false },
         .environment("the database --db names, or clients in memory on a test clock (the default)"),
-    ] + ShellOption.shared + [
+    ] + ShellOption.shared + ShellOption.history + [
         .durability { $0.durability = $1 },
         .flag("--replay-journal", "print the state the journal of --db restores to") { $0.replayJournal = true },
         .value("--jobs", "N", "run up to N scripts at once (default 1)", needs: "a positive number") { options, value in

@@ -11,7 +11,7 @@ import Darwin
 // appcore-repl: the console language on a terminal; see `appcore-repl --help`.
 
 /// What the command line asked for.
-struct REPLOptions: ShellSettings {
+struct REPLOptions: HistorySettings {
     var databasePath: String?
     var readOnly = false
     var loginStyle: ConsoleLoginStyle?
@@ -27,7 +27,7 @@ struct REPLOptions: ShellSettings {
 let commandLine = ShellCommandLine<REPLOptions>(
     tool: "appcore-repl",
     synopsis: ["[--db PATH | --in-memory] [options]"],
-    options: ShellOption.shared + [
+    options: ShellOption.shared + ShellOption.history + [
         .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
         .environment("the database's live clients (the default), or in memory (as --in-memory)"),
         .durability { $0.durability = $1 },

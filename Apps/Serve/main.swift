@@ -12,7 +12,6 @@ struct ServeOptions: ShellSettings {
     var databasePath: String?
     var readOnly = false
     var loginStyle: ConsoleLoginStyle?
-    var history = HistoryLimits()
     var live = true
     var inMemory = false
     var durability = Durability.processCrash
@@ -59,7 +58,8 @@ if options.inMemory {
     FileHandle.standardError.write(Data("appcore-serve: database \(path) (--db PATH picks another, --in-memory keeps nothing)\n".utf8))
     storage = .database(path: path)
 }
-let hostOptions = AppHost.Options(history: options.history, durability: options.durability, readOnly: options.readOnly)
+// No intent undoes, so no history is recorded.
+let hostOptions = AppHost.Options(history: nil, durability: options.durability, readOnly: options.readOnly)
 let host: AppHost
 do { host = try await AppHost(storage: storage, loginStyle: options.loginStyle, options: hostOptions) } catch { fail("\(error)") }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }

@@ -43,10 +43,14 @@ public protocol ShellSettings: Sendable {
     var readOnly: Bool { get set }
     /// `--login-style`: which login feature drives the sign-in screen.
     var loginStyle: ConsoleLoginStyle? { get set }
-    /// `--history-entries`, `--history-mib`: what undo, redo and jump keep.
-    var history: HistoryLimits { get set }
     /// `--env live|memory`: the database's live clients, or in-memory ones.
     var live: Bool { get set }
+}
+
+/// The settings of a shell that offers undo, redo and jump, which ``ShellOption/history`` sets.
+public protocol HistorySettings: ShellSettings {
+    /// `--history-entries`, `--history-mib`: what undo, redo and jump keep.
+    var history: HistoryLimits { get set }
 }
 
 extension ShellOption where Settings: ShellSettings {
@@ -64,16 +68,6 @@ extension ShellOption where Settings: ShellSettings {
             ) { settings, value in
                 guard let style = ConsoleLoginStyle(rawValue: value) else { return false }
                 settings.loginStyle = style
-                return true
-            },
-            .value("--history-entries", "N", "most actions undo, redo and jump keep (default 10000)", needs: "a number of 2 or more") { settings, value in
-                guard let entries = Int(value), entries >= 2 else { return false }
-                settings.history.entries = entries
-                return true
-            },
-            .value("--history-mib", "N", "most memory they keep, estimated, in MiB (default 64)", needs: "a positive number") { settings, value in
-                guard let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { return false }
-                settings.history.bytes = mebibytes << 20
                 return true
             },
         ]
@@ -216,5 +210,24 @@ public struct ShellCommandLine<Settings>: Sendable {
             }
         }
         return .run(settings)
+    }
+}
+
+extension ShellOption where Settings: HistorySettings {
+    /// `--history-entries N`, `--history-mib N`: what undo, redo and jump keep; for the shells
+    /// that offer them (a shell without them records no history).
+    public static var history: [ShellOption] {
+        [
+            .value("--history-entries", "N", "most actions undo, redo and jump keep (default 10000)", needs: "a number of 2 or more") { settings, value in
+                guard let entries = Int(value), entries >= 2 else { return false }
+                settings.history.entries = entries
+                return true
+            },
+            .value("--history-mib", "N", "most memory they keep, estimated, in MiB (default 64)", needs: "a positive number") { settings, value in
+                guard let mebibytes = Int(value), mebibytes >= 1, mebibytes < 1 << 40 else { return false }
+                settings.history.bytes = mebibytes << 20
+                return true
+            },
+        ]
     }
 }

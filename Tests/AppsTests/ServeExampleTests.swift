@@ -102,6 +102,8 @@ struct ServeCommandLineTests {
         for option in ["--db PATH", "--in-memory", "--read-only", "--login-style", "--durability"] {
             #expect(help.output.contains(option), "--help explains \(option)")
         }
+        // No intent undoes, so serve keeps no history and offers no limits for one.
+        #expect(!help.output.contains("--history"))
         let version = try await Self.serve(["--version"], in: folder.path)
         #expect(version.status == 0 && version.output.hasPrefix("appcore-serve "))
         #expect(try Self.made(in: folder.path).isEmpty, "no file was made: not --help, not a database")

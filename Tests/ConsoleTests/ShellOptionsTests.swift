@@ -5,7 +5,7 @@ import Testing
 /// The shells' command lines come from one table each, with the options they share written once.
 @Suite("Shell options")
 struct ShellOptionsTests {
-    struct Settings: ShellSettings {
+    struct Settings: HistorySettings {
         var databasePath: String?
         var readOnly = false
         var loginStyle: ConsoleLoginStyle?
@@ -17,7 +17,7 @@ struct ShellOptionsTests {
 
     let commandLine = ShellCommandLine<Settings>(
         tool: "tool", synopsis: ["[options] <file>..."],
-        options: ShellOption.shared + [.flag("--verbose", "say more") { $0.verbose = true }],
+        options: ShellOption.shared + ShellOption.history + [.flag("--verbose", "say more") { $0.verbose = true }],
         notes: ["Exits 0."]
     )
 
