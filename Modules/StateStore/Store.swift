@@ -162,6 +162,53 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         }
     }
 
+    /// Tells `subscriber` the current state, then every new state, for as long as it lives: the
+    /// store holds it weakly, as ReSwift's `subscribe` does, so there is nothing to keep, and a
+    /// subscriber that went away is forgotten at the next change. Subscribing it again replaces
+    /// its subscription; ``unsubscribe(_:)`` ends it sooner. New states come as ``observe(_:)``
+    /// hands them.
+    public final func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber) where Subscriber.State == State {
+        let id = StateNode<State>.nextSubscriberID()
+        let key = ObjectIdentifier(subscriber)
+        let node = node
+        let lock = lock
+        let read = readWhileLocked
+        let newState: @Sendable (State) -> Void = { [weak subscriber] state in
+            guard let subscriber else {
+                // Gone: called outside the lock, so it can be taken here.
+                lock.withLock {
+                    node.removeSubscriber(id: id)
+                    if node.weakSubscribers[key] == id { node.weakSubscribers[key] = nil }
+                }
+                return
+            }
+            subscriber.newState(state)
+        }
+        lock.withLock {
+            if let earlier = node.weakSubscribers[key] { node.removeSubscriber(id: earlier) }
+            node.weakSubscribers[key] = id
+        }
+        schedule {
+            let current: State? = lock.withLock {
+                // Unsubscribed, or subscribed again, before this ran: the newer call decides.
+                guard node.weakSubscribers[key] == id else { return nil }
+                node.addSubscriber(StateNode<State>.Subscriber(id: id, callback: newState))
+                return read()
+            }
+            if let current { newState(current) }
+        }
+    }
+
+    /// Stops telling `subscriber` about new states (see ``subscribe(_:)``).
+    public final func unsubscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber) where Subscriber.State == State {
+        let key = ObjectIdentifier(subscriber)
+        let node = node
+        lock.withLock {
+            guard let id = node.weakSubscribers.removeValue(forKey: key) else { return }
+            node.removeSubscriber(id: id)
+        }
+    }
+
     /// The current state, then every new state, as an asynchronous sequence.
     ///
     /// Each iteration gets its own stream that buffers every state until it is consumed; a
@@ -439,4 +486,15 @@ final class WeakStore: @unchecked Sendable {
     init(_ store: AnyObject) {
         self.store = store
     }
+}
+
+/// An object that hears a store's state as ReSwift's subscribers do: the store holds it weakly
+/// (``Store/subscribe(_:)``), so it needs no subscription kept and goes away when nothing else
+/// holds it.
+public protocol StoreSubscriber<State>: AnyObject, Sendable {
+    /// The state it hears.
+    associatedtype State: Sendable
+
+    /// Called with the current state when subscribed, then with every new state.
+    func newState(_ state: State)
 }

@@ -385,6 +385,39 @@ struct ConformanceTests {
         store.shutDown()
     }
 
+    /// ReSwift: a subscriber is held weakly; it hears the state while it lives, needs no
+    /// subscription kept, and goes away when nothing else holds it.
+    @Test func aSubscriberIsHeldWeaklyAndHearsWhileItLives() {
+        final class Screen: StoreSubscriber, @unchecked Sendable {
+            let heard = Locked<[Int]>([])
+            func newState(_ state: Int) { heard.withLock { $0.append(state) } }
+        }
+        let store = RootStore(
+            initialState: 0,
+            reducer: Reduce<Int, Int> { state, delta in
+                state += delta
+                return .none
+            })
+        var screen: Screen? = Screen()
+        weak let held = screen
+        if let screen { store.subscribe(screen) }
+        store.send(1)
+        store.send(2)
+        #expect(held?.heard.withLock { $0 } == [0, 1, 3])
+        screen = nil
+        #expect(held == nil, "the store kept its subscriber alive")
+        store.send(4) // finds the subscriber gone, and forgets it
+
+        let other = Screen()
+        store.subscribe(other)
+        store.send(1)
+        store.subscribe(other) // again: replaces, does not double
+        store.send(1)
+        store.unsubscribe(other)
+        store.send(1)
+        #expect(other.heard.withLock { $0 } == [7, 8, 8, 9])
+    }
+
     /// ReSwift: a subscriber of an `Equatable` state is not called for an action that changed
     /// nothing; one of another state hears every action, as before.
     @Test func aSubscriberOfAnEquatableStateHearsOnlyChanges() {

@@ -58,6 +58,9 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var sharedScopes: [CollectionKey: AnyObject] = [:]
     /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
     @exclusivity(unchecked) var childStores: [ChildStoreKey: WeakStore] = [:]
+    /// The subscribers held weakly (`Store.subscribe(_:)`): each one's subscriber id, by the
+    /// object's identity.
+    @exclusivity(unchecked) var weakSubscribers: [ObjectIdentifier: UInt64] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
