@@ -40,18 +40,23 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What went wrong.
     public let kind: Kind
     /// A one-line explanation a person can act on.
-    public var message: String { text.value }
+    public var message: String {
+        switch text {
+        case .written(let message): message
+        case .rendered(let render): render()
+        }
+    }
     /// Why, in words for the person who caused it (the rule that refused an action), when the
     /// diagnostic has such a reason; front ends show it instead of the full message.
     public let reason: String?
-    /// The message, written when first read: a refused action costs a replay or a store that
-    /// ignores diagnostics no rendering of its values.
+    /// The message, or what writes it when it is read: a refused action costs a replay, or a
+    /// store that ignores diagnostics, no rendering of its values (a read renders it again).
     private let text: Text
 
     /// Creates a diagnostic with an explanation.
     public init(_ kind: Kind, _ message: String, reason: String? = nil) {
         self.kind = kind
-        text = Text(written: message)
+        text = .written(message)
         self.reason = reason
     }
 
@@ -59,7 +64,7 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     @usableFromInline
     init(_ kind: Kind, reason: String?, rendering render: @escaping @Sendable () -> String) {
         self.kind = kind
-        text = Text(render)
+        text = .rendered(render)
         self.reason = reason
     }
 
@@ -95,26 +100,10 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         try container.encodeIfPresent(reason, forKey: .reason)
     }
 
-    /// A message, written once when first read.
-    private final class Text: Sendable {
-        private let state: Locked<(written: String?, render: (@Sendable () -> String)?)>
-
-        init(written: String) {
-            state = Locked((written, nil))
-        }
-
-        init(_ render: @escaping @Sendable () -> String) {
-            state = Locked((nil, render))
-        }
-
-        var value: String {
-            state.withLock { state in
-                if let written = state.written { return written }
-                let written = state.render?() ?? ""
-                state = (written, nil)
-                return written
-            }
-        }
+    /// A message, or what writes it.
+    private enum Text: Sendable {
+        case written(String)
+        case rendered(@Sendable () -> String)
     }
 
     /// `"<kind>: <message>"`.
