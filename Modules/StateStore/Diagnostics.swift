@@ -210,6 +210,7 @@ public struct StandardStream: Sendable {
     /// Writes `text` as UTF-8; a short write is retried, a failed one is dropped.
     public func write(_ text: String) {
         let bytes = Array(text.utf8)
+        // Sound: `write(2)` reads at most `buffer.count` bytes of the buffer, alive in the closure.
         bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0

@@ -70,6 +70,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
             lock: runtime.lock,
             node: runtime.rootNode,
             runtime: runtime,
+            // Sound: called with the runtime's lock held, which guards `core`.
             readWhileLocked: { runtime.core.pointee.state },
             send: { runtime.send($0, checkReentrancy: true) },
             schedule: runtime.schedule,

@@ -52,6 +52,8 @@ func modifyInPlace<Root, Value, Result>(
     _ root: inout Root, _ path: WritableKeyPath<Root, Value>, offset: Int?, _ body: (inout Value) -> Result
 ) -> Result {
     guard let offset else { return body(&root[keyPath: path]) }
+    // Sound: `offset` is where the stored property `path` lies in `Root` (MemoryLayout said so),
+    // and `root` is exclusively ours for the closure.
     return withUnsafeMutablePointer(to: &root) { root in
         body(&(UnsafeMutableRawPointer(root) + offset).assumingMemoryBound(to: Value.self).pointee)
     }
@@ -192,8 +194,8 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     ) -> Effect<Child.Action> {
         guard optional != nil else { return .none }
         // In place, where taking the value out and putting it back would move all of its bytes
-        // twice: a present optional's bytes are its payload's, at its start, and a reducer
-        // leaves them a valid payload.
+        // twice. Sound: an optional (one payload) keeps a present payload's bytes unchanged at
+        // its start, and a reducer leaves them a valid payload.
         return withUnsafeMutablePointer(to: &optional) { optional in
             optional.withMemoryRebound(to: Child.State.self, capacity: 1) { body(&$0.pointee) }
         }

@@ -4,6 +4,10 @@
 /// Reading an element borrows it in place: the timeline reads one field of a checkpoint that
 /// holds a whole app state, and a copy would retain and release every reference in it.
 /// Copies of the buffer share storage until one of them changes (copy on write).
+///
+/// Its element pointers are sound by one invariant: the `count` slots from `head` (wrapping)
+/// hold initialized elements and the others none; every method keeps it, and a mutation first
+/// makes the storage unique.
 @usableFromInline
 struct RingBuffer<Element> {
     @usableFromInline var storage: Storage?

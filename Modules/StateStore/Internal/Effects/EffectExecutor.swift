@@ -151,6 +151,7 @@ private final class LentThread {
 
     /// The lent thread's record, when this thread is lent.
     static var current: LentThread? {
+        // Sound: the key holds a record only while `runningWokenEffectsHere` keeps it alive.
         pthread_getspecific(key).map { Unmanaged<LentThread>.fromOpaque($0).takeUnretainedValue() }
     }
 }

@@ -21,6 +21,7 @@ final class ImmediateEffect: @unchecked Sendable {
 
     /// The effect running without a task on this thread, if one is.
     static var current: ImmediateEffect? {
+        // Sound: the slot holds an effect only while its `run` keeps it alive on this thread.
         pthread_getspecific(slot).map { Unmanaged<ImmediateEffect>.fromOpaque($0).takeUnretainedValue() }
     }
 

@@ -1,4 +1,5 @@
-/// Whether the `count` bytes at `a` and at `b` are the same.
+/// Whether the `count` bytes at `a` and at `b` are the same; the caller vouches that both hold at
+/// least `count` readable bytes (unaligned loads, so any address will do).
 @inlinable
 func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
     var offset = 0

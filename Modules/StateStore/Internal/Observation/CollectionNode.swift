@@ -50,10 +50,13 @@ where Element.ID: Sendable {
 
     @inlinable
     func update(from parentAddress: UnsafeRawPointer, deliveries: inout [Delivery]) {
+        // Sound: `parentAddress` holds a `Parent` while the tree's lock is held, and `stored` is
+        // where `collection`, a stored property, lies in it.
         if let stored {
             update(collectionAt: (parentAddress + stored.offset).assumingMemoryBound(to: IdentifiedArray<Element>.self), deliveries: &deliveries)
         } else {
             let values = parentAddress.assumingMemoryBound(to: Parent.self).pointee[keyPath: collection]
+            // Sound: the pointer is to `values`, alive for the whole closure.
             withUnsafePointer(to: values) { update(collectionAt: $0, deliveries: &deliveries) }
         }
     }

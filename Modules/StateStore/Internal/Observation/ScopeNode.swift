@@ -90,6 +90,7 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
         if let parentAddress {
             current = derive(fromParentAt: parentAddress)
         } else {
+            // Sound: the pointer is to a copy of the parent that lives for the whole closure.
             current = withUnsafePointer(to: readParent()) { derive(fromParentAt: UnsafeRawPointer($0)) }
         }
     }

@@ -94,6 +94,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
             deliveries.append(Delivery(self))
         }
         if !children.isEmpty {
+            // Sound: the pointer is to `value`, alive for the whole closure; children only read it.
             withUnsafePointer(to: value) { address in
                 for child in children { child.update(UnsafeRawPointer(address), nil, &deliveries) }
             }

@@ -89,6 +89,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         self.handle = handle
         core = .allocate(capacity: 1)
         core.initialize(to: Core(state: initialState))
+        // Sound: `core` is allocated here and freed in `deinit`, so the state's address is fixed.
         stateBytes = withUnsafeMutablePointer(to: &core.pointee.state) { UnsafeRawPointer($0) }
         stateBytesBefore = .allocate(byteCount: MemoryLayout<State>.size, alignment: MemoryLayout<State>.alignment)
         self.middleware = ContiguousArray(middleware)
