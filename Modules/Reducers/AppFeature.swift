@@ -43,7 +43,9 @@ public struct AppFeature: Reducer {
         }
 
         /// Whether someone is signed in.
-        public var isSignedIn: Bool { Account.signedInCase.matches(account) }
+        public var isSignedIn: Bool {
+            if case .signedIn = account { true } else { false }
+        }
 
         /// The login style of the sign-in screen, shown now or after signing out; setting
         /// another style while signed out starts a fresh sign-in screen in it.
@@ -290,11 +292,15 @@ private struct Features: Reducer {
             // Whatever was in flight when the journal was written (a sign in, loads, saves) died
             // with the process that started it, and a token is never journaled: a signed-in user
             // comes back signed out, with only the password to type again.
-            if let user = state.user, !user.token.isEmpty { return .none }
-            let username = state.user?.username ?? state.loginStatus.username
-            if state.isSignedIn {
+            let username: Username
+            switch state.account {
+            case .signedIn(let user):
+                guard user.token.isEmpty else { return .none }
+                username = user.username
                 state.session.error = .sessionExpired
                 state.session.signUp = .idle
+            case .signedOut(let login):
+                username = login.status.username
             }
             var login = Login.State(style: state.loginStyle)
             let typing = username.rawValue.isEmpty ? .none : Login(auth: environment.auth).reduce(into: &login, action: .usernameChanged(username))
