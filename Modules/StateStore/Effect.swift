@@ -17,9 +17,12 @@
 ///     .debounce(id: SearchID(), for: .milliseconds(300), clock: clock)
 /// ```
 ///
-/// Effects start in the order they are returned, and a `run` effect begins executing on the
-/// sending thread until its first suspension, so work that does not suspend finishes within
-/// the `send` that caused it. An error thrown by a `run` effect goes to its `catch` handler or,
+/// Effects start in the order they are returned. Their synchronous parts (`send`, `cancel`, the
+/// sends a `concatenate` opens with) happen at once: the actions they feed back are reduced right
+/// after the current one, before anything an effect's work sends. The work of a `run` starts once
+/// the store has reduced those, on the sending thread until its first suspension: an action the
+/// work sends is reduced as it is sent, before the work's next line (as TCA's `await send`), and
+/// work that does not suspend finishes within the `send` that caused it. An error thrown by a `run` effect goes to its `catch` handler or,
 /// without one, to the store's ``Diagnostics``; it is never dropped silently.
 public struct Effect<Action: Sendable>: Sendable {
     @usableFromInline
@@ -90,6 +93,15 @@ public struct Effect<Action: Sendable>: Sendable {
         return false
     }
 
+    /// Whether the effect is done as it starts: no work, no task (a send, a cancellation).
+    @inlinable
+    var isSynchronous: Bool {
+        switch operation {
+        case .none, .send, .make, .cancel, .diagnostic: true
+        case .run, .merge, .concatenate, .cancellable, .throttle: false
+        }
+    }
+
     // MARK: - Building effects
 
     /// An effect that does nothing.
@@ -143,12 +155,16 @@ public struct Effect<Action: Sendable>: Sendable {
     /// of actions: chosen by the compiler over the asynchronous ``run(priority:operation:catch:)``
     /// when the closure does not await.
     ///
-    /// Such work needs no task, and gets none: it runs at once on the thread that reduced the
-    /// action, costing about what `.send(action)` does, and is over before the
-    /// effect's `send` returns. The rest is as for any effect: actions it sends are part of the
-    /// sending action's work (a cancelled `send` task drops them), reducing them is queued
-    /// behind the current action, and an error goes to `handler` (which gets a task) or to the
-    /// diagnostics. `Task.isCancelled` inside it tells about the thread's own task, if any.
+    /// Such work needs no task, and gets none: it runs on the thread that reduced the action,
+    /// once the store has reduced what the action fed back, costing about what `.send(action)`
+    /// does, and is over before the effect's `send` returns. The rest is as for any effect: an
+    /// action it sends is reduced as it is sent, before its next line; actions it sends are part
+    /// of the sending action's work (a cancelled `send` task drops them); once the effect is
+    /// cancelled by id (say, by an action it sent) what it sends is dropped; and an error goes to
+    /// `handler` (which gets a task) or to the diagnostics. Having no task of its own, it goes on
+    /// after such a cancellation, which `Task.isCancelled` and `Task.checkCancellation()` inside
+    /// it do not see (they tell about the thread's own task, if any): say `async` where the work
+    /// must stop at a cancellation.
     ///
     /// A closure isolated to an actor that awaits nothing says `async` to be run there, in a
     /// task, as any asynchronous work is: `{ @MainActor send async in … }` (without `async` it

@@ -126,37 +126,74 @@ public struct StoreTask: Sendable {
     }
 }
 
-/// The effects one action started, filled in by the store once the action was reduced.
+/// The effects one action started, filled in by the store once the action was reduced and
+/// every effect it deferred (``EffectRunner/startPending()``) has started.
 @usableFromInline
 final class Completion: Sendable {
     private struct State {
         var tasks: [Task<Void, Never>] = []
+        /// Effects counted for this action that have not started yet.
+        var unstarted = 0
+        /// Whether the action was reduced (no more effects will be counted).
+        var isReduced = false
         var isResolved = false
         var isCancelled = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Whether the action is now resolved: reduced, every counted effect started.
+        mutating func resolvesNow() -> Bool {
+            guard isReduced, unstarted == 0, !isResolved else { return false }
+            isResolved = true
+            return true
+        }
     }
 
     private let state = Locked(State())
     /// The work this action belongs to; it counts this action until it is resolved.
     private let lineage: Lineage?
 
-    /// The completion of a queued action, which `lineage` counts as outstanding until resolved.
     @usableFromInline
     init(lineage: Lineage?) {
         self.lineage = lineage
         lineage?.enter()
     }
 
-    /// Records the tasks the action started and releases anyone waiting for that.
+    /// Counts an effect of this action whose start was deferred.
+    @usableFromInline
+    func expectStart() {
+        state.withLock { $0.unstarted += 1 }
+    }
+
+    /// An effect counted by ``expectStart()`` started (its task, if it has one) or was dropped.
+    @usableFromInline
+    func started(_ task: Task<Void, Never>?) {
+        let (resolves, cancelled) = state.withLock { state in
+            if let task { state.tasks.append(task) }
+            state.unstarted -= 1
+            return (state.resolvesNow(), state.isCancelled)
+        }
+        if cancelled { task?.cancel() }
+        if resolves { announceResolved() }
+    }
+
+    /// The action was reduced and started `tasks`; the completion resolves once the effects it
+    /// deferred have started too.
     @usableFromInline
     func resolve(_ tasks: [Task<Void, Never>]) {
-        let (waiters, cancelled) = state.withLock { state in
+        let (resolves, cancelled) = state.withLock { state in
             state.tasks += tasks
-            state.isResolved = true
-            defer { state.waiters.removeAll() }
-            return (state.waiters, state.isCancelled)
+            state.isReduced = true
+            return (state.resolvesNow(), state.isCancelled)
         }
         if cancelled { tasks.forEach { $0.cancel() } }
+        if resolves { announceResolved() }
+    }
+
+    private func announceResolved() {
+        let waiters = state.withLock { state in
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
         waiters.forEach { $0.resume() }
         lineage?.leave()
     }

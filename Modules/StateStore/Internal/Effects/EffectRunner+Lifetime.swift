@@ -8,32 +8,45 @@ extension EffectRunner {
     /// now on is dropped.
     @usableFromInline
     func cancel(id: EffectID) {
-        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
-            guard let keys = registry.keysByID[id] else { return ([], Ended()) }
-            return registry.cancel(keys)
+        let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
+            let dropped = takePending(from: &registry) { $0.ids.contains(id) }
+            var (tasks, ended) = registry.keysByID[id].map { registry.cancel($0) } ?? ([], Ended())
+            if !dropped.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
+            return (tasks, ended, dropped)
         }
         tasks.forEach { $0.cancel() }
         ended.announce(activity)
+        self.dropped(dropped)
+        // Task-less work running up this thread's stack sends nothing more.
+        ImmediateEffect.cancelRunning(id: id, of: self)
     }
 
     /// Cancels the running effects of the work `lineage` stands for.
     @usableFromInline
     func cancelEffects(of lineage: Lineage) {
-        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
-            registry.cancel(registry.running.compactMap { entry in entry.flatMap { $0.lineage === lineage ? $0.key : nil } })
+        let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
+            let dropped = takePending(from: &registry) { $0.lineage === lineage }
+            var (tasks, ended) = registry.cancel(registry.running.compactMap { entry in entry.flatMap { $0.lineage === lineage ? $0.key : nil } })
+            if !dropped.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
+            return (tasks, ended, dropped)
         }
         tasks.forEach { $0.cancel() }
         ended.announce(activity)
+        self.dropped(dropped)
     }
 
     /// Cancels every running effect; effects started later are cancelled at once.
     func shutDown() {
-        let (tasks, ended) = withRegistry { registry -> ([Task<Void, Never>], Ended) in
+        let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
             hasShutDown.store(true, ordering: .relaxed)
-            return registry.cancel(registry.running.compactMap { $0.map(\.key) })
+            let dropped = takePending(from: &registry) { _ in true }
+            var (tasks, ended) = registry.cancel(registry.running.compactMap { $0.map(\.key) })
+            if !dropped.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
+            return (tasks, ended, dropped)
         }
         tasks.forEach { $0.cancel() }
         ended.announce(activity)
+        self.dropped(dropped)
     }
 
     // MARK: - Inspecting

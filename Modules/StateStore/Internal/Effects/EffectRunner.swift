@@ -27,6 +27,33 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// lock sees it; effects that need no task read it without the lock.
     @usableFromInline let hasShutDown = Atomic<Bool>(false)
 
+    /// Work an effect asks for, kept until the store is idle (``startLater(_:origin:ids:lineage:collector:)``).
+    @usableFromInline
+    struct PendingStart {
+        /// A `run`, or an effect that runs in a task of its own (the rest of a concatenation, a
+        /// throttle).
+        @usableFromInline let effect: Effect<Action>
+        @usableFromInline let origin: Action
+        @usableFromInline let ids: [EffectID]
+        @usableFromInline let lineage: Lineage
+        @usableFromInline let collector: Completion?
+
+        @inlinable
+        init(effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, collector: Completion?) {
+            self.effect = effect
+            self.origin = origin
+            self.ids = ids
+            self.lineage = lineage
+            self.collector = collector
+        }
+    }
+
+    /// Work to start once the store is idle, oldest first. Guarded by `lock`.
+    @exclusivity(unchecked) @usableFromInline var pending: [PendingStart] = []
+    /// Whether a thread is starting `pending`: set and cleared under `lock`, read without it by
+    /// a thread that just kept work (if it reads `true`, the starter has yet to look for more).
+    @usableFromInline let isStartingPending = Atomic<Bool>(false)
+
     /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
     ///   of the effect's lineage.
     @usableFromInline
@@ -53,18 +80,24 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     // MARK: - Starting
 
-    /// Starts `effect`, returning the tasks it started at top level. Synchronous parts (`send`,
-    /// `cancel`, diagnostics) happen before this returns.
-    /// - Parameter collectsTasks: Whether the caller wants the tasks; without, none is kept.
+    /// Starts `effect` for `origin`: its synchronous parts (`send`, `cancel`, diagnostics, the
+    /// sends a concatenation opens with) now, in order; its work (`run`, the rest of a
+    /// concatenation, a throttle) once the store has reduced what is queued
+    /// (``startPending()``), as The Composable Architecture starts an effect's work after the
+    /// synchronous actions: so an action that work sends is reduced as it is sent, before the
+    /// work's next line.
+    /// - Parameters:
+    ///   - collector: Hears of every task started for `effect`; with `collectsTasks`, made
+    ///     when the first task is kept for later (task-less work needs none).
     @inlinable
-    func start(_ effect: Effect<Action>, origin: Action, lineage: Lineage, collectsTasks: Bool = true) -> [Task<Void, Never>] {
-        var tasks: [Task<Void, Never>]? = collectsTasks ? [] : nil
-        start(effect, origin: origin, ids: [], lineage: lineage, into: &tasks)
-        return tasks ?? []
+    func start(_ effect: Effect<Action>, origin: Action, lineage: Lineage, collector: inout Completion?, collectsTasks: Bool) {
+        start(effect, origin: origin, ids: [], lineage: lineage, collector: &collector, collectsTasks: collectsTasks)
     }
 
     @inlinable
-    func start(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, into tasks: inout [Task<Void, Never>]?) {
+    func start(
+        _ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, collector: inout Completion?, collectsTasks: Bool
+    ) {
         switch effect.operation {
         case .none:
             return
@@ -78,27 +111,130 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         case .cancel(let id):
             cancel(id: id)
         case .merge(let effects):
-            for effect in effects { start(effect, origin: origin, ids: ids, lineage: lineage, into: &tasks) }
+            for effect in effects {
+                start(effect, origin: origin, ids: ids, lineage: lineage, collector: &collector, collectsTasks: collectsTasks)
+            }
         case .cancellable(let id, let cancelInFlight, let inner):
             if cancelInFlight { cancel(id: id) }
-            start(inner, origin: origin, ids: ids + [id], lineage: lineage, into: &tasks)
+            start(inner, origin: origin, ids: ids + [id], lineage: lineage, collector: &collector, collectsTasks: collectsTasks)
         case .run(let run):
+            let collecting = run.immediate == nil && collectsTasks ? Self.made(&collector, lineage) : nil
+            startLater(effect, origin: origin, ids: ids, lineage: lineage, collector: collecting)
+        case .concatenate(let effects):
+            // Its opening sends now, in order, before any action other work sends later.
+            let opening = effects.prefix { $0.isSynchronous }
+            for effect in opening {
+                start(effect, origin: origin, ids: ids, lineage: lineage, collector: &collector, collectsTasks: collectsTasks)
+            }
+            guard opening.count < effects.count else { return }
+            let rest = Effect(.concatenate(Array(effects[opening.count...])))
+            startLater(rest, origin: origin, ids: ids, lineage: lineage, collector: collectsTasks ? Self.made(&collector, lineage) : nil)
+        case .throttle:
+            startLater(effect, origin: origin, ids: ids, lineage: lineage, collector: collectsTasks ? Self.made(&collector, lineage) : nil)
+        }
+    }
+
+    /// `collector`, made for `lineage` if there is none yet.
+    @inlinable
+    static func made(_ collector: inout Completion?, _ lineage: Lineage) -> Completion {
+        if let collector { return collector }
+        let made = Completion(lineage: lineage)
+        collector = made
+        return made
+    }
+
+    /// Keeps `effect` (a `run`, or one that needs a task) to start once the store is idle
+    /// (``startPending()``). It counts as running meanwhile, and is dropped by cancellation and
+    /// shutdown as a running effect is.
+    @inlinable
+    func startLater(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, collector: Completion?) {
+        guard !lineage.isCancelled else { return }
+        lineage.enter()
+        collector?.expectStart()
+        lock.lock()
+        registry.pointee.liveCount += 1
+        pending.append(PendingStart(effect: effect, origin: origin, ids: ids, lineage: lineage, collector: collector))
+        lock.unlock()
+    }
+
+    /// Starts the work kept by ``startLater(_:origin:ids:lineage:collector:)``, oldest first,
+    /// on this thread, until none is left — unless a thread is doing so already (up this
+    /// thread's stack: a send from work being started; or another thread), which then starts
+    /// this work too. Called by the store whenever it has reduced what was queued.
+    @inlinable
+    func startPending() {
+        if isStartingPending.load(ordering: .acquiring) { return }
+        lock.lock()
+        guard !isStartingPending.load(ordering: .relaxed), !pending.isEmpty else {
+            lock.unlock()
+            return
+        }
+        isStartingPending.store(true, ordering: .relaxed)
+        var batch: [PendingStart] = []
+        var ended = Ended()
+        while true {
+            swap(&batch, &pending)
+            guard !batch.isEmpty else { break }
+            lock.unlock()
+            for item in batch { begin(item) }
+            lock.lock()
+            // Started work counts as itself now (or has ended already).
+            registry.pointee.liveCount -= batch.count
+            if registry.pointee.liveCount == 0 { ended.waiters += registry.pointee.idleWaiters.takeAll() }
+            batch.removeAll(keepingCapacity: true)
+        }
+        isStartingPending.store(false, ordering: .releasing)
+        lock.unlock()
+        ended.announce(activity)
+    }
+
+    /// Starts one kept piece of work, with the store idle.
+    @inlinable
+    func begin(_ item: PendingStart) {
+        var task: Task<Void, Never>?
+        if case .run(let run) = item.effect.operation {
             if let immediate = run.immediate {
-                runImmediately(immediate, of: run, origin: origin, ids: ids, lineage: lineage)
-                return
+                runImmediately(immediate, of: run, origin: item.origin, ids: item.ids, lineage: item.lineage)
+            } else {
+                // The task runs the work itself, not a closure around it: each async closure
+                // level costs the effect a check of its executor preference.
+                let outlet = EffectOutlet(runner: self, origin: item.origin, lineage: item.lineage)
+                task = launch(outlet, ids: item.ids, priority: run.priority, startInline: true) { key in
+                    { [self] in await perform(run, through: outlet, finishing: key) }
+                }
             }
-            // The task runs the work itself, not a closure around it: each async closure level
-            // costs the effect a check of its executor preference.
-            let outlet = EffectOutlet(runner: self, origin: origin, lineage: lineage)
-            let task = launch(outlet, ids: ids, priority: run.priority, startInline: true) { key in
-                { [self] in await perform(run, through: outlet, finishing: key) }
-            }
-            tasks?.append(task)
-        case .concatenate, .throttle:
-            let task = spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
+        } else {
+            let (effect, origin, ids, lineage) = (item.effect, item.origin, item.ids, item.lineage)
+            task = spawn(origin: origin, ids: ids, lineage: lineage, priority: nil) { [self] in
                 await execute(effect, origin: origin, ids: ids, lineage: lineage)
             }
-            tasks?.append(task)
+        }
+        item.collector?.started(task)
+        item.lineage.leave()
+    }
+
+    /// Drops the kept work `isDropped` picks, which stops counting as running (lock held);
+    /// returns it, for ``dropped(_:)``, and the waiters for idleness to resume.
+    @usableFromInline
+    func takePending(from registry: inout EffectRegistry, where isDropped: (PendingStart) -> Bool) -> [PendingStart] {
+        guard !pending.isEmpty else { return [] }
+        var taken: [PendingStart] = []
+        pending.removeAll { item in
+            guard isDropped(item) else { return false }
+            taken.append(item)
+            return true
+        }
+        registry.liveCount -= taken.count
+        return taken
+    }
+
+    /// Kept work that was dropped before it started (taken under the lock, which also stopped
+    /// counting it): nobody waits for it any more.
+    @usableFromInline
+    func dropped(_ items: [PendingStart]) {
+        for item in items {
+            item.collector?.started(nil)
+            item.lineage.leave()
         }
     }
 

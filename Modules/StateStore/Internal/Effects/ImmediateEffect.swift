@@ -29,6 +29,9 @@ final class ImmediateEffect: @unchecked Sendable {
     @usableFromInline let ids: [EffectID]
     /// Set when the effect cancelled one of its own ids; read and written on its thread only.
     @usableFromInline var isCancelled = false
+    /// The task-less work this work runs inside of on this thread (it sent an action whose
+    /// work started here), while `run` runs.
+    private var outer: ImmediateEffect?
 
     @inlinable
     init(runner: any EffectCancelling, ids: [EffectID]) {
@@ -39,10 +42,24 @@ final class ImmediateEffect: @unchecked Sendable {
     /// Runs `work` as this effect (``current`` while it runs).
     @usableFromInline
     func run(_ work: () throws -> Void) rethrows {
-        let outer = pthread_getspecific(Self.slot)
+        let outerSlot = pthread_getspecific(Self.slot)
+        outer = Self.current
         pthread_setspecific(Self.slot, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.slot, outer) }
+        defer {
+            pthread_setspecific(Self.slot, outerSlot)
+            outer = nil
+        }
         try withExtendedLifetime(self) { try work() }
+    }
+
+    /// Marks the task-less work of `runner` running on this thread under `id` as cancelled:
+    /// what it sends afterwards is dropped, as a cancelled task's sends are.
+    static func cancelRunning(id: EffectID, of runner: any EffectCancelling) {
+        var effect = current
+        while let running = effect {
+            if running.runner === runner, running.ids.contains(id) { running.isCancelled = true }
+            effect = running.outer
+        }
     }
 
     /// Cancels the store's effects with `id`, this one among them when it has `id`.

@@ -39,9 +39,12 @@ extension StoreRuntime {
         reducingThread.store(0, ordering: .relaxed)
         let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
         unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
-        let tasks = effect.isNone ? [] : effects.start(effect, origin: action, lineage: lineage, collectsTasks: completion != nil)
+        if !effect.isNone {
+            var collector = completion
+            effects.start(effect, origin: action, lineage: lineage, collector: &collector, collectsTasks: completion != nil)
+        }
         if let completion {
-            completion.resolve(tasks)
+            completion.resolve([])
         } else {
             lineage.leave()
         }
@@ -88,6 +91,8 @@ extension StoreRuntime {
             guard let item else {
                 core.pointee.mode.stopDraining()
                 lock.unlock()
+                // The work the burst's effects asked for starts now, with the store idle.
+                effects.startPending()
                 return
             }
             lock.unlock()

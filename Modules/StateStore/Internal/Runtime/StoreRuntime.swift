@@ -208,8 +208,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             task = StoreTask()
         } else {
             let lineage = lineage ?? Lineage(canceller: effects)
-            let tasks = effects.start(effect, origin: action, lineage: lineage, collectsTasks: returnsTask)
-            task = returnsTask ? StoreTask(tasks: tasks, lineage: lineage) : StoreTask()
+            // Made only when the effect keeps a task for later, which the returned task waits for.
+            var completion: Completion?
+            effects.start(effect, origin: action, lineage: lineage, collector: &completion, collectsTasks: returnsTask)
+            completion?.resolve([])
+            task = returnsTask ? StoreTask(completion, lineage: lineage) : StoreTask()
         }
         drain()
         return task
