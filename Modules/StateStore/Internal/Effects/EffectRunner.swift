@@ -49,7 +49,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     }
 
     /// Work to start once the store is idle, oldest first. Guarded by `lock`.
-    @exclusivity(unchecked) @usableFromInline var pending: [PendingStart] = []
+    @exclusivity(unchecked) @usableFromInline var pending = RingBuffer<PendingStart>()
     /// Whether a thread is starting `pending`: set and cleared under `lock`, read without it by
     /// a thread that just kept work (if it reads `true`, the starter has yet to look for more).
     @usableFromInline let isStartingPending = Atomic<Bool>(false)
@@ -170,19 +170,14 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             return
         }
         isStartingPending.store(true, ordering: .relaxed)
-        var batch: [PendingStart] = []
-        var ended = Ended()
-        while true {
-            swap(&batch, &pending)
-            guard !batch.isEmpty else { break }
+        while let item = pending.popFirst() {
             lock.unlock()
-            for item in batch { begin(item) }
+            begin(item)
             lock.lock()
-            // Started work counts as itself now (or has ended already).
-            registry.pointee.liveCount -= batch.count
-            if registry.pointee.liveCount == 0 { ended.waiters += registry.pointee.idleWaiters.takeAll() }
-            batch.removeAll(keepingCapacity: true)
+            // Started, the work counts as itself now (or has ended already).
+            registry.pointee.liveCount -= 1
         }
+        let ended = Ended(waiters: registry.pointee.liveCount == 0 ? registry.pointee.idleWaiters.takeAll() : [])
         isStartingPending.store(false, ordering: .releasing)
         lock.unlock()
         ended.announce(activity)
@@ -219,11 +214,11 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     func takePending(from registry: inout EffectRegistry, where isDropped: (PendingStart) -> Bool) -> [PendingStart] {
         guard !pending.isEmpty else { return [] }
         var taken: [PendingStart] = []
-        pending.removeAll { item in
-            guard isDropped(item) else { return false }
-            taken.append(item)
-            return true
+        var kept = RingBuffer<PendingStart>()
+        while let item = pending.popFirst() {
+            if isDropped(item) { taken.append(item) } else { kept.append(item) }
         }
+        pending = kept
         registry.liveCount -= taken.count
         return taken
     }
