@@ -50,6 +50,9 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     /// Work to start once the store is idle, oldest first. Guarded by `lock`.
     @exclusivity(unchecked) @usableFromInline var pending = RingBuffer<PendingStart>()
+    /// `pending.count`, written under `lock` and read without it: a store asks after every burst
+    /// whether it kept work, and almost always it kept none.
+    @usableFromInline let pendingCount = Atomic<Int>(0)
     /// Whether a thread is starting `pending`: set and cleared under `lock`, read without it by
     /// a thread that just kept work (if it reads `true`, the starter has yet to look for more).
     @usableFromInline let isStartingPending = Atomic<Bool>(false)
@@ -154,6 +157,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         lock.lock()
         registry.pointee.liveCount += 1
         pending.append(PendingStart(effect: effect, origin: origin, ids: ids, lineage: lineage, collector: collector))
+        pendingCount.store(pending.count, ordering: .relaxed)
         lock.unlock()
     }
 
@@ -163,7 +167,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// this work too. Called by the store whenever it has reduced what was queued.
     @inlinable
     func startPending() {
-        if isStartingPending.load(ordering: .acquiring) { return }
+        // None kept (what this thread kept, it counted), or a starter will take it.
+        if pendingCount.load(ordering: .relaxed) == 0 || isStartingPending.load(ordering: .acquiring) { return }
         lock.lock()
         guard !isStartingPending.load(ordering: .relaxed), !pending.isEmpty else {
             lock.unlock()
@@ -171,6 +176,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         }
         isStartingPending.store(true, ordering: .relaxed)
         while let item = pending.popFirst() {
+            pendingCount.store(pending.count, ordering: .relaxed)
             lock.unlock()
             begin(item)
             lock.lock()
@@ -219,6 +225,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
             if isDropped(item) { taken.append(item) } else { kept.append(item) }
         }
         pending = kept
+        pendingCount.store(pending.count, ordering: .relaxed)
         registry.liveCount -= taken.count
         return taken
     }
