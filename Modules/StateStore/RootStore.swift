@@ -72,7 +72,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
             runtime: runtime,
             // Sound: called with the runtime's lock held, which guards `core`.
             readWhileLocked: { runtime.core.pointee.state },
-            send: { runtime.send($0, checkReentrancy: true) },
+            send: { runtime.send($0, from: .caller) },
             schedule: runtime.schedule,
             diagnostics: runtime.diagnostics,
             detach: nil

@@ -121,7 +121,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     @discardableResult
     public final func send(_ action: Action) -> StoreTask {
         if let runtime {
-            return runtime.send(action, checkReentrancy: true)
+            return runtime.send(action, from: .caller)
         }
         return sendAction(action)
     }

@@ -432,6 +432,22 @@ struct ScopedStoreTests {
         #expect(derivations.all.count == initialDerivations + 1, "derived once for two reads")
     }
 
+    @Test func anObservedDerivationRunsOncePerChange() {
+        let store = Self.profileStore()
+        let derivations = Collected<Int>()
+        let visits = store.scope(
+            deriving: { state -> Int in
+                derivations.append(state.visits); return state.visits
+            }, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = visits.observe { seen.append($0) }
+        let before = derivations.all.count
+        for _ in 0..<10 { store.send(.visit) }
+        #expect(seen.all == Array(0...10))
+        #expect(derivations.all.count == before + 10, "one derivation per change, as TCA's scope evaluates its closure once")
+        subscription.cancel()
+    }
+
     @Test func observingAStaleStoreStartsFromItsValueNowAndFollowsFromThere() {
         let store = Self.profileStore()
         let visits = store.scope(deriving: { $0.visits * 10 }, action: { $0 })

@@ -116,3 +116,43 @@ extension StoreRuntime {
         }
     }
 }
+
+/// Who sends an action to the runtime: what the send is part of, whether a send from the thread
+/// that is reducing deserves a diagnostic, and whether anyone uses the returned task.
+@usableFromInline
+enum SendOrigin {
+    /// A caller outside the store (a view, a test): new work, whose task is returned; a send
+    /// from the thread that is busy reducing (an observer's) is reported.
+    case caller
+    /// The store's own machinery (the middleware's `send`, a reducer's queued send): new work,
+    /// expected while the store works.
+    case store
+    /// An effect of the work `lineage` stands for: part of that work; nobody waits for the task.
+    case effect(Lineage)
+    /// A deferred middleware going on with the action of `lineage`, whose task it awaits.
+    case middleware(Lineage)
+
+    /// The work the action is part of; `nil` for new work.
+    @inlinable
+    var lineage: Lineage? {
+        switch self {
+        case .caller, .store: nil
+        case .effect(let lineage), .middleware(let lineage): lineage
+        }
+    }
+
+    /// Whether the caller uses the returned task (effects do not, and their actions then skip
+    /// what only the task needs).
+    @inlinable
+    var usesTask: Bool {
+        if case .effect = self { return false }
+        return true
+    }
+
+    /// Whether a send from the draining thread is worth a diagnostic.
+    @inlinable
+    var isCaller: Bool {
+        if case .caller = self { return true }
+        return false
+    }
+}

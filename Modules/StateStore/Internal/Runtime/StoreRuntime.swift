@@ -95,12 +95,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
         effects = EffectRunner(
-            deliver: { handle.runtime?.send($0, lineage: $1, checkReentrancy: false, returnsTask: false) },
+            deliver: { handle.runtime?.send($0, from: .effect($1)) },
             diagnostics: diagnostics
         )
         middlewareContext = MiddlewareContext(
             readState: { handle.runtime?.currentState },
-            send: { handle.runtime?.send($0, checkReentrancy: false) }
+            send: { handle.runtime?.send($0, from: .store) }
         )
         switch reducer {
         case .sync(let reduce):
@@ -147,20 +147,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     // MARK: - Sending
 
     /// Runs `action` through the middleware from `middlewareIndex` on, then reduces it now if
-    /// the store is idle or queues it behind the action in progress.
-    ///
-    /// - Parameters:
-    ///   - lineage: The work this action belongs to, when an effect sends it; `nil` for a new send.
-    ///   - checkReentrancy: Whether a send from the draining thread is worth a diagnostic (it is
-    ///     not for effects and middleware, which are expected to send while the store works).
-    ///   - returnsTask: Whether the caller uses the returned task; effects do not, and their
-    ///     actions then skip what only the task needs.
+    /// the store is idle or queues it behind the action in progress. `origin` says who sends it.
     @inlinable
     @discardableResult
-    func send(
-        _ action: Action, startingAt middlewareIndex: Int = 0, lineage: Lineage? = nil, checkReentrancy: Bool,
-        returnsTask: Bool = true
-    ) -> StoreTask {
+    func send(_ action: Action, startingAt middlewareIndex: Int = 0, from origin: SendOrigin) -> StoreTask {
         // Before middleware (which may read the state) and before the lock: both would wait for
         // the lock a reducer's thread holds.
         if isReducingOnThisThread { return sendFromReducer(action) }
@@ -174,19 +164,19 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             case .stop:
                 return StoreTask()
             case .deferred(let operation):
-                return resumeLater(operation, origin: action, atMiddleware: index + 1, lineage: lineage)
+                return resumeLater(operation, origin: action, atMiddleware: index + 1, lineage: origin.lineage)
             }
         }
-        return reduceOrEnqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
+        return reduceOrEnqueue(action, from: origin)
     }
 
     /// Reduces `action` at once if the store is idle, otherwise queues it.
     @inlinable
-    func reduceOrEnqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
+    func reduceOrEnqueue(_ action: Action, from origin: SendOrigin) -> StoreTask {
         lock.lock()
         guard core.pointee.mode.isIdle, let reduce = syncReduce else {
             lock.unlock()
-            return enqueue(action, lineage: lineage, checkReentrancy: checkReentrancy, returnsTask: returnsTask)
+            return enqueue(action, from: origin)
         }
         let keepsBytes = rememberBytesBefore()
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
@@ -207,12 +197,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         if effect.isNone {
             task = StoreTask()
         } else {
-            let lineage = lineage ?? Lineage(canceller: effects)
+            let lineage = origin.lineage ?? Lineage(canceller: effects)
             // Made only when the effect keeps a task for later, which the returned task waits for.
             var completion: Completion?
-            effects.start(effect, origin: action, lineage: lineage, collector: &completion, collectsTasks: returnsTask)
+            effects.start(effect, origin: action, lineage: lineage, collector: &completion, collectsTasks: origin.usesTask)
             completion?.resolve([])
-            task = returnsTask ? StoreTask(completion, lineage: lineage) : StoreTask()
+            task = origin.usesTask ? StoreTask(completion, lineage: lineage) : StoreTask()
         }
         drain()
         return task
@@ -238,7 +228,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                         .reentrantSend,
                         "\(ValueRenderer.oneLine(action)) was sent from inside the reducer; it was queued behind the action being reduced (return .send(action) instead)"
                     ))
-                send(action, checkReentrancy: false)
+                send(action, from: .store)
             })
         return StoreTask()
     }
@@ -246,7 +236,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// The contended path: the store is busy, shut down, or reduces asynchronously. Inlinable
     /// too, since effects that send while the store works take it for every action.
     @inlinable
-    func enqueue(_ action: Action, lineage: Lineage?, checkReentrancy: Bool, returnsTask: Bool = true) -> StoreTask {
+    func enqueue(_ action: Action, from origin: SendOrigin) -> StoreTask {
         lock.lock()
         if core.pointee.mode.isShutDown {
             lock.unlock()
@@ -256,10 +246,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
                     "\(ValueRenderer.oneLine(action)) was sent after the store shut down and was dropped"))
             return StoreTask()
         }
-        let lineage = lineage ?? Lineage(canceller: effects)
+        let lineage = origin.lineage ?? Lineage(canceller: effects)
         // Not idle and not shut down: another send is draining.
         let isDraining = !core.pointee.mode.isIdle
-        if isDraining, !returnsTask, syncReduce != nil {
+        if isDraining, !origin.usesTask, syncReduce != nil {
             lineage.enter()
             core.pointee.queue.append(.action(action, completion: nil, lineage: lineage))
             lock.unlock()
@@ -268,7 +258,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let completion = Completion(lineage: lineage)
         if isDraining {
             core.pointee.queue.append(.action(action, completion: completion, lineage: lineage))
-            let reentrant = checkReentrancy && core.pointee.mode.drainer == ThreadIdentity.current
+            let reentrant = origin.isCaller && core.pointee.mode.drainer == ThreadIdentity.current
             lock.unlock()
             if reentrant {
                 diagnostics.report(
@@ -293,7 +283,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let lineage = lineage ?? Lineage(canceller: effects)
         let task = effects.track(origin: origin, lineage: lineage) {
             guard let next = await operation(), let runtime = handle.runtime else { return }
-            await runtime.send(next, startingAt: index, lineage: lineage, checkReentrancy: false).finish()
+            await runtime.send(next, startingAt: index, from: .middleware(lineage)).finish()
         }
         return StoreTask(tasks: [task], lineage: lineage)
     }
