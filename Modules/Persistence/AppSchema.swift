@@ -181,5 +181,22 @@ public enum AppSchema {
                 DROP TABLE journal;
                 ALTER TABLE journal_by_sequence RENAME TO journal;
                 """),
+        Migration(
+            version: 11, name: "the search index's progress by change number",
+            sql: """
+                -- How far each owner's notes are indexed: every note whose change number is at most
+                -- indexed_through has its text in notes_search, and the notes after it are read through
+                -- notes_by_change. A write no longer marks its row (search_indexed) nor touches the
+                -- index of marked rows: two pages per note written where there were three.
+                CREATE TABLE search_progress (
+                    owner_id TEXT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+                    indexed_through INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                INSERT INTO search_progress (owner_id, indexed_through)
+                    SELECT owner_id, coalesce(min(CASE WHEN search_indexed = 0 THEN change_sequence END) - 1, max(change_sequence))
+                    FROM notes GROUP BY owner_id;
+                DROP INDEX notes_unindexed;
+                ALTER TABLE notes DROP COLUMN search_indexed;
+                """),
     ]
 }

@@ -267,7 +267,7 @@ struct LiveClientTests {
         let session = try await live.auth.authenticate(credentials)
         let other = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         func indexed() throws -> Int {
-            try other.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes WHERE search_indexed = 1") { $0.int(0) } }.first ?? 0
+            try other.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes WHERE change_sequence <= \(SearchIndex.progressOfNotesOwner)") { $0.int(0) } }.first ?? 0
         }
         // Writes one after another, never quiet: the index must catch some of them meanwhile.
         var written = 0
@@ -348,6 +348,48 @@ struct LiveClientTests {
                 updatedAt: Date(timeIntervalSinceReferenceDate: 10)))
         #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["milk chocolate", "buy oat milk"])
         #expect(try await live.notes.search(session.token, "mum").map(\.text) == ["call mum"])
+    }
+
+    @Test func notesIndexedBeforeVersion11AreNotIndexedAgainAndTheRestAreFound() async throws {
+        let path = folder.file("v10.sqlite")
+        let old = try Database(path: path, migrations: Array(AppSchema.migrations.prefix(10)))
+        let oldLive = try environment(old, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)))
+        _ = try await oldLive.auth.signUp(credentials)
+        let oldSession = try await oldLive.auth.authenticate(credentials)
+        let base = Date(timeIntervalSinceReferenceDate: 0)
+        for (sequence, text) in [(1, "buy oat milk"), (2, "call mum"), (3, "milk the cow"), (4, "walk")] {
+            _ = try await oldLive.notes.create(
+                oldSession.token,
+                Note(id: Note.ID(UUID(sequence: UInt64(sequence))), text: text, createdAt: base, updatedAt: base.addingTimeInterval(Double(sequence))))
+        }
+        // Version 10's indexer took the first two (as it did: the folded text under a new row
+        // number, the note marked); the last two were written after it.
+        try old.write { db throws(DatabaseError) in
+            for sequence in [1, 2] {
+                let id = Note.ID(UUID(sequence: UInt64(sequence))).description
+                let text = try db.query("SELECT text FROM notes WHERE id = ?", [.text(id)]) { $0.text(0) }.first ?? ""
+                try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(sequence), .text(SearchText.folded(text))])
+                try db.execute("UPDATE notes SET search_indexed = 1, search_rowid = ? WHERE id = ?", [.int(sequence), .text(id)])
+            }
+        }
+        old.close()
+
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let progress = try database.read { db throws(DatabaseError) in try db.query("SELECT indexed_through FROM search_progress") { $0.int(0) } }
+        #expect(progress == [2], "indexed through the last note version 10 had indexed")
+        let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)))
+        let session = try await live.auth.authenticate(credentials)
+        #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["milk the cow", "buy oat milk"])
+        try SearchIndex.indexAll(in: database)
+        #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["milk the cow", "buy oat milk"])
+        let indexRows = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes_search") { $0.int(0) } }
+        #expect(indexRows == [4], "each note is in the index once")
+        // An edit leaves the index until it is indexed again, and is found meanwhile.
+        var edited = try #require(try await live.notes.list(session.token).first { $0.text == "walk" })
+        edited.text = "walk to the milk bar"
+        _ = try await live.notes.update(session.token, edited)
+        #expect(try await live.notes.search(session.token, "milk").map(\.text) == ["walk to the milk bar", "milk the cow", "buy oat milk"])
+        #expect(try await live.notes.search(session.token, "walk").map(\.text) == ["walk to the milk bar"])
     }
 
     @Test func storageFailuresAreTypedAndKeepWhatWasStored() async throws {

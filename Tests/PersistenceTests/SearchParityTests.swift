@@ -119,14 +119,14 @@ struct SearchQueryPlanTests {
     @Test func aSearchReadsWhatItFindsNotEveryNote() throws {
         let database = try Database.inMemory(migrations: AppSchema.migrations)
         let statements = [
-            LiveBackend.indexedMatches(LiveBackend.indexCondition(["milk", "ab"]).0), LiveBackend.unindexedNotes, SearchIndex.markedNotes(after: true),
+            LiveBackend.indexedMatches(LiveBackend.indexCondition(["milk", "ab"]).0), LiveBackend.unindexedNotes, SearchIndex.notesToIndex,
         ]
         for sql in statements {
             let plan = try database.read { db throws(DatabaseError) in
                 try db.query("EXPLAIN QUERY PLAN " + sql, Array(repeating: .text("x"), count: sql.count { $0 == "?" })) { $0.text(3) }
             }
-            #expect(plan.allSatisfy { !$0.contains("PRIMARY KEY") && !$0.hasPrefix("SCAN notes ") }, "\(sql): \(plan)")
-            #expect(plan.contains { $0.contains("notes_by_search_row") || $0.contains("notes_unindexed") }, "\(sql): \(plan)")
+            #expect(plan.allSatisfy { !$0.hasPrefix("SCAN notes ") && !$0.contains(" notes USING PRIMARY KEY") }, "\(sql): \(plan)")
+            #expect(plan.contains { $0.contains("notes_by_search_row") || $0.contains("notes_by_change") }, "\(sql): \(plan)")
         }
     }
 }

@@ -54,12 +54,13 @@ extension LiveBackend {
         """
         SELECT notes.id, notes.text, notes.created_at, notes.updated_at, notes.change_sequence
         FROM notes_search CROSS JOIN notes INDEXED BY notes_by_search_row ON notes.search_rowid = notes_search.rowid
-        WHERE \(condition) AND notes.owner_id = ? AND notes.search_indexed = 1
+        WHERE \(condition) AND notes.owner_id = ? AND notes.change_sequence <= \(SearchIndex.progressOfNotesOwner)
         """
     }
 
     /// The owner's notes not indexed yet (a few, while writes go on), as ``noteColumns``.
-    static let unindexedNotes = noteColumns + " INDEXED BY notes_unindexed WHERE owner_id = ? AND search_indexed = 0"
+    static let unindexedNotes =
+        noteColumns + " INDEXED BY notes_by_change WHERE owner_id = ? AND change_sequence > \(SearchIndex.progressOfNotesOwner)"
 
     /// The condition on `notes_search` (its `?` values beside it) that keeps the index's rows
     /// holding every folded word: words of three characters or more through the trigram index,
@@ -109,7 +110,7 @@ extension LiveBackend {
                 try db.query(
                     """
                     INSERT INTO notes (owner_id, id, text, created_at, updated_at, change_sequence) VALUES (?1, ?2, ?3, ?4, ?5, \(Self.nextChange))
-                    ON CONFLICT (owner_id, id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at, search_indexed = 0,
+                    ON CONFLICT (owner_id, id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at,
                         change_sequence = excluded.change_sequence
                     RETURNING change_sequence
                     """,
@@ -139,7 +140,7 @@ extension LiveBackend {
             let stored = try storage { () throws(DatabaseError) in
                 try db.query(
                     """
-                    UPDATE notes SET text = ?2, updated_at = ?3, search_indexed = 0, change_sequence = \(Self.nextChange)
+                    UPDATE notes SET text = ?2, updated_at = ?3, change_sequence = \(Self.nextChange)
                     WHERE owner_id = ?1 AND id = ?4 RETURNING created_at, change_sequence
                     """,
                     [

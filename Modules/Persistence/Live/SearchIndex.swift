@@ -5,25 +5,25 @@ import StateStore
 /// The notes' full-text index (`notes_search`, FTS5 trigrams over each note's ``SearchText``
 /// folded text), kept up to date in small steps off the writers' path.
 ///
-/// Writing a note only marks it (`search_indexed = 0`, in the same row). A background task indexes
-/// the marked notes in batches of a bounded size, each its own short transaction, so no other
-/// connection ever waits long for the write lock, however many notes a bulk import left behind;
-/// it goes on at its pace while writes continue (batch after batch when more than a batch came
-/// in a pace), so under a steady stream of writes the notes not indexed yet stay about one
-/// pace's worth. A search never waits for it: it reads notes not
-/// indexed yet and matches them itself. A deleted note's index row goes in the delete's
-/// transaction; the rows of edited-away text that are left when the database closes are removed
-/// then.
+/// Writing a note gives it the owner's next change number (`change_sequence`), as every write
+/// does; nothing else. The index keeps, per owner, the change number it has indexed through
+/// (`search_progress`): the notes after it, read in change order through `notes_by_change`, are
+/// the ones still to index. A background task indexes them in batches of a bounded size, each
+/// its own short transaction, so no other connection ever waits long for the write lock, however
+/// many notes a bulk import left behind; it goes on at its pace while writes continue (batch
+/// after batch when more than a batch came in a pace), so under a steady stream of writes the
+/// notes not indexed yet stay about one pace's worth. A search never waits for it: it reads the
+/// notes after the owner's progress and matches them itself. A deleted note's index row goes in
+/// the delete's transaction; the rows of edited-away text that are left when the database
+/// closes are removed then.
 package final class SearchIndex: Sendable {
     private struct State {
         /// Whether the background task runs.
         var isRunning = false
-        /// When a note was last written: the task stops once a look finds nothing marked and no
+        /// When a note was last written: the task stops once a look finds nothing to index and no
         /// write came since that look began.
         var lastWrite = ContinuousClock.now
-        /// Where the next batch starts: after this note (in the table's key order).
-        var cursor: (owner: String, id: String)?
-        /// Whether the last batch left marked notes behind (it was full).
+        /// Whether the last batch left notes to index behind (it was full).
         var hasMore = false
     }
 
@@ -78,7 +78,7 @@ package final class SearchIndex: Sendable {
                 do {
                     indexed = try indexNextBatch()
                 } catch {
-                    // Closed, read-only or failing: the notes stay marked, and are found by
+                    // Closed, read-only or failing: the notes stay after the progress, and are found by
                     // scanning until a later run indexes them.
                     indexed = 0
                 }
@@ -93,7 +93,7 @@ package final class SearchIndex: Sendable {
                     if done { return }
                 }
                 // Caught up, the next batch waits a pace, so the notes written meanwhile are
-                // indexed together; a backlog (the batch left marked notes) is indexed batch after
+                // indexed together; a backlog (the batch left notes behind) is indexed batch after
                 // batch, with breaths in which writers take the lock, whether writes go on or not:
                 // a stream faster than a batch per pace would otherwise leave ever more behind.
                 let hasMore = state.withLock { $0.hasMore }
@@ -102,62 +102,63 @@ package final class SearchIndex: Sendable {
         }
     }
 
-    /// Indexes the next batch of marked notes in one transaction; returns how many (0: none left).
+    /// Indexes the next batch of notes after an owner's progress in one transaction; returns
+    /// how many (0: none left).
     @discardableResult
     func indexNextBatch() throws(DatabaseError) -> Int {
         guard let database else { return 0 }
-        let cursor = state.withLock { $0.cursor }
-        let (count, last, hasMore) = try database.write { db throws(DatabaseError) -> (Int, (String, String)?, Bool) in
-            guard try db.tableExists("notes_search") else { return (0, nil, false) }
-            var rows = try Self.marked(after: cursor, in: db)
-            if rows.isEmpty, cursor != nil { rows = try Self.marked(after: nil, in: db) }
-            guard !rows.isEmpty else { return (0, nil, false) }
-            var next = try db.query("SELECT coalesce(max(rowid), 0) FROM notes_search") { $0.int(0) }.first ?? 0
-            var bytes = 0
-            var taken = 0
-            for row in rows {
-                if taken > 0, bytes + row.text.utf8.count > Self.batchBytes { break }
-                bytes += row.text.utf8.count
-                taken += 1
-                let searchRow: Int
-                if let existing = row.searchRow {
-                    try Self.remove(row: existing, in: db)
-                    searchRow = existing
-                } else {
-                    next += 1
-                    searchRow = next
+        let (count, hasMore) = try database.write { db throws(DatabaseError) -> (Int, Bool) in
+            guard try db.tableExists("notes_search") else { return (0, false) }
+            // The first owner with notes after its progress (accounts are few; each look is an
+            // index seek).
+            let owners = try db.query(
+                "SELECT accounts.id, coalesce(search_progress.indexed_through, 0) FROM accounts LEFT JOIN search_progress ON search_progress.owner_id = accounts.id"
+            ) { (owner: $0.text(0), through: Int64($0.int(1))) }
+            for (owner, through) in owners {
+                let rows = try db.query(Self.notesToIndex, [.text(owner), .integer(through)]) { row in
+                    (id: row.text(0), text: row.text(1), searchRow: row.isNull(2) ? nil : row.int(2), change: Int64(row.int(3)))
                 }
-                try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(searchRow), .text(SearchText.folded(row.text))])
+                guard !rows.isEmpty else { continue }
+                var next = try db.query("SELECT coalesce(max(rowid), 0) FROM notes_search") { $0.int(0) }.first ?? 0
+                var bytes = 0
+                var taken = 0
+                for row in rows {
+                    if taken > 0, bytes + row.text.utf8.count > Self.batchBytes { break }
+                    bytes += row.text.utf8.count
+                    taken += 1
+                    if let existing = row.searchRow {
+                        // Indexed before: its row is replaced, under the same number.
+                        try Self.remove(row: existing, in: db)
+                        try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(existing), .text(SearchText.folded(row.text))])
+                    } else {
+                        next += 1
+                        try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(next), .text(SearchText.folded(row.text))])
+                        try db.execute("UPDATE notes SET search_rowid = ? WHERE owner_id = ? AND id = ?", [.int(next), .text(owner), .text(row.id)])
+                    }
+                }
                 try db.execute(
-                    "UPDATE notes SET search_indexed = 1, search_rowid = ? WHERE owner_id = ? AND id = ?",
-                    [.int(searchRow), .text(row.owner), .text(row.id)])
+                    """
+                    INSERT INTO search_progress (owner_id, indexed_through) VALUES (?, ?)
+                    ON CONFLICT (owner_id) DO UPDATE SET indexed_through = excluded.indexed_through
+                    """, [.text(owner), .integer(rows[taken - 1].change)])
+                return (taken, taken < rows.count || rows.count == Self.batchNotes)
             }
-            let last = rows[taken - 1]
-            return (taken, (last.owner, last.id), taken < rows.count || rows.count == Self.batchNotes)
+            return (0, false)
         }
-        state.withLock { state in
-            if let last { state.cursor = last }
-            state.hasMore = hasMore
-        }
+        state.withLock { $0.hasMore = hasMore }
         return count
     }
 
-    private static func marked(after cursor: (owner: String, id: String)?, in db: Connection) throws(DatabaseError)
-        -> [(owner: String, id: String, text: String, searchRow: Int?)]
-    {
-        try db.query(markedNotes(after: cursor != nil), cursor.map { [.text($0.owner), .text($0.id)] } ?? []) { row in
-            (row.text(0), row.text(1), row.text(2), row.isNull(3) ? nil : row.int(3))
-        }
-    }
+    /// The next batch of an owner's notes after its progress (`?, ?`: the owner, the change
+    /// number indexed through), in change order, through the index of changes alone.
+    static let notesToIndex = """
+        SELECT id, text, search_rowid, change_sequence FROM notes INDEXED BY notes_by_change
+        WHERE owner_id = ? AND change_sequence > ? ORDER BY change_sequence LIMIT \(batchNotes)
+        """
 
-    /// The next batch of marked notes, in the table's key order (after a cursor's `?, ?` when
-    /// `afterCursor`), through the index of marked notes alone.
-    static func markedNotes(after afterCursor: Bool) -> String {
-        """
-        SELECT owner_id, id, text, search_rowid FROM notes INDEXED BY notes_unindexed WHERE search_indexed = 0\(afterCursor ? " AND (owner_id, id) > (?, ?)" : "")
-        ORDER BY owner_id, id LIMIT \(batchNotes)
-        """
-    }
+    /// The change number the owner of a row of `notes` has its notes indexed through: its
+    /// notes up to it are in the index with their text, those after it are not (yet).
+    package static let progressOfNotesOwner = "coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = notes.owner_id), 0)"
 
     /// Removes index row `row` (FTS5 deletes its terms and its copy of the folded text); a note
     /// has an index row only where there is an index.
@@ -168,9 +169,19 @@ package final class SearchIndex: Sendable {
     /// Removes the index rows that still hold the text of notes edited since they were indexed.
     static func removeStaleRows(in db: Connection) throws(DatabaseError) {
         guard try db.tableExists("notes_search") else { return }
+        let stale = """
+            SELECT notes.owner_id, notes.id, notes.search_rowid FROM accounts CROSS JOIN notes INDEXED BY notes_by_change
+            ON notes.owner_id = accounts.id
+            AND notes.change_sequence > coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = accounts.id), 0)
+            WHERE notes.search_rowid IS NOT NULL
+            """
+        let rows = try db.query(stale) { (owner: $0.text(0), id: $0.text(1), searchRow: $0.int(2)) }
+        guard !rows.isEmpty else { return }
         try db.execute("SAVEPOINT stale_search_rows")
-        try db.execute("DELETE FROM notes_search WHERE rowid IN (SELECT search_rowid FROM notes WHERE search_indexed = 0 AND search_rowid IS NOT NULL)")
-        try db.execute("UPDATE notes SET search_rowid = NULL WHERE search_indexed = 0 AND search_rowid IS NOT NULL")
+        for row in rows {
+            try remove(row: row.searchRow, in: db)
+            try db.execute("UPDATE notes SET search_rowid = NULL WHERE owner_id = ? AND id = ?", [.text(row.owner), .text(row.id)])
+        }
         try db.execute("RELEASE stale_search_rows")
     }
 }
