@@ -104,7 +104,7 @@ func writeLockHoldSample(_ count: Int) async throws -> Double {
         // The index catches up in the background: wait until it has (at most a minute).
         for _ in 0..<6_000 {
             let left = try database.read { db throws(DatabaseError) in
-                try db.query("SELECT count(*) FROM notes WHERE search_indexed = 0") { $0.int(0) }.first ?? 0
+                try db.query("SELECT count(*) FROM notes WHERE change_sequence > \(SearchIndex.progressOfNotesOwner)") { $0.int(0) }.first ?? 0
             }
             if left == 0 { break }
             try await Task.sleep(for: .milliseconds(10))
