@@ -140,6 +140,43 @@ struct JournalTests {
         #expect(try journal.restore(from: Counter.State(), using: Counter()).state.count == 25_500)
     }
 
+    /// A count whose encoding notes the thread it runs on.
+    struct EncodingProbe: Reducer {
+        struct State: Codable, Equatable, Sendable {
+            static let encodedOn = Locked<[ObjectIdentifier]>([])
+            var count = 0
+
+            init() {}
+            init(from decoder: any Decoder) throws { count = try decoder.singleValueContainer().decode(Int.self) }
+            func encode(to encoder: any Encoder) throws {
+                Self.encodedOn.withLock { $0.append(ObjectIdentifier(Thread.current)) }
+                var container = encoder.singleValueContainer()
+                try container.encode(count)
+            }
+        }
+        enum Action: Codable, Equatable, Sendable { case increment }
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            state.count += 1
+            return .none
+        }
+    }
+
+    @Test func periodicSnapshotsAreEncodedOffTheReducingThread() throws {
+        let database = try Database(path: folder.file("probe.sqlite"), migrations: AppSchema.migrations)
+        let store = RootStore(initialState: EncodingProbe.State(), reducer: EncodingProbe())
+        let journal = try Journal<EncodingProbe.State, EncodingProbe.Action>(database: database, stream: "probe")
+        let recording = journal.record(store, snapshotEvery: 10)
+        for _ in 0..<30 { store.send(.increment) }
+        journal.waitForSnapshots()
+        recording.cancel()
+        let reducingThread = ObjectIdentifier(Thread.current)
+        let threads = EncodingProbe.State.encodedOn.withLock { $0 }
+        #expect(threads.count == 3, "a snapshot every 10 actions")
+        #expect(!threads.contains(reducingThread), "encoded where the store does not wait for it")
+        let (restored, replayed) = try journal.restore(from: EncodingProbe.State(), using: EncodingProbe())
+        #expect(restored.count == 30 && replayed == 0, "the last snapshot is after the 30th action")
+    }
+
     @Test func appendedActionsBecomeDurableOnTheirOwn() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let journal = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter", flushInterval: .milliseconds(5))

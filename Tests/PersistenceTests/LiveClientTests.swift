@@ -267,7 +267,9 @@ struct LiveClientTests {
         let session = try await live.auth.authenticate(credentials)
         let other = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         func indexed() throws -> Int {
-            try other.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes WHERE change_sequence <= \(SearchIndex.progressOfNotesOwner)") { $0.int(0) } }.first ?? 0
+            try other.read { db throws(DatabaseError) in
+                try db.query("SELECT count(*) FROM notes WHERE change_sequence <= \(SearchIndex.progressOfNotesOwner)") { $0.int(0) }
+            }.first ?? 0
         }
         // Writes one after another, never quiet: the index must catch some of them meanwhile.
         var written = 0

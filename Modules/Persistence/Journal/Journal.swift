@@ -75,6 +75,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     private var committing: DispatchQueue { database.workQueue }
     /// Who waits for a commit, and until when.
     private let waiters: CommitWaiters
+    /// Where periodic snapshots are encoded and written, one after another: off the thread that
+    /// reduces, which a big state's encoding (tens of milliseconds for 10,000 notes) would stall.
+    private let snapshotting = DispatchQueue(label: "appcore.journal.snapshots", qos: .utility)
 
     /// Opens the journal `stream` in `database`, continuing after its last stored action.
     ///
@@ -242,6 +245,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// one snapshot and no actions, so what the actions held and the state no longer does (the
     /// text of a deleted note) leaves the journal, and the next start restores without replaying.
     public func close(finalState: State? = nil) throws(DatabaseError) {
+        waitForSnapshots()
         buffer.withLock { buffer in
             buffer.isClosed = true
         }
@@ -331,7 +335,11 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Stores `state` as the state after every action appended so far (flushing them first), so a
     /// restore starts from it instead of replaying from the beginning.
     public func snapshot(_ state: State) throws(DatabaseError) {
-        let sequence = try flush()
+        try snapshot(state, at: try flush())
+    }
+
+    /// Stores `state` as the state after action `sequence`.
+    private func snapshot(_ state: State, at sequence: Int) throws(DatabaseError) {
         let data: [UInt8]
         do {
             data = try CompactCoding.encode(state)
@@ -351,6 +359,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// false) and after every action `carriesSecret` picks. Cancel the returned
     /// subscription (or release it) to stop.
     ///
+    /// Periodic snapshots are encoded and written on a queue of the journal's, not on the thread
+    /// that reduced the action; ``close(finalState:)`` and ``waitForSnapshots()`` wait for them.
+    ///
     /// An action with a secret is journaled redacted, so replaying it would not give the state
     /// it gave (an empty password is not a valid one); the snapshot right after it keeps the
     /// state instead, and the replay starts from there.
@@ -367,11 +378,28 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 count += 1
                 return count % snapshotEvery == 0
             }
-            if due || carriesSecret(action) { try? snapshot(state) }
-            // Each periodic snapshot makes the actions before it unnecessary: the stream stays
-            // within `snapshotEvery` actions and one snapshot.
-            if due, compacts { try? compact() }
+            if carriesSecret(action) {
+                // At once: the action is journaled redacted, so only this snapshot keeps its state.
+                try? snapshot(state)
+                if due, compacts { try? compact() }
+            } else if due {
+                // The actions so far are written here (so a batch ends where the snapshot
+                // starts); the state after them is encoded and written off this thread. Each
+                // periodic snapshot makes the actions before it unnecessary: the stream stays
+                // within `snapshotEvery` actions and one snapshot.
+                guard let sequence = try? flush() else { return }
+                snapshotting.async { [self] in
+                    try? snapshot(state, at: sequence)
+                    if compacts { try? compact() }
+                }
+            }
         }
+    }
+
+    /// Waits until the snapshots ``record(_:snapshotEvery:compacts:carriesSecret:)`` started
+    /// are written.
+    public func waitForSnapshots() {
+        snapshotting.sync {}
     }
 
     // MARK: - Reading
