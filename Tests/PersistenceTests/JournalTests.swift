@@ -177,6 +177,50 @@ struct JournalTests {
         #expect(restored.count == 30 && replayed == 0, "the last snapshot is after the 30th action")
     }
 
+    /// A count beside 6,400 bytes of text: a snapshot 100 actions' worth (64 bytes each).
+    struct BigState: Reducer {
+        struct State: Codable, Equatable, Sendable {
+            static let encodings = Locked(0)
+            var count = 0
+            var text = String(repeating: "x", count: 6_400)
+
+            init() {}
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                count = try container.decode(Int.self, forKey: .count)
+                text = try container.decode(String.self, forKey: .text)
+            }
+            func encode(to encoder: any Encoder) throws {
+                Self.encodings.withLock { $0 += 1 }
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(count, forKey: .count)
+                try container.encode(text, forKey: .text)
+            }
+            enum CodingKeys: String, CodingKey { case count, text }
+        }
+        enum Action: Codable, Equatable, Sendable { case increment }
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            state.count += 1
+            return .none
+        }
+    }
+
+    @Test func aBigStateIsSnapshottedAfterActionsInProportionToItsSize() throws {
+        let database = try Database(path: folder.file("big.sqlite"), migrations: AppSchema.migrations)
+        let store = RootStore(initialState: BigState.State(), reducer: BigState())
+        let journal = try Journal<BigState.State, BigState.Action>(database: database, stream: "big")
+        let recording = journal.record(store, snapshotEvery: 10)
+        for _ in 0..<10 { store.send(.increment) }
+        journal.waitForSnapshots()
+        #expect(BigState.State.encodings.withLock { $0 } == 1, "the first after 10 actions")
+        for _ in 0..<120 { store.send(.increment) }
+        journal.waitForSnapshots()
+        recording.cancel()
+        #expect(BigState.State.encodings.withLock { $0 } == 2, "the next 100 actions later (its 6.4 KB), not every 10")
+        let (restored, replayed) = try journal.restore(from: BigState.State(), using: BigState())
+        #expect(restored.count == 130 && replayed == 20)
+    }
+
     @Test func appendedActionsBecomeDurableOnTheirOwn() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let journal = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter", flushInterval: .milliseconds(5))

@@ -338,8 +338,15 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         try snapshot(state, at: try flush())
     }
 
-    /// Stores `state` as the state after action `sequence`.
-    private func snapshot(_ state: State, at sequence: Int) throws(DatabaseError) {
+    /// A periodic snapshot of n bytes is followed by the next after n / 64 actions at the least
+    /// (`snapshotEvery` for a small state): encoding a snapshot costs about its size, so its cost
+    /// per action stays the same however big the state grows, and replaying the actions since
+    /// the last snapshot costs at most about twice what reading the snapshot does.
+    static var snapshotBytesPerAction: Int { 64 }
+
+    /// Stores `state` as the state after action `sequence`; returns the snapshot's size in bytes.
+    @discardableResult
+    private func snapshot(_ state: State, at sequence: Int) throws(DatabaseError) -> Int {
         let data: [UInt8]
         do {
             data = try CompactCoding.encode(state)
@@ -352,12 +359,14 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 [.text(stream), .int(sequence), .blob(data)])
             try markActive(in: db)
         }
+        return data.count
     }
 
     /// Appends every action `store` reduces from now on, and snapshots its state every
-    /// `snapshotEvery` actions (compacting the stream to that snapshot, unless `compacts` is
-    /// false) and after every action `carriesSecret` picks. Cancel the returned
-    /// subscription (or release it) to stop.
+    /// `snapshotEvery` actions — or, for a big state, every 64th of its snapshot's size in bytes,
+    /// so that snapshots cost the same per action however big it grows — (compacting the stream
+    /// to that snapshot, unless `compacts` is false) and after every action `carriesSecret`
+    /// picks. Cancel the returned subscription (or release it) to stop.
     ///
     /// Periodic snapshots are encoded and written on a queue of the journal's, not on the thread
     /// that reduced the action; ``close(finalState:)`` and ``waitForSnapshots()`` wait for them.
@@ -371,16 +380,22 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         compacts: Bool = true,
         carriesSecret: @escaping @Sendable (Action) -> Bool = { _ in false }
     ) -> StoreSubscription {
-        let counter = Locked(0)
+        // Actions since the last periodic snapshot, and how many make the next one due.
+        let progress = Locked((count: 0, due: snapshotEvery))
+        let snapshotWritten = { @Sendable (bytes: Int) in
+            progress.withLock { $0.due = max(snapshotEvery, bytes / Self.snapshotBytesPerAction) }
+        }
         return store.observeActions { [self] action, state in
             append(action)
-            let due = counter.withLock { count -> Bool in
-                count += 1
-                return count % snapshotEvery == 0
+            let due = progress.withLock { progress -> Bool in
+                progress.count += 1
+                guard progress.count >= progress.due else { return false }
+                progress.count = 0
+                return true
             }
             if carriesSecret(action) {
                 // At once: the action is journaled redacted, so only this snapshot keeps its state.
-                try? snapshot(state)
+                if let sequence = try? flush(), let bytes = try? snapshot(state, at: sequence), due { snapshotWritten(bytes) }
                 if due, compacts { try? compact() }
             } else if due {
                 // The actions so far are written here (so a batch ends where the snapshot
@@ -389,7 +404,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 // within `snapshotEvery` actions and one snapshot.
                 guard let sequence = try? flush() else { return }
                 snapshotting.async { [self] in
-                    try? snapshot(state, at: sequence)
+                    if let bytes = try? snapshot(state, at: sequence) { snapshotWritten(bytes) }
                     if compacts { try? compact() }
                 }
             }
