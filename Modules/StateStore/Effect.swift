@@ -22,8 +22,9 @@
 /// after the current one, before anything an effect's work sends. The work of a `run` starts once
 /// the store has reduced those, on the sending thread until its first suspension: an action the
 /// work sends is reduced as it is sent, before the work's next line (as TCA's `await send`), and
-/// work that does not suspend finishes within the `send` that caused it. An error thrown by a `run` effect goes to its `catch` handler or,
-/// without one, to the store's ``Diagnostics``; it is never dropped silently.
+/// work that does not suspend finishes within the `send` that caused it. An error thrown by a
+/// `run` effect goes to its `catch` handler or, without one, to the store's ``Diagnostics``; it
+/// is never dropped silently.
 public struct Effect<Action: Sendable>: Sendable {
     @usableFromInline
     indirect enum Operation: Sendable {

@@ -126,8 +126,8 @@ public struct StoreTask: Sendable {
     }
 }
 
-/// The effects one action started, filled in by the store once the action was reduced and
-/// every effect it deferred (``EffectRunner/startPending()``) has started.
+/// The tasks one action's effects started, complete once the action was reduced and every
+/// effect it kept for later (``EffectRunner/startPending()``) has started.
 @usableFromInline
 final class Completion: Sendable {
     private struct State {
@@ -176,16 +176,14 @@ final class Completion: Sendable {
         if resolves { announceResolved() }
     }
 
-    /// The action was reduced and started `tasks`; the completion resolves once the effects it
-    /// deferred have started too.
+    /// The action was reduced; the completion resolves once the effects it kept for later
+    /// have started too.
     @usableFromInline
-    func resolve(_ tasks: [Task<Void, Never>]) {
-        let (resolves, cancelled) = state.withLock { state in
-            state.tasks += tasks
+    func resolve() {
+        let resolves = state.withLock { state in
             state.isReduced = true
-            return (state.resolvesNow(), state.isCancelled)
+            return state.resolvesNow()
         }
-        if cancelled { tasks.forEach { $0.cancel() } }
         if resolves { announceResolved() }
     }
 

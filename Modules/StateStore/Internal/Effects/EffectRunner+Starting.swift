@@ -156,7 +156,7 @@ extension EffectRunner {
     }
 
     /// Drops the kept work `isDropped` picks, which stops counting as running (lock held);
-    /// returns it, for ``dropped(_:)``, and the waiters for idleness to resume.
+    /// returns it, for ``dropped(_:)``.
     @usableFromInline
     func takePending(from registry: inout EffectRegistry, where isDropped: (PendingStart) -> Bool) -> [PendingStart] {
         guard !pending.isEmpty else { return [] }

@@ -61,11 +61,12 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     }
 
     /// Runs work that cannot suspend at once, on this thread, without a task or a registration
-    /// (it is over before anyone could cancel it); an error it throws is handled in a task, as
-    /// any effect's is (`handle`). Refused, as a task would be, after shutdown or for
+    /// (it is over before another thread could cancel it); an error it throws is handled in a
+    /// task, as any effect's is (`handle`). Refused, as a task would be, after shutdown or for
     /// cancelled work.
     /// `Task.cancel(id:)` from the work reaches this runner through ``ImmediateEffect/current``;
-    /// cancelling one of the work's own `ids` drops what it sends afterwards.
+    /// cancelling one of the work's own `ids` — from the work, or by an action it sends — drops
+    /// what it sends afterwards.
     @inlinable
     func runImmediately(
         _ work: @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action,

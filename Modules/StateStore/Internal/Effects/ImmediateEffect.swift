@@ -27,7 +27,8 @@ final class ImmediateEffect: @unchecked Sendable {
 
     @usableFromInline let runner: any EffectCancelling
     @usableFromInline let ids: [EffectID]
-    /// Set when the effect cancelled one of its own ids; read and written on its thread only.
+    /// Set when one of the effect's ids is cancelled on its thread (by the effect itself, or by
+    /// an action it sent); read and written on its thread only.
     @usableFromInline var isCancelled = false
     /// The task-less work this work runs inside of on this thread (it sent an action whose
     /// work started here), while `run` runs.
@@ -42,12 +43,12 @@ final class ImmediateEffect: @unchecked Sendable {
     /// Runs `work` as this effect (``current`` while it runs).
     @usableFromInline
     func run(_ work: () throws -> Void) rethrows {
-        let outerSlot = pthread_getspecific(Self.slot)
-        outer = Self.current
+        let outer = Self.current
+        self.outer = outer
         pthread_setspecific(Self.slot, Unmanaged.passUnretained(self).toOpaque())
         defer {
-            pthread_setspecific(Self.slot, outerSlot)
-            outer = nil
+            pthread_setspecific(Self.slot, outer.map { Unmanaged.passUnretained($0).toOpaque() })
+            self.outer = nil
         }
         try withExtendedLifetime(self) { try work() }
     }

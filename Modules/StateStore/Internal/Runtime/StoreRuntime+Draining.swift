@@ -44,7 +44,7 @@ extension StoreRuntime {
             effects.start(effect, origin: action, lineage: lineage, collector: &collector, collectsTasks: completion != nil)
         }
         if let completion {
-            completion.resolve([])
+            completion.resolve()
         } else {
             lineage.leave()
         }
@@ -55,7 +55,7 @@ extension StoreRuntime {
     func commit(_ newState: State, after action: Action, completion: Completion) {
         schedule { [self] in
             replaceState(newState, after: action)
-            completion.resolve([])
+            completion.resolve()
         }
     }
 

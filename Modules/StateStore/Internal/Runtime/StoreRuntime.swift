@@ -114,7 +114,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             Task {
                 for await (action, completion) in mailbox {
                     guard let runtime = handle.runtime else {
-                        completion.resolve([])
+                        completion.resolve()
                         continue
                     }
                     let next = await reduce(runtime.currentState, action)
@@ -201,7 +201,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             // Made only when the effect keeps a task for later, which the returned task waits for.
             var completion: Completion?
             effects.start(effect, origin: action, lineage: lineage, collector: &completion, collectsTasks: origin.usesTask)
-            completion?.resolve([])
+            completion?.resolve()
             task = origin.usesTask ? StoreTask(completion, lineage: lineage) : StoreTask()
         }
         drain()
