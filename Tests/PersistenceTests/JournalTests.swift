@@ -217,6 +217,7 @@ struct JournalTests {
         journal.waitForSnapshots()
         recording.cancel()
         #expect(BigState.State.encodings.withLock { $0 } == 2, "the next 100 actions later (its 6.4 KB), not every 10")
+        try journal.flush()
         let (restored, replayed) = try journal.restore(from: BigState.State(), using: BigState())
         #expect(restored.count == 130 && replayed == 20)
     }
