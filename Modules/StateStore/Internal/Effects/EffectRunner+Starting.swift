@@ -116,6 +116,29 @@ extension EffectRunner {
             return
         }
         isStartingPending.store(true, ordering: .relaxed)
+        startKeptAndStop()
+    }
+
+    /// Runs task-less `work` of `run` for `origin` at once, with the store idle, as
+    /// ``startPending()`` would start it if it were kept, then the work its sends kept: for an
+    /// action whose whole effect is that work, sent to an idle store with nothing queued.
+    /// Returns `false`, doing nothing, when a thread is starting kept work already (the work
+    /// must then be kept, behind that).
+    @inlinable
+    func startAtOnce(_ work: @escaping @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action, lineage: Lineage) -> Bool {
+        // Claimed without the lock: whoever keeps work meanwhile and reads the claim leaves it
+        // to `startKeptAndStop()`, which looks under the lock before it lets go.
+        guard isStartingPending.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
+        runImmediately(work, of: run, origin: origin, ids: [], lineage: lineage)
+        lock.lock()
+        startKeptAndStop()
+        return true
+    }
+
+    /// Starts the kept work until none is left, then stops being the starter. Called with the
+    /// lock held, as the starter; returns with it released.
+    @inlinable
+    func startKeptAndStop() {
         while let item = pending.popFirst() {
             pendingCount.store(pending.count, ordering: .relaxed)
             lock.unlock()

@@ -183,9 +183,25 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
         let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
-        if !isObserved && effect.isNone && core.pointee.queue.isEmpty {
-            lock.unlock()
-            return StoreTask()
+        if !isObserved && core.pointee.queue.isEmpty {
+            if effect.isNone {
+                lock.unlock()
+                return StoreTask()
+            }
+            // The whole effect is task-less work and nothing is queued or owed: it starts here,
+            // without being kept, unless another start is under way.
+            if case .run(let run) = effect.operation, let work = run.immediate {
+                lock.unlock()
+                let lineage = origin.lineage ?? Lineage(canceller: effects)
+                if !effects.startAtOnce(work, of: run, origin: action, lineage: lineage) {
+                    // Another start is under way (up this thread's stack, or on another thread):
+                    // the work is kept behind what it starts, and it starts this too.
+                    var none: Completion?
+                    effects.start(effect, origin: action, lineage: lineage, collector: &none, collectsTasks: false)
+                    effects.startPending()
+                }
+                return origin.usesTask ? StoreTask(lineage: lineage) : StoreTask()
+            }
         }
         core.pointee.mode.startDraining()
         // An action without effects, with nothing queued behind it, is a whole burst: what it
