@@ -192,15 +192,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
             // without being kept, unless another start is under way.
             if case .run(let run) = effect.operation, let work = run.immediate {
                 lock.unlock()
-                let lineage = origin.lineage ?? Lineage(canceller: effects)
-                if !effects.startAtOnce(work, of: run, origin: action, lineage: lineage) {
-                    // Another start is under way (up this thread's stack, or on another thread):
-                    // the work is kept behind what it starts, and it starts this too.
-                    var none: Completion?
-                    effects.start(effect, origin: action, lineage: lineage, collector: &none, collectsTasks: false)
-                    effects.startPending()
-                }
-                return origin.usesTask ? StoreTask(lineage: lineage) : StoreTask()
+                return startAtOnce(work, of: run, effect: effect, action: action, from: origin)
             }
         }
         core.pointee.mode.startDraining()
@@ -222,6 +214,25 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         }
         drain()
         return task
+    }
+
+    /// Starts `action`'s task-less `work` (its whole effect) now, with the store idle; or, when
+    /// another start is under way (up this thread's stack, or on another thread), keeps it
+    /// behind what that starts, which starts this too. Out of line: the path of an action
+    /// without effects stays short.
+    @inlinable
+    @inline(never)
+    func startAtOnce(
+        _ work: @escaping @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, effect: Effect<Action>, action: Action,
+        from origin: SendOrigin
+    ) -> StoreTask {
+        let lineage = origin.lineage ?? Lineage(canceller: effects)
+        if !effects.startAtOnce(work, of: run, origin: action, lineage: lineage) {
+            var none: Completion?
+            effects.start(effect, origin: action, lineage: lineage, collector: &none, collectsTasks: false)
+            effects.startPending()
+        }
+        return origin.usesTask ? StoreTask(lineage: lineage) : StoreTask()
     }
 
     /// Whether this thread is running the reducer (and so holds the lock): asked once per send.
