@@ -126,15 +126,17 @@ package final class SearchIndex: Sendable {
                     if taken > 0, bytes + row.text.utf8.count > Self.batchBytes { break }
                     bytes += row.text.utf8.count
                     taken += 1
+                    let searchRow: Int
                     if let existing = row.searchRow {
                         // Indexed before: its row is replaced, under the same number.
                         try Self.remove(row: existing, in: db)
-                        try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(existing), .text(SearchText.folded(row.text))])
+                        searchRow = existing
                     } else {
                         next += 1
-                        try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(next), .text(SearchText.folded(row.text))])
-                        try db.execute("UPDATE notes SET search_rowid = ? WHERE owner_id = ? AND id = ?", [.int(next), .text(owner), .text(row.id)])
+                        searchRow = next
+                        try db.execute("UPDATE notes SET search_rowid = ? WHERE owner_id = ? AND id = ?", [.int(searchRow), .text(owner), .text(row.id)])
                     }
+                    try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(searchRow), .text(SearchText.folded(row.text))])
                 }
                 try db.execute(
                     """

@@ -9,9 +9,8 @@ extension EffectRunner {
     @usableFromInline
     func cancel(id: EffectID) {
         let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
-            let dropped = takePending(from: &registry) { $0.ids.contains(id) }
             var (tasks, ended) = registry.keysByID[id].map { registry.cancel($0) } ?? ([], Ended())
-            if !dropped.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
+            let dropped = takePending(from: &registry, ending: &ended) { $0.ids.contains(id) }
             return (tasks, ended, dropped)
         }
         tasks.forEach { $0.cancel() }
@@ -25,9 +24,8 @@ extension EffectRunner {
     @usableFromInline
     func cancelEffects(of lineage: Lineage) {
         let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
-            let dropped = takePending(from: &registry) { $0.lineage === lineage }
             var (tasks, ended) = registry.cancel(registry.running.compactMap { entry in entry.flatMap { $0.lineage === lineage ? $0.key : nil } })
-            if !dropped.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
+            let dropped = takePending(from: &registry, ending: &ended) { $0.lineage === lineage }
             return (tasks, ended, dropped)
         }
         tasks.forEach { $0.cancel() }
@@ -39,9 +37,8 @@ extension EffectRunner {
     func shutDown() {
         let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
             hasShutDown.store(true, ordering: .relaxed)
-            let dropped = takePending(from: &registry) { _ in true }
             var (tasks, ended) = registry.cancel(registry.running.compactMap { $0.map(\.key) })
-            if !dropped.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
+            let dropped = takePending(from: &registry, ending: &ended) { _ in true }
             return (tasks, ended, dropped)
         }
         tasks.forEach { $0.cancel() }

@@ -178,10 +178,13 @@ extension EffectRunner {
         item.lineage.leave()
     }
 
-    /// Drops the kept work `isDropped` picks, which stops counting as running (lock held);
-    /// returns it, for ``dropped(_:)``.
+    /// Drops the kept work `isDropped` picks, which stops counting as running (lock held): when
+    /// nothing is left running, `ended` takes the idle waiters. Returns the work, for
+    /// ``dropped(_:)``.
     @usableFromInline
-    func takePending(from registry: inout EffectRegistry, where isDropped: (PendingStart) -> Bool) -> [PendingStart] {
+    func takePending(from registry: inout EffectRegistry, ending ended: inout Ended, where isDropped: (PendingStart) -> Bool)
+        -> [PendingStart]
+    {
         guard !pending.isEmpty else { return [] }
         var taken: [PendingStart] = []
         var kept = RingBuffer<PendingStart>()
@@ -191,6 +194,7 @@ extension EffectRunner {
         pending = kept
         pendingCount.store(pending.count, ordering: .relaxed)
         registry.liveCount -= taken.count
+        if !taken.isEmpty, registry.liveCount == 0 { ended.waiters += registry.idleWaiters.takeAll() }
         return taken
     }
 
