@@ -286,6 +286,14 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     package func changedIDs(since version: UInt64) -> [ID]? {
         changeLog.ids(since: version)
     }
+
+    /// ``changedIDs(since:)`` without making an array: calls `body` with each id (newest first,
+    /// an id changed twice twice) and returns `true`, or returns `false` without calling it when
+    /// that cannot be told cheaply.
+    @inlinable
+    func forEachChangedID(since version: UInt64, _ body: (ID) -> Void) -> Bool {
+        changeLog.forEachID(since: version, body)
+    }
 }
 
 /// Two elements of an identified collection had the same id.
@@ -501,21 +509,36 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
 
     @inlinable
     func ids(since past: UInt64) -> [ID]? {
-        if past == version { return [] }
         var ids: [ID] = []
-        var cursor = version
-        var remaining = entries.count
+        return forEachID(since: past) { ids.append($0) } ? ids : nil
+    }
+
+    /// Calls `body` with the id of each step since `past`, newest first, and returns `true`;
+    /// `false`, without calling it, when the log does not reach back to `past`.
+    @inlinable
+    func forEachID(since past: UInt64, _ body: (ID) -> Void) -> Bool {
+        guard let steps = steps(since: past) else { return false }
         var index = (start + entries.count - 1) % Swift.max(entries.count, 1)
-        while remaining > 0 {
-            let entry = entries[index]
-            guard entry.to == cursor else { return nil }
-            if let id = entry.id { ids.append(id) }
-            cursor = entry.from
-            if cursor == past { return ids }
-            remaining -= 1
+        for _ in 0..<steps {
+            if let id = entries[index].id { body(id) }
             index = (index + entries.count - 1) % entries.count
         }
-        return nil
+        return true
+    }
+
+    /// How many of the newest entries lead back to `past`, or `nil` when they do not.
+    @inlinable
+    func steps(since past: UInt64) -> Int? {
+        var cursor = version
+        var steps = 0
+        var index = (start + entries.count - 1) % Swift.max(entries.count, 1)
+        while cursor != past {
+            guard steps < entries.count, entries[index].to == cursor else { return nil }
+            cursor = entries[index].from
+            steps += 1
+            index = (index + entries.count - 1) % entries.count
+        }
+        return steps
     }
 
     @inlinable

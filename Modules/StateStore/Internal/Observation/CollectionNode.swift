@@ -64,19 +64,18 @@ where Element.ID: Sendable {
     /// ``update(from:deliveries:)`` with the collection at `address`.
     @inlinable
     func update(collectionAt address: UnsafePointer<IdentifiedArray<Element>>, deliveries: inout [Delivery]) {
-        let values = address.pointee
-        let version = values.version
+        // Read where it lies: a copy of the collection would retain and release its storage.
+        let version = address.pointee.version
         guard version != lastVersion else { return }
-        let changed = values.changedIDs(since: lastVersion)
+        let past = lastVersion
         lastVersion = version
-        if let changed {
-            for id in changed {
-                guard let head = elements[id] else { continue }
-                update(head, to: values[id: id], deliveries: &deliveries)
-            }
-        } else {
+        let walked = address.pointee.forEachChangedID(since: past) { id in
+            guard let head = elements[id] else { return }
+            update(head, to: address.pointee[id: id], deliveries: &deliveries)
+        }
+        if !walked {
             for (id, head) in elements {
-                update(head, to: values[id: id], deliveries: &deliveries)
+                update(head, to: address.pointee[id: id], deliveries: &deliveries)
             }
         }
     }
