@@ -30,6 +30,7 @@ struct HistoryLine {
         case let id as Note.ID: return noteIDs.shortIDs(of: [id])
         case let note as Note: return noteIDs.shortIDs(of: [note.id]) + [Self.quoted(note.text)]
         case let item as Notes.Item: return words(item.note)
+        case let results as Notes.SearchResults: return words(results.ids)
         case let username as Username: return [username.rawValue]
         case let credentials as Credentials: return [credentials.username.rawValue, "<redacted>"]
         case let user as User: return [user.username.rawValue]

@@ -192,7 +192,7 @@ public struct Notes: Reducer {
         /// A search was submitted: searched at once.
         case searchSubmitted(String)
         /// The client answered the search for `query`.
-        case searchResponse(query: String, Outcome<[Note]>)
+        case searchResponse(query: String, Outcome<SearchResults>)
         /// A reader of the list asked for its next page of rows.
         case moreRowsRequested
         /// Save again a note whose save failed.
@@ -421,11 +421,12 @@ public struct Notes: Reducer {
             }
             state.isSearching = false
             switch outcome {
-            case .success(let notes):
-                for note in notes where state.items[id: note.id] == nil {
+            case .success(let results):
+                for note in results.unlisted where state.items[id: note.id] == nil {
                     state.list(Item(note: note))
                 }
-                state.searchResults = notes.map(\.id)
+                // A match deleted here while the search ran stays deleted.
+                state.searchResults = results.ids.filter { state.items.contains(id: $0) }
             case .failure(let error):
                 state.error = error
             }
@@ -456,9 +457,14 @@ public struct Notes: Reducer {
             return .cancel(id: SearchID())
         }
         state.isSearching = true
-        let (client, token) = (client, token)
+        // The list as the search starts (a copy shares its storage): the answer carries in full
+        // only the matches it does not hold, and the ids of the rest.
+        let (client, token, listed) = (client, token, state.items)
         let searching = Effect<Action>.run { send in
-            send(.searchResponse(query: query, await Outcome { () async throws(AppError) in try await client.search(token, query) }))
+            send(
+                .searchResponse(
+                    query: query,
+                    await Outcome { () async throws(AppError) in SearchResults(try await client.search(token, query), listed: listed) }))
         }
         return isTyped
             ? searching.debounce(id: SearchID(), for: Self.searchDebounce, clock: clock)
@@ -564,8 +570,10 @@ extension Notes.Action: FeatureAction {
         case .addTapped(let text), .edited(_, let text), .changed(_, let text, _), .searchQueryChanged(let text), .searchSubmitted(let text):
             text.utf8.count
         case .inserted(let note), .saveResponse(_, _, .success(let note)): note.text.utf8.count
-        case .listResponse(.success(let notes)), .searchResponse(_, .success(let notes)):
+        case .listResponse(.success(let notes)):
             notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
+        case .searchResponse(_, .success(let results)):
+            results.unlisted.reduce(results.ids.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
         case .changesResponse(_, .success(let changes)):
             changes.changed.reduce(changes.removed.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
         case .searchResponse(let query, .failure): query.utf8.count

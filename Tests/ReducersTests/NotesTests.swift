@@ -257,7 +257,7 @@ struct NotesTests {
         await clock.advance(by: .milliseconds(299))
         #expect(queries.withLock { $0 }.isEmpty, "nothing is searched before the query rests")
         await clock.advance(by: .milliseconds(1))
-        await store.receive(.searchResponse(query: "mil", .success(found))) {
+        await store.receive(.searchResponse(query: "mil", .success(Notes.SearchResults(ids: [note(7, "milk").id])))) {
             $0.isSearching = false
             $0.searchResults = [note(7, "milk").id]
         }
@@ -280,7 +280,7 @@ struct NotesTests {
         #expect(await clock.untilSleeping())
         // Submitted before typing paused: the typed search is dropped, the clock is not waited on.
         await store.send(.searchSubmitted("eggs")) { $0.searchQuery = "eggs" }
-        await store.receive(.searchResponse(query: "eggs", .success(found))) {
+        await store.receive(.searchResponse(query: "eggs", .success(Notes.SearchResults(ids: [note(8, "eggs").id])))) {
             $0.isSearching = false
             $0.searchResults = [note(8, "eggs").id]
         }
@@ -291,6 +291,33 @@ struct NotesTests {
             $0.searchResults = nil
         }
         await store.finish()
+    }
+
+    @Test func aSearchAnswerCarriesInFullOnlyTheMatchesTheListDidNotHold() async {
+        let queries = Locked<[String]>([])
+        // Note 9 was written elsewhere and is not listed yet.
+        let store = searchingStore(finding: [note(8, "eggs"), note(9, "egg cups")], asked: queries)
+        await store.send(.searchSubmitted("egg")) {
+            $0.searchQuery = "egg"; $0.isSearching = true
+        }
+        await store.receive(
+            .searchResponse(query: "egg", .success(Notes.SearchResults(ids: [note(8, "eggs").id, note(9, "egg cups").id], unlisted: [note(9, "egg cups")])))
+        ) {
+            $0.isSearching = false
+            $0.items.insert(Notes.Item(note: note(9, "egg cups")), at: 0)
+            $0.searchResults = [note(8, "eggs").id, note(9, "egg cups").id]
+        }
+        #expect(store.state.visibleItems.map(\.note.text) == ["eggs", "egg cups"])
+        await store.finish()
+    }
+
+    @Test func searchResultsWrittenAsNotesBeforeResultsWereKeptByIDStillRead() throws {
+        let found = [note(7, "milk"), note(8, "eggs")]
+        let old = try JSONEncoder().encode(Outcome<[Note]>.success(found))
+        let read = try JSONDecoder().decode(Outcome<Notes.SearchResults>.self, from: old)
+        #expect(read == .success(Notes.SearchResults(ids: found.map(\.id), unlisted: found)))
+        let now = Outcome<Notes.SearchResults>.success(Notes.SearchResults(found, listed: [Notes.Item(note: found[0])]))
+        #expect(try JSONDecoder().decode(Outcome<Notes.SearchResults>.self, from: JSONEncoder().encode(now)) == now)
     }
 
     @Test func aFailedSearchIsShown() async {

@@ -1,0 +1,53 @@
+import Models
+import StateStore
+
+extension Notes {
+    /// What a search found: the id of every match, in the client's order, and in full only the
+    /// matches the list did not hold when the search started.
+    ///
+    /// The list holds the user's notes already, so an answer (and its journal record) grows
+    /// with the matches' ids, not with their texts.
+    public struct SearchResults: Hashable, Sendable {
+        /// Every match's id, in the client's order.
+        public var ids: [Note.ID]
+        /// The matches the list did not hold; the reducer lists them.
+        public var unlisted: [Note]
+
+        /// Results of `ids`, with `unlisted` the matches to list.
+        public init(ids: [Note.ID], unlisted: [Note] = []) {
+            self.ids = ids
+            self.unlisted = unlisted
+        }
+
+        /// Every note of `found` as a match, in full those `listed` does not hold.
+        public init(_ found: [Note], listed: IdentifiedArray<Item> = []) {
+            ids = found.map(\.id)
+            unlisted = found.filter { !listed.contains(id: $0.id) }
+        }
+    }
+}
+
+extension Notes.SearchResults: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case ids, unlisted
+    }
+
+    /// Reads the results, or the list of notes an answer held before results were kept by id
+    /// (journals written then).
+    public init(from decoder: any Decoder) throws {
+        guard let container = try? decoder.container(keyedBy: CodingKeys.self) else {
+            self.init(try [Note](from: decoder))
+            return
+        }
+        self.init(
+            ids: try container.decode([Note.ID].self, forKey: .ids),
+            unlisted: try container.decode([Note].self, forKey: .unlisted))
+    }
+
+    /// Writes the ids and the unlisted notes.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ids, forKey: .ids)
+        try container.encode(unlisted, forKey: .unlisted)
+    }
+}
