@@ -113,7 +113,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
                     if let element {
                         precondition(element.id == id, "IdentifiedArray: element assigned to id \(id) has id \(element.id)")
                         tree.modify(key: key) { $0 = element }
-                        changeLog.record(id)
+                        changeLog.record(id, key: key)
                     } else {
                         remove(id: id)
                     }
@@ -139,7 +139,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @discardableResult
     public mutating func modify<Result>(id: ID, _ body: (inout Element) throws -> Result) rethrows -> Result? {
         guard let key = orderKeys[id] else { return nil }
-        defer { changeLog.record(id) }
+        defer { changeLog.record(id, key: key) }
         return try tree.modify(key: key) { element in
             defer { precondition(element.id == id, "IdentifiedArray: modify(id:) must keep the id") }
             return try body(&element)
@@ -156,7 +156,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     public mutating func append(_ element: Element) -> Bool {
         if let key = orderKeys[element.id] {
             tree.modify(key: key) { $0 = element }
-            changeLog.record(element.id)
+            changeLog.record(element.id, key: key)
             return false
         }
         insertNew(element, at: tree.count)
@@ -184,12 +184,12 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
             var elements = ContiguousArray(self)
             elements.insert(element, at: index)
             try? rebuild(from: elements)
-            changeLog.record(element.id)
+            changeLog.record(element.id, key: orderKeys[element.id] ?? 0)
             return
         }
         tree.insert(element, key: key)
         orderKeys.set(key, for: element.id)
-        changeLog.record(element.id)
+        changeLog.record(element.id, key: key)
     }
 
     /// A key that sorts between the elements at `index - 1` and `index`; `nil` when there is none.
@@ -213,7 +213,7 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     public mutating func remove(id: ID) -> Element? {
         guard let key = orderKeys.remove(id) else { return nil }
         let element = tree.remove(key: key)
-        changeLog.record(id)
+        changeLog.record(id, key: key)
         return element
     }
 
@@ -222,9 +222,10 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @discardableResult
     public mutating func remove(at index: Int) -> Element {
         precondition(index >= 0 && index < tree.count, "IdentifiedArray: index \(index) out of range")
-        let element = tree.remove(key: tree.key(at: index))
+        let key = tree.key(at: index)
+        let element = tree.remove(key: key)
         orderKeys.remove(element.id)
-        changeLog.record(element.id)
+        changeLog.record(element.id, key: key)
         return element
     }
 
@@ -287,12 +288,20 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
         changeLog.ids(since: version)
     }
 
-    /// ``changedIDs(since:)`` without making an array: calls `body` with each id (newest first,
-    /// an id changed twice twice) and returns `true`, or returns `false` without calling it when
-    /// that cannot be told cheaply.
+    /// ``changedIDs(since:)`` without making an array: calls `body` with each id and the order
+    /// key it had then (newest first, an id changed twice twice) and returns `true`, or returns
+    /// `false` without calling it when that cannot be told cheaply.
     @inlinable
-    func forEachChangedID(since version: UInt64, _ body: (ID) -> Void) -> Bool {
+    func forEachChangedID(since version: UInt64, _ body: (ID, Int64) -> Void) -> Bool {
         changeLog.forEachID(since: version, body)
+    }
+
+    /// The element with `id`, looked for first under `key` (its order key when last changed),
+    /// which spares the lookup by id while the element has not moved.
+    @inlinable
+    func element(id: ID, hint key: Int64) -> Element? {
+        if let element = tree.element(forKey: key), element.id == id { return element }
+        return self[id: id]
     }
 }
 
@@ -335,7 +344,7 @@ extension IdentifiedArray: RandomAccessCollection {
                 precondition(newValue.id == element.id, "IdentifiedArray: positional assignment must keep the id")
                 element = newValue
             }
-            changeLog.record(newValue.id)
+            changeLog.record(newValue.id, key: key)
         }
     }
 
@@ -461,12 +470,15 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
         @usableFromInline var to: UInt64
         /// `nil` for a step that changed no element's value (a reorder).
         @usableFromInline var id: ID?
+        /// The element's order key at that step (0 for a reorder).
+        @usableFromInline var key: Int64
 
         @inlinable
-        init(from: UInt64, to: UInt64, id: ID?) {
+        init(from: UInt64, to: UInt64, id: ID?, key: Int64) {
             self.from = from
             self.to = to
             self.id = id
+            self.key = key
         }
     }
 
@@ -482,10 +494,10 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
     init() {}
 
     @inlinable
-    mutating func record(_ id: ID) { append(id) }
+    mutating func record(_ id: ID, key: Int64) { append(id, key: key) }
 
     @inlinable
-    mutating func recordReorder() { append(nil) }
+    mutating func recordReorder() { append(nil, key: 0) }
 
     @inlinable
     mutating func recordReplacement() {
@@ -495,9 +507,9 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
     }
 
     @inlinable
-    mutating func append(_ id: ID?) {
+    mutating func append(_ id: ID?, key: Int64) {
         let next = Self.nextVersion()
-        let entry = Entry(from: version, to: next, id: id)
+        let entry = Entry(from: version, to: next, id: id, key: key)
         if entries.count < Self.capacity {
             entries.append(entry)
         } else {
@@ -510,17 +522,17 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
     @inlinable
     func ids(since past: UInt64) -> [ID]? {
         var ids: [ID] = []
-        return forEachID(since: past) { ids.append($0) } ? ids : nil
+        return forEachID(since: past) { id, _ in ids.append(id) } ? ids : nil
     }
 
-    /// Calls `body` with the id of each step since `past`, newest first, and returns `true`;
-    /// `false`, without calling it, when the log does not reach back to `past`.
+    /// Calls `body` with the id and order key of each step since `past`, newest first, and
+    /// returns `true`; `false`, without calling it, when the log does not reach back to `past`.
     @inlinable
-    func forEachID(since past: UInt64, _ body: (ID) -> Void) -> Bool {
+    func forEachID(since past: UInt64, _ body: (ID, Int64) -> Void) -> Bool {
         guard let steps = steps(since: past) else { return false }
         var index = (start + entries.count - 1) % Swift.max(entries.count, 1)
         for _ in 0..<steps {
-            if let id = entries[index].id { body(id) }
+            if let id = entries[index].id { body(id, entries[index].key) }
             index = (index + entries.count - 1) % entries.count
         }
         return true

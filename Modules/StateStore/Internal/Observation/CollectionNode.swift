@@ -69,9 +69,9 @@ where Element.ID: Sendable {
         guard version != lastVersion else { return }
         let past = lastVersion
         lastVersion = version
-        let walked = address.pointee.forEachChangedID(since: past) { id in
+        let walked = address.pointee.forEachChangedID(since: past) { id, key in
             guard let head = elements[id] else { return }
-            update(head, to: address.pointee[id: id], deliveries: &deliveries)
+            update(head, to: address.pointee.element(id: id, hint: key), deliveries: &deliveries)
         }
         if !walked {
             for (id, head) in elements {
