@@ -188,6 +188,40 @@ struct ScopedStoreTests {
         _ = subscription
     }
 
+    @Test func anElementStoreFollowsItsElementWhenItMovesOrAnotherTakesItsPlace() {
+        struct Rows: Equatable, Sendable { var rows: IdentifiedArray<Board.Row> }
+        enum Action: Sendable { case bumpAndMoveFirst(Int), replace(Int, with: Int) }
+        let store = RootStore(
+            initialState: Rows(rows: IdentifiedArray(uniqueElements: (0..<5).map { Board.Row(id: $0) })),
+            reducer: Reduce<Rows, Action> { state, action in
+                switch action {
+                case .bumpAndMoveFirst(let id):
+                    // Changed under its place's key, then moved to another key.
+                    state.rows[id: id]?.count += 1
+                    guard let index = state.rows.index(id: id) else { return .none }
+                    state.rows.move(from: index, to: 0)
+                case .replace(let id, let newID):
+                    // Another element takes the removed one's place.
+                    guard let index = state.rows.index(id: id) else { return .none }
+                    state.rows.remove(id: id)
+                    state.rows.insert(Board.Row(id: newID, count: 9), at: index)
+                }
+                return .none
+            })
+        let seen = (0..<5).map { _ in Collected<Int>() }
+        let rows = (0..<5).compactMap { id in store.scope(\.rows, id: id, action: { (_: Int, _: Board.RowAction) in Action.bumpAndMoveFirst(0) }) }
+        let subscriptions = rows.enumerated().map { index, row in row.observe { seen[index].append($0.count) } }
+        store.send(.bumpAndMoveFirst(3))
+        store.send(.bumpAndMoveFirst(3))
+        #expect(seen[3].all == [0, 1, 2])
+        #expect(rows[3].currentState == Board.Row(id: 3, count: 2))
+        // Row 1 lies halfway between its neighbours' keys, so row 7 takes the very key it had.
+        store.send(.replace(1, with: 7))
+        #expect(rows[1].currentState == Board.Row(id: 1, count: 0), "a removed element's store keeps its last value")
+        #expect(seen.enumerated().allSatisfy { index, values in index == 3 || values.all == [0] })
+        _ = subscriptions
+    }
+
     @Test func anElementStoreKeepsItsLastValueAfterTheElementIsRemoved() {
         let store = Board.store(rows: 3)
         guard let row = store.scope(\.rows, id: 1, action: Board.Action.row) else {
