@@ -289,8 +289,8 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// ``changedIDs(since:)`` without making an array: calls `body` with each id and the order
-    /// key it had then (newest first, an id changed twice twice) and returns `true`, or returns
-    /// `false` without calling it when that cannot be told cheaply.
+    /// key it had then (newest first; an id changed twice comes twice) and returns `true`, or
+    /// returns `false` without calling it when that cannot be told cheaply.
     @inlinable
     func forEachChangedID(since version: UInt64, _ body: (ID, Int64) -> Void) -> Bool {
         changeLog.forEachID(since: version, body)
