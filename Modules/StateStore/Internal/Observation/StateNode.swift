@@ -41,28 +41,28 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
     /// The first subscriber, kept inline: most scoped stores have exactly one.
-    @exclusivity(unchecked) @usableFromInline private(set) var firstSubscriber: Subscriber?
-    @exclusivity(unchecked) @usableFromInline private(set) var otherSubscribers: ContiguousArray<Subscriber> = []
+    @exclusivity(unchecked) @usableFromInline private(set) final var firstSubscriber: Subscriber?
+    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers: ContiguousArray<Subscriber> = []
     /// Set once a tracked read of `state` happened; from then on Observation is notified.
-    @exclusivity(unchecked) @usableFromInline private(set) var isTracked = false
+    @exclusivity(unchecked) @usableFromInline private(set) final var isTracked = false
     /// Stores scoped from this one, by the identity of their node.
     /// In an array, walked after every action (faster than a dictionary's values), with each
     /// one's position by identity so that a scope leaves in O(1).
-    @exclusivity(unchecked) @usableFromInline private(set) var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
-    @exclusivity(unchecked) @usableFromInline private(set) var childPositions: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
+    @exclusivity(unchecked) @usableFromInline private(set) final var childPositions: [ObjectIdentifier: Int] = [:]
     /// The collection nodes among `children`, by the key path of their collection, so element
     /// stores of one collection share a node.
-    @exclusivity(unchecked) @usableFromInline var collections: [CollectionKey: AnyObject] = [:]
+    @exclusivity(unchecked) @usableFromInline final var collections: [CollectionKey: AnyObject] = [:]
     /// The scope nodes of stored properties, by key path, so stores scoped to one property
     /// share a node (and its work after each action).
-    @exclusivity(unchecked) @usableFromInline var sharedScopes: [CollectionKey: AnyObject] = [:]
+    @exclusivity(unchecked) @usableFromInline final var sharedScopes: [CollectionKey: AnyObject] = [:]
     /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
-    @exclusivity(unchecked) var childStores: [ChildStoreKey: WeakStore] = [:]
+    @exclusivity(unchecked) final var childStores: [ChildStoreKey: WeakStore] = [:]
     /// The subscribers held weakly (`Store.subscribe(_:)`): each one's subscriber id, by the
     /// object's identity.
-    @exclusivity(unchecked) var weakSubscribers: [ObjectIdentifier: UInt64] = [:]
+    @exclusivity(unchecked) final var weakSubscribers: [ObjectIdentifier: UInt64] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
-    @exclusivity(unchecked) @usableFromInline private(set) var isObserved = false
+    @exclusivity(unchecked) @usableFromInline private(set) final var isObserved = false
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
     /// mean an equal value, so a reader can tell what changed without comparing values.
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
