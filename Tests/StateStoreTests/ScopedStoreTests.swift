@@ -451,13 +451,19 @@ struct ScopedStoreTests {
 
     // A scoped store nobody observes derives its value when it is read, not after every action.
 
-    @Test func anUnobservedDerivationRunsWhenReadNotOnEveryAction() {
-        let store = Self.profileStore()
+    /// A store of `store`'s visits, and every value its derivation produced.
+    private static func countedVisits(of store: RootStore<Profile, ProfileAction>) -> (Store<Int, ProfileAction>, Collected<Int>) {
         let derivations = Collected<Int>()
         let visits = store.scope(
             deriving: { state -> Int in
                 derivations.append(state.visits); return state.visits
             }, action: { $0 })
+        return (visits, derivations)
+    }
+
+    @Test func anUnobservedDerivationRunsWhenReadNotOnEveryAction() {
+        let store = Self.profileStore()
+        let (visits, derivations) = Self.countedVisits(of: store)
         let initialDerivations = derivations.all.count
         for _ in 0..<100 { store.send(.visit) }
         #expect(derivations.all.count == initialDerivations, "derived while nobody looked")
@@ -468,11 +474,7 @@ struct ScopedStoreTests {
 
     @Test func anObservedDerivationRunsOncePerChange() {
         let store = Self.profileStore()
-        let derivations = Collected<Int>()
-        let visits = store.scope(
-            deriving: { state -> Int in
-                derivations.append(state.visits); return state.visits
-            }, action: { $0 })
+        let (visits, derivations) = Self.countedVisits(of: store)
         let seen = Collected<Int>()
         let subscription = visits.observe { seen.append($0) }
         let before = derivations.all.count
