@@ -127,11 +127,6 @@ struct NoteChangesTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(wakes.withLock { $0 } == before, "its own write is not another's")
         _ = try await theirs.notes.create(theirToken, note(2, "theirs"))
-        var waited = 0
-        while wakes.withLock({ $0 }) == before, waited < 200 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
-        }
-        #expect(wakes.withLock { $0 } > before)
+        #expect(await eventually { wakes.withLock { $0 } > before })
     }
 }
