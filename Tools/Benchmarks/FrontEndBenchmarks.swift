@@ -282,12 +282,18 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
     }
     if selected("serve-mixed") {
         // The same stream at 1,000 and at 10,000 notes: a search costs the same at both while writes go on.
-        var rates: [[Double]] = []
-        for notes in [1_000, scaleNotes] {
-            rates.append(
-                await withSignInDatabase("mixed-\(notes)", notes: notes) { path in
-                    try (0..<plan.runs).map { _ in try serveSample(databasePath: path, stream: mixedLines(plan.iterations(1_000))).perSecond }
-                })
+        // Run in pairs, one after the other, so that each ratio compares runs the machine's phases
+        // (which swing by a quarter here) treated alike.
+        let rates: [[Double]] = await withSignInDatabase("mixed-1000", notes: 1_000) { small in
+            await withSignInDatabase("mixed-\(scaleNotes)", notes: scaleNotes) { large in
+                var rates: [[Double]] = [[], []]
+                for _ in 0..<plan.runs {
+                    for (index, path) in [small, large].enumerated() {
+                        rates[index].append(try serveSample(databasePath: path, stream: mixedLines(plan.iterations(1_000))).perSecond)
+                    }
+                }
+                return rates
+            }
         }
         measurements.append(CaseResult(name: "serve-mixed-1k", unit: .perSecond, samples: rates[0], target: nil))
         measurements.append(CaseResult(name: "serve-mixed-10k", unit: .perSecond, samples: rates[1], target: nil))

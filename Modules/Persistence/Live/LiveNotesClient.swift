@@ -33,7 +33,7 @@ extension LiveBackend {
                 // a search reads grows with what it finds, not with the notes (the planner, without
                 // statistics, would read every note of the owner instead).
                 let (condition, bindings) = Self.indexCondition(words)
-                let indexed = try db.query(Self.indexedMatches(condition), bindings + owner, read)
+                let indexed = try db.query(Self.indexedMatches(condition), bindings + owner + owner, read)
                 let recent = try db.query(Self.unindexedNotes, owner, read)
                     .filter { $0.map { SearchText.text($0.text, holdsEvery: words) } ?? true }
                 return (indexed + recent).compactMap { $0 }.sorted { $0.isListed(before: $1) }
@@ -49,12 +49,14 @@ extension LiveBackend {
     }
 
     /// The owner's notes whose index rows meet `condition` (``indexCondition(_:)``'s, then the
-    /// owner): read from the index's matches to their notes.
+    /// owner twice): read from the index's matches to their notes. The owner's progress is read
+    /// once, not once per match as a subquery naming the row's owner would be.
     static func indexedMatches(_ condition: String) -> String {
         """
         SELECT notes.id, notes.text, notes.created_at, notes.updated_at, notes.change_sequence
         FROM notes_search CROSS JOIN notes INDEXED BY notes_by_search_row ON notes.search_rowid = notes_search.rowid
-        WHERE \(condition) AND notes.owner_id = ? AND notes.change_sequence <= \(SearchIndex.progressOfNotesOwner)
+        WHERE \(condition) AND notes.owner_id = ?
+            AND notes.change_sequence <= coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = ?), 0)
         """
     }
 
