@@ -26,6 +26,37 @@ public struct UUIDGenerator: Sendable {
         return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 
+    /// Version-7 UUIDs (RFC 9562): the Unix time in milliseconds, a counter for the ids of one
+    /// millisecond, and 62 random bits from the system's secure generator. Each id sorts after
+    /// the one before it (as bytes and as lowercase text), so a table keyed by these ids takes
+    /// a new row at its end: one page written, where a random id lands on any page, often a
+    /// full one that is split with its neighbours.
+    public static let timeOrdered: UUIDGenerator = {
+        // The millisecond of the last id and the counter within it.
+        let last = Mutex<(milliseconds: UInt64, counter: UInt64)>((0, 0))
+        return UUIDGenerator {
+            let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000))
+            let (milliseconds, counter) = last.withLock { last -> (UInt64, UInt64) in
+                if now > last.milliseconds {
+                    last = (now, 0)
+                } else if last.counter < 0xFFF {
+                    last.counter += 1
+                } else {
+                    // More than 4,096 ids in one millisecond (or the clock went back): borrow the
+                    // next millisecond, so the order holds.
+                    last = (last.milliseconds + 1, 0)
+                }
+                return last
+            }
+            var generator = SystemRandomNumberGenerator()
+            let random: UInt64 = generator.next()
+            let high = milliseconds << 16 | 0x7000 | counter // time, version 7, counter
+            let low = random >> 2 | 0x8000_0000_0000_0000 // RFC 9562 variant, random
+            let b = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (56 - 8 * ($0 % 8))) }
+            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        }
+    }()
+
     /// `00000000-0000-0000-0000-000000000001`, then `…0002`, and so on: a fresh sequence per
     /// call of this function, safe to use from many tasks.
     public static func incrementing() -> UUIDGenerator {

@@ -183,6 +183,24 @@ struct EnvironmentDecoratorTests {
         }
     }
 
+    @Test func timeOrderedIdentifiersAreVersion7AndSortInTheOrderMade() {
+        let before = Date()
+        let ids = (0..<10_000).map { _ in UUIDGenerator.timeOrdered() }
+        let after = Date()
+        #expect(Set(ids).count == ids.count)
+        let texts = ids.map { $0.uuidString.lowercased() }
+        // Sorted as text too: the order a database's text key keeps them in.
+        #expect(texts == texts.sorted(), "each id after the one before")
+        for text in texts {
+            let characters = Array(text)
+            #expect(characters[14] == "7", "version 7: \(text)")
+            #expect("89ab".contains(characters[19]), "RFC 9562 variant: \(text)")
+        }
+        // The first 48 bits are the Unix time in milliseconds of the id's making.
+        let milliseconds = UInt64(texts[0].prefix(13).replacingOccurrences(of: "-", with: ""), radix: 16) ?? 0
+        #expect(milliseconds >= UInt64(before.timeIntervalSince1970 * 1_000) && milliseconds <= UInt64(after.timeIntervalSince1970 * 1_000) + 5)
+    }
+
     @Test func generatorsArePredictable() {
         let ids = UUIDGenerator.incrementing()
         #expect(ids().uuidString == "00000000-0000-0000-0000-000000000001")

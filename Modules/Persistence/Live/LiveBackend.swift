@@ -120,11 +120,13 @@ final class LiveBackend: Sendable {
 extension AppEnvironment {
     /// The live clients, on `database`. `warnings` hears of damaged rows the clients skip (a
     /// note whose id does not read is left out of the list and named there), one line each.
+    /// New ids are time-ordered by default (``UUIDGenerator/timeOrdered``), so that the rows
+    /// they key are added at the end of their tables.
     public static func live(
         database: Database,
         configuration: LiveConfiguration = LiveConfiguration(),
         clock: any Clock<Duration> = ContinuousClock(),
-        uuid: UUIDGenerator = .live,
+        uuid: UUIDGenerator = .timeOrdered,
         now: DateGenerator = .live,
         warnings: @escaping @Sendable (String) -> Void = { _ in }
     ) -> AppEnvironment {
