@@ -102,7 +102,7 @@ struct TestStoreTests {
         let watching = await store.send(.watch)
         await store.receive(.forever)
         watching.cancel()
-        await store.finish(timeout: .seconds(1))
+        await store.finish(timeout: patience)
         #expect(failures.all.isEmpty, "\(failures.all)")
     }
 
