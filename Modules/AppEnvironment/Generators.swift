@@ -20,10 +20,8 @@ public struct UUIDGenerator: Sendable {
     public static let live = UUIDGenerator {
         var generator = SystemRandomNumberGenerator()
         let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
-        var b = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (56 - 8 * ($0 % 8))) }
-        b[6] = b[6] & 0x0F | 0x40 // version 4
-        b[8] = b[8] & 0x3F | 0x80 // RFC 4122 variant
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        // Version 4 in the high half's 13th digit, the RFC 4122 variant atop the low half.
+        return UUID(bits: (high & ~0xF000 | 0x4000, low & ~(0xC << 60) | 0x8 << 60))
     }
 
     /// Version-7 UUIDs (RFC 9562): the Unix time in milliseconds, a counter for the ids of one
@@ -50,10 +48,8 @@ public struct UUIDGenerator: Sendable {
             }
             var generator = SystemRandomNumberGenerator()
             let random: UInt64 = generator.next()
-            let high = milliseconds << 16 | 0x7000 | counter // time, version 7, counter
-            let low = random >> 2 | 0x8000_0000_0000_0000 // RFC 9562 variant, random
-            let b = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (56 - 8 * ($0 % 8))) }
-            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            // Time, version 7, counter; then the RFC 9562 variant atop the random bits.
+            return UUID(bits: (milliseconds << 16 | 0x7000 | counter, random >> 2 | 0x8 << 60))
         }
     }()
 
@@ -79,8 +75,7 @@ public struct UUIDGenerator: Sendable {
 extension UUID {
     /// The UUID whose last 64 bits are `sequence` and whose other bits are zero.
     public init(sequence: UInt64) {
-        let b = (0..<8).map { UInt8(truncatingIfNeeded: sequence >> (56 - 8 * $0)) }
-        self.init(uuid: (0, 0, 0, 0, 0, 0, 0, 0, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]))
+        self.init(bits: (0, sequence))
     }
 
     /// The last 64 bits: the `sequence` of ``init(sequence:)``.

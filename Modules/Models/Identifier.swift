@@ -100,7 +100,7 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
 
 extension UUID {
     /// The UUID of 128 bits, most significant half first.
-    fileprivate init(bits: (high: UInt64, low: UInt64)) {
+    package init(bits: (high: UInt64, low: UInt64)) {
         let (h, l) = bits
         self.init(
             uuid: (

@@ -43,11 +43,4 @@ extension Notes.SearchResults: Codable {
             ids: try container.decode([Note.ID].self, forKey: .ids),
             unlisted: try container.decode([Note].self, forKey: .unlisted))
     }
-
-    /// Writes the ids and the unlisted notes.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(ids, forKey: .ids)
-        try container.encode(unlisted, forKey: .unlisted)
-    }
 }

@@ -56,7 +56,7 @@ extension LiveBackend {
         SELECT notes.id, notes.text, notes.created_at, notes.updated_at, notes.change_sequence
         FROM notes_search CROSS JOIN notes INDEXED BY notes_by_search_row ON notes.search_rowid = notes_search.rowid
         WHERE \(condition) AND notes.owner_id = ?
-            AND notes.change_sequence <= coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = ?), 0)
+            AND notes.change_sequence <= \(SearchIndex.progress(ofOwner: "?"))
         """
     }
 

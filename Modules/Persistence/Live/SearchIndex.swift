@@ -158,9 +158,14 @@ package final class SearchIndex: Sendable {
         WHERE owner_id = ? AND change_sequence > ? ORDER BY change_sequence LIMIT \(batchNotes)
         """
 
-    /// The change number the owner of a row of `notes` has its notes indexed through: its
-    /// notes up to it are in the index with their text, those after it are not (yet).
-    package static let progressOfNotesOwner = "coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = notes.owner_id), 0)"
+    /// The change number `owner` (an SQL expression) has its notes indexed through: its notes up
+    /// to it are in the index with their text, those after it are not (yet).
+    static func progress(ofOwner owner: String) -> String {
+        "coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = \(owner)), 0)"
+    }
+
+    /// ``progress(ofOwner:)`` of the owner of a row of `notes`.
+    package static let progressOfNotesOwner = progress(ofOwner: "notes.owner_id")
 
     /// Removes index row `row` (FTS5 deletes its terms and its copy of the folded text); a note
     /// has an index row only where there is an index.
