@@ -6,8 +6,8 @@ import Testing
 @testable import Persistence
 
 /// A short write is made on its caller's thread when that waits for nothing, and is handed to
-/// the work queue, untouched, when it would wait: for another process's write, for a call queued
-/// before it, or for the log to be copied into the file.
+/// the work queue, untouched, when it would wait: for another process's write or a call queued
+/// before it. Neither waits for the log to be copied into the file, which a connection of its own does.
 @Suite("Writes without waiting")
 struct WriteWithoutWaitingTests {
     let folder = TemporaryFolder()
@@ -86,23 +86,70 @@ struct WriteWithoutWaitingTests {
         #expect(order == [[1], [2]])
     }
 
-    @Test func theLogIsCopiedIntoTheFileOnTheWorkQueueNotHere() async throws {
-        let database = try Database(path: folder.file("app.sqlite"), migrations: [Self.items])
-        // The work queue is held, so a checkpoint queued there waits; the writes here are not held.
+    @Test func theLogIsCopiedIntoTheFileOnAConnectionOfItsOwnWhileWritesGoOn() async throws {
+        let path = folder.file("app.sqlite")
+        let database = try Database(path: path, migrations: [Self.items])
+        let checkpointer = try #require(database.checkpointer)
+        // The checkpoint's thread is held, so a checkpoint asked for waits; the writes are not held.
         let release = Latch()
-        database.workQueue.async { _ = release.wait(atMost: 30) }
+        checkpointer.queue.async { _ = release.wait(atMost: 30) }
         let page = [UInt8](repeating: 7, count: 64 * 1_024)
         // About 16 pages a write: past the checkpoint's size.
-        for _ in 0..<(Int(Connection.checkpointPages) / 16 + 20) {
+        let writes = Int(Connection.checkpointPages) / 16 + 20
+        for _ in 0..<writes {
             let written: Void? = try database.writeWithoutWaiting(
                 { (db: Connection) throws(DatabaseError) in
                     try db.execute("INSERT INTO items (data) VALUES (?)", [.blob(page)])
                 }, orFail: { $0 })
-            #expect(written != nil)
+            #expect(written != nil, "written here, not handed to the work queue")
         }
-        #expect(try database.read { db throws(DatabaseError) in db.isCheckpointDue }, "not copied here")
+        try await database.onWorkQueue { () throws(DatabaseError) in
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (data) VALUES (x'01')") }
+        }
+        let fileSize = { try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) }
+        #expect(try fileSize() < writes * page.count / 2, "still in the log")
         release.open()
-        await withCheckedContinuation { continuation in database.workQueue.async { continuation.resume() } }
-        #expect(try database.read { db throws(DatabaseError) in db.isCheckpointDue } == false, "copied on the work queue")
+        await checkpointer.waitUntilIdle()
+        #expect(try fileSize() >= writes * page.count, "copied into the file")
+        #expect(try count(database) == writes + 1)
+        database.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the checkpoint's connection is closed before the database's")
+    }
+
+    @Test func theCheckpointerCopiesTheBulkAndLeavesTheRestToTheWriters() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: [Self.items])
+        let checkpointer = try #require(database.checkpointer)
+        let release = Latch()
+        checkpointer.queue.async { _ = release.wait(atMost: 30) }
+        #expect(checkpointer.request(), "the bulk is copied there")
+        #expect(checkpointer.request(), "asked again while it copies: nothing more to do")
+        release.open()
+        await checkpointer.waitUntilIdle()
+        #expect(!checkpointer.request(), "copied: the writers copy the rest")
+        #expect(checkpointer.request(), "the next time the log has grown, a copy starts again")
+        await checkpointer.waitUntilIdle()
+        checkpointer.close()
+        #expect(!checkpointer.request(), "closed: the writers copy all of it")
+    }
+
+    @Test func underASteadyStreamOfWritesTheLogStartsOver() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: [Self.items])
+        try database.read { db throws(DatabaseError) in db.checkpointPages = 64 }
+        let row = [UInt8](repeating: 7, count: 4_096)
+        // Writes without a pause, as a busy writer makes them: a copy made beside them never finds
+        // the log copied to its end, so the writers' connection copies the last pages. Without
+        // that the log would only grow (up to the bound here, 200 MB), however long copies take.
+        var startsOver = 0
+        var lastPages: Int32 = 0
+        while startsOver < 3, lastPages < 50_000 {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (data) VALUES (?)", [.blob(row)]) }
+            // The log's pages after the write's commit (0 once the writers copied it: not a size).
+            let pages = try database.read { db throws(DatabaseError) in db.logPages }
+            if pages > 0 {
+                if pages < lastPages { startsOver += 1 }
+                lastPages = pages
+            }
+        }
+        #expect(startsOver == 3, "the log grew to \(lastPages) pages, past its size of 64, and started over \(startsOver) times")
     }
 }

@@ -117,8 +117,15 @@ public final class Connection {
     /// changes rather than SQLite's 4 MB, a quarter of the disk flushes for a busy writer.
     static let checkpointPages: Int32 = 4_000
 
+    /// The log's size, in pages, after which it is copied into the file: ``checkpointPages``
+    /// but in tests.
+    var checkpointPages = Connection.checkpointPages
+
+    /// The pages the write-ahead log held after the last commit, 0 after a checkpoint.
+    var logPages: Int32 { logSize.pages }
+
     /// Whether the write-ahead log has grown enough to be copied into the file (``checkpoint()``).
-    var isCheckpointDue: Bool { logSize.pages >= Self.checkpointPages }
+    var isCheckpointDue: Bool { logSize.pages >= checkpointPages }
 
     /// Copies what it can of the write-ahead log into the file (with a disk flush), without
     /// waiting for other connections.

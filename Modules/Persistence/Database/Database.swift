@@ -14,6 +14,7 @@ public enum Durability: String, Sendable, CaseIterable {
 }
 
 /// A SQLite database: one connection, safe to use from any thread (calls are serialised),
+/// beside a second one that copies the write-ahead log into the file while writes go on;
 /// prepared statements cached by SQL text, values bound (never interpolated), nested
 /// transactions as savepoints, and schema migrations by `PRAGMA user_version`.
 ///
@@ -48,6 +49,9 @@ public final class Database: Sendable {
     /// checkpoint is queued there: a write that could run on its caller's thread goes behind
     /// those calls instead, so calls keep their order.
     private let queued = Locked((calls: 0, checkpoint: false))
+    /// Copies the write-ahead log into the file without holding ``connection`` (a file opened
+    /// for writing has one).
+    let checkpointer: Checkpointer?
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
     ///
@@ -78,6 +82,7 @@ public final class Database: Sendable {
             connection.close()
             throw error
         }
+        checkpointer = path == ":memory:" ? nil : Checkpointer(path: path)
         self.connection = Locked(connection)
         workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
@@ -107,6 +112,7 @@ public final class Database: Sendable {
             connection.close()
             throw error
         }
+        checkpointer = nil
         self.connection = Locked(connection)
         workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
@@ -117,6 +123,7 @@ public final class Database: Sendable {
     }
 
     deinit {
+        checkpointer?.close()
         connection.withLock { $0.close() }
     }
 
@@ -129,6 +136,7 @@ public final class Database: Sendable {
             defer { steps.removeAll() }
             return steps
         }
+        checkpointer?.close()
         connection.withLock { connection in
             guard !connection.isClosed else { return }
             for step in steps { step(connection) }
@@ -190,7 +198,7 @@ public final class Database: Sendable {
     ) throws(Failure) -> T {
         try connection.withLock { (connection: inout Connection) throws(Failure) -> T in
             guard !connection.isClosed else { throw failure(closedError) }
-            defer { if connection.isCheckpointDue { connection.checkpoint() } }
+            defer { if connection.isCheckpointDue, checkpointer?.request() != true { connection.checkpoint() } }
             return try connection.transaction(body, orFail: failure)
         }
     }
@@ -225,9 +233,11 @@ public final class Database: Sendable {
             }, on: workQueue)
     }
 
-    /// Copies the write-ahead log into the file on the work queue, once however often asked
-    /// before it runs.
+    /// Has the bulk of the write-ahead log copied into the file by the checkpointer, and what
+    /// is left (or all of it, without one) on the work queue, once however often asked before
+    /// it runs.
     private func queueCheckpoint() {
+        if checkpointer?.request() == true { return }
         let isQueued = queued.withLock { queued -> Bool in
             defer { queued.checkpoint = true }
             return queued.checkpoint
