@@ -24,7 +24,7 @@ public enum Endpoint: String, CaseIterable, Hashable, Sendable, Codable, CustomS
     case notesUpdate = "notes.update"
     /// `NotesClient.delete`.
     case notesDelete = "notes.delete"
-    /// `NotesClient.search`.
+    /// `NotesClient.search` and `NotesClient.searchMatches`.
     case notesSearch = "notes.search"
     /// `NotesClient.changes`.
     case notesChanges = "notes.changes"

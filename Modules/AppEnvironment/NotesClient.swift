@@ -21,6 +21,16 @@ public struct NotesClient: Sendable {
     public var delete: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+    /// ``search`` for a caller that holds most notes already (a list on screen): every match's
+    /// id, and in full only the matches `isHeld` says it does not hold, so that a search reads
+    /// and hands over no more than the caller lacks. `nil` in a client made without it:
+    /// ``matches(_:_:holding:)`` then calls ``search``.
+    public var searchMatches: SearchMatches?
+
+    /// The shape of ``searchMatches``.
+    public typealias SearchMatches =
+        @Sendable (_ token: AccessToken, _ query: String, _ isHeld: @escaping @Sendable (Note.ID) -> Bool)
+        async throws(AppError) -> NoteMatches
     /// What changed in the user's notes since `cursor`, whoever changed them (another process
     /// on the same database among them); with `nil`, nothing, and the cursor of now: where a
     /// reader that just listed every note starts (ask before listing, so nothing written in
@@ -42,7 +52,8 @@ public struct NotesClient: Sendable {
         changes: @escaping @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges = { _, since in
             NoteChanges(cursor: since ?? NotesCursor(position: 0))
         },
-        externalWrites: @escaping @Sendable () -> AsyncStream<Void> = { AsyncStream { _ in } }
+        externalWrites: @escaping @Sendable () -> AsyncStream<Void> = { AsyncStream { _ in } },
+        searchMatches: SearchMatches? = nil
     ) {
         self.list = list
         self.create = create
@@ -51,6 +62,18 @@ public struct NotesClient: Sendable {
         self.search = search
         self.changes = changes
         self.externalWrites = externalWrites
+        self.searchMatches = searchMatches
+    }
+
+    /// The notes that match `query`, as ``search`` finds them: every match's id, and in full
+    /// those `isHeld` says the caller does not hold; through ``searchMatches`` when the client
+    /// has it, else through ``search``.
+    public func matches(_ token: AccessToken, _ query: String, holding isHeld: @escaping @Sendable (Note.ID) -> Bool) async throws(AppError)
+        -> NoteMatches
+    {
+        if let searchMatches { return try await searchMatches(token, query, isHeld) }
+        let found = try await search(token, query)
+        return NoteMatches(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
     }
 
     /// A client whose every endpoint reports the call as unexpected and fails.
@@ -74,6 +97,14 @@ public struct NotesClient: Sendable {
         delete: { _, _ in },
         search: { _, _ in [] }
     )
+
+    /// `searchMatches` with `hook` run before each call.
+    private func intercepting(_ searchMatches: @escaping SearchMatches, _ hook: @escaping EndpointHook) -> SearchMatches {
+        { token, query, isHeld throws(AppError) in
+            try await hook(.notesSearch)
+            return try await searchMatches(token, query, isHeld)
+        }
+    }
 
     /// This client with `hook` run before each call.
     public func intercepting(_ hook: @escaping EndpointHook) -> NotesClient {
@@ -103,7 +134,8 @@ public struct NotesClient: Sendable {
                 try await hook(.notesChanges)
                 return try await base.changes(token, since)
             },
-            externalWrites: base.externalWrites
+            externalWrites: base.externalWrites,
+            searchMatches: base.searchMatches.map { searchMatches in intercepting(searchMatches, hook) }
         )
     }
 }

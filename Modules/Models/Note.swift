@@ -185,3 +185,18 @@ public struct NoteChanges: Hashable, Sendable, Codable {
     /// Whether nothing changed.
     public var isEmpty: Bool { !replacesAll && changed.isEmpty && removed.isEmpty }
 }
+
+/// What a search finds for a caller that holds most notes already
+/// (`NotesClient.matches(_:_:holding:)`).
+public struct NoteMatches: Hashable, Sendable {
+    /// Every match's id, in no particular order.
+    public var ids: [Note.ID]
+    /// The matches the caller does not hold, in full.
+    public var notes: [Note]
+
+    /// Matches `ids`, `notes` the ones to hand over in full.
+    public init(ids: [Note.ID], notes: [Note] = []) {
+        self.ids = ids
+        self.notes = notes
+    }
+}

@@ -464,7 +464,9 @@ public struct Notes: Reducer {
             send(
                 .searchResponse(
                     query: query,
-                    await Outcome { () async throws(AppError) in SearchResults(try await client.search(token, query), listed: listed) }))
+                    await Outcome { () async throws(AppError) in
+                        SearchResults(try await client.matches(token, query, holding: { listed.contains(id: $0) }), listed: listed)
+                    }))
         }
         return isTyped
             ? searching.debounce(id: SearchID(), for: Self.searchDebounce, clock: clock)

@@ -24,6 +24,15 @@ extension Notes {
             ids = found.map(\.id)
             unlisted = found.filter { !listed.contains(id: $0.id) }
         }
+
+        /// `matches`, in the order the list shows them (a match `listed` holds as it holds it),
+        /// `matches.notes` the ones to list.
+        public init(_ matches: NoteMatches, listed: IdentifiedArray<Item>) {
+            let given = Dictionary(matches.notes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let notes = matches.ids.compactMap { listed[id: $0]?.note ?? given[$0] }
+            ids = notes.sorted { $0.isListed(before: $1) }.map(\.id)
+            unlisted = matches.notes
+        }
     }
 }
 

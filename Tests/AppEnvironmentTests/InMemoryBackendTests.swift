@@ -115,6 +115,32 @@ struct EnvironmentDecoratorTests {
         #expect(try await environment.notes.list(session.token).isEmpty)
     }
 
+    @Test func aClientWithoutSearchMatchesFindsThemThroughSearchAndADecoratorKeepsThem() async throws {
+        let notes = [
+            Note(id: Note.ID(UUID(sequence: 1)), text: "milk", createdAt: Date(timeIntervalSince1970: 0)),
+            Note(id: Note.ID(UUID(sequence: 2)), text: "oat milk", createdAt: Date(timeIntervalSince1970: 0)),
+        ]
+        let searching = NotesClient(
+            list: { _ in [] }, create: { _, note in note }, update: { _, note in note }, delete: { _, _ in }, search: { _, _ in notes })
+        #expect(searching.searchMatches == nil)
+        let held: @Sendable (Note.ID) -> Bool = { $0 == notes[0].id }
+        let token = AccessToken("t")
+        #expect(try await searching.matches(token, "milk", holding: held) == NoteMatches(ids: notes.map(\.id), notes: [notes[1]]))
+        // The hook runs for the holder's search as for the other one, and the answer is the client's own.
+        var holding = searching
+        holding.searchMatches = { _, _, isHeld in NoteMatches(ids: notes.map(\.id), notes: notes.filter { !isHeld($0.id) }) }
+        let failures = FailureInjector()
+        let environment = AppEnvironment(
+            auth: .failing(), profile: .failing(), notes: holding, clock: TestClock(), uuid: .incrementing(), now: .constant(Date(timeIntervalSince1970: 0))
+        ).injectingFailures(failures)
+        #expect(environment.notes.searchMatches != nil)
+        failures.failNext(.notesSearch)
+        await #expect(throws: AppError.network(reason: "simulated failure of notes.search")) {
+            try await environment.notes.matches(token, "milk", holding: held)
+        }
+        #expect(try await environment.notes.matches(token, "milk", holding: held) == NoteMatches(ids: notes.map(\.id), notes: [notes[1]]))
+    }
+
     @Test func latencyWaitsOnTheEnvironmentsClock() async throws {
         let clock = TestClock()
         let environment = AppEnvironment.inMemory(clock: clock).withLatency(.seconds(2))

@@ -300,14 +300,15 @@ struct NotesTests {
         await store.send(.searchSubmitted("egg")) {
             $0.searchQuery = "egg"; $0.isSearching = true
         }
+        // In the list's order (the newer note first), whatever order the client answered in.
         await store.receive(
-            .searchResponse(query: "egg", .success(Notes.SearchResults(ids: [note(8, "eggs").id, note(9, "egg cups").id], unlisted: [note(9, "egg cups")])))
+            .searchResponse(query: "egg", .success(Notes.SearchResults(ids: [note(9, "egg cups").id, note(8, "eggs").id], unlisted: [note(9, "egg cups")])))
         ) {
             $0.isSearching = false
             $0.items.insert(Notes.Item(note: note(9, "egg cups")), at: 0)
-            $0.searchResults = [note(8, "eggs").id, note(9, "egg cups").id]
+            $0.searchResults = [note(9, "egg cups").id, note(8, "eggs").id]
         }
-        #expect(store.state.visibleItems.map(\.note.text) == ["eggs", "egg cups"])
+        #expect(store.state.visibleItems.map(\.note.text) == ["egg cups", "eggs"])
         await store.finish()
     }
 

@@ -258,6 +258,21 @@ public final class Connection {
         return try inTransaction(body, savepoint: savepoint, orFail: failure)
     }
 
+    /// ``transaction(_:orFail:)`` for reads: begun without the write lock, so that the reads in
+    /// `body` all see the database as it was at the first of them, whatever other connections
+    /// commit meanwhile. Inside a transaction, `body` just runs in it.
+    func readTransaction<T, Failure: Error>(
+        _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
+    ) throws(Failure) -> T {
+        guard transactionDepth == 0 else { return try body(self) }
+        do {
+            try execute("BEGIN DEFERRED")
+        } catch {
+            throw failure(error)
+        }
+        return try inTransaction(body, savepoint: nil, orFail: failure)
+    }
+
     /// ``transaction(_:orFail:)`` begun only if no other connection holds the write lock (it is
     /// not waited for); `nil` when one does, and nothing was done.
     func transactionIfFree<T, Failure: Error>(

@@ -166,7 +166,10 @@ extension AppEnvironment {
                 changes: { token, since throws(AppError) in
                     try await backend.offCaller { () throws(AppError) in try backend.changes(token, since: since) }
                 },
-                externalWrites: { backend.externalWrites() }
+                externalWrites: { backend.externalWrites() },
+                searchMatches: { token, query, isHeld throws(AppError) in
+                    try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query, holding: isHeld) }
+                }
             ),
             clock: clock,
             uuid: uuid,

@@ -39,14 +39,88 @@ extension LiveBackend {
                 return (indexed + recent).compactMap { $0 }.sorted { $0.isListed(before: $1) }
             }
         }
-        if !damaged.isEmpty {
-            warn(
-                "\(damaged.count) stored note\(damaged.count == 1 ? "" : "s") could not be read and \(damaged.count == 1 ? "is" : "are") not listed (damaged id \(damaged.map { "“\($0)”" }.joined(separator: ", ")))"
-            )
-        }
+        warn(damaged: damaged)
         if !words.isEmpty { searchIndex.catchUp() }
         return notes
     }
+
+    /// The notes that match `query` as ``notes(_:matching:)`` finds them, for a caller that
+    /// holds those `isHeld` names: the index's matches are read from the index alone (their ids),
+    /// and only the notes the caller lacks are read in full. The few notes written since the
+    /// index's progress are read and matched here, and stand for their index rows, which may hold
+    /// an older text.
+    func notes(_ token: AccessToken, matching query: String, holding isHeld: (Note.ID) -> Bool) throws(AppError) -> NoteMatches {
+        let words = SearchText.words(of: query)
+        var damaged: [String] = []
+        let matches = try reading(token) { db, owner throws(AppError) in
+            try storage { () throws(DatabaseError) -> NoteMatches? in
+                guard !words.isEmpty, try db.tableExists("notes_search") else { return nil }
+                // One read transaction: the index and its progress as one moment, whoever indexes.
+                return try db.readTransaction(
+                    { (db: Connection) throws(DatabaseError) -> NoteMatches in
+                        let owner: [SQLValue] = [.text(owner.description)]
+                        let read = { (row: Row) -> Note? in
+                            guard let note = Self.note(row) else {
+                                damaged.append(String(row.text(0).prefix(40)))
+                                return nil
+                            }
+                            return note
+                        }
+                        let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
+                        let recentIDs = Set(recent.map(\.id))
+                        var matches = NoteMatches(ids: [], notes: [])
+                        for note in recent where SearchText.text(note.text, holdsEvery: words) {
+                            matches.ids.append(note.id)
+                            if !isHeld(note.id) { matches.notes.append(note) }
+                        }
+                        let (condition, bindings) = Self.indexCondition(words)
+                        let indexed = try db.query(Self.indexedMatchIDs(condition), bindings + owner) { row -> Note.ID? in
+                            guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
+                                damaged.append(String(row.text(0).prefix(40)))
+                                return nil
+                            }
+                            return id
+                        }
+                        for case let id? in indexed where !recentIDs.contains(id) {
+                            matches.ids.append(id)
+                            if !isHeld(id), let note = try db.query(Self.noteByID, owner + [.text(id.description)], read).first ?? nil {
+                                matches.notes.append(note)
+                            }
+                        }
+                        return matches
+                    }, orFail: { $0 })
+            }
+        }
+        warn(damaged: damaged)
+        guard let matches else {
+            // Without words or an index, every note is read anyway.
+            let found = try notes(token, matching: query)
+            return NoteMatches(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
+        }
+        searchIndex.catchUp()
+        return matches
+    }
+
+    /// Says that `damaged` notes (their ids' first characters) could not be read.
+    private func warn(damaged: [String]) {
+        guard !damaged.isEmpty else { return }
+        warn(
+            "\(damaged.count) stored note\(damaged.count == 1 ? "" : "s") could not be read and \(damaged.count == 1 ? "is" : "are") not listed (damaged id \(damaged.map { "“\($0)”" }.joined(separator: ", ")))"
+        )
+    }
+
+    /// The ids of the owner's notes whose index rows meet `condition` (``indexCondition(_:)``'s,
+    /// then the owner): from the index alone, its row numbers' index holding each note's key.
+    static func indexedMatchIDs(_ condition: String) -> String {
+        """
+        SELECT notes.id
+        FROM notes_search CROSS JOIN notes INDEXED BY notes_by_search_row ON notes.search_rowid = notes_search.rowid
+        WHERE \(condition) AND notes.owner_id = ?
+        """
+    }
+
+    /// One of the owner's notes (the owner, then its id), as ``noteColumns``.
+    static let noteByID = noteColumns + " WHERE owner_id = ? AND id = ?"
 
     /// The owner's notes whose index rows meet `condition` (``indexCondition(_:)``'s, then the
     /// owner twice): read from the index's matches to their notes. The owner's progress is read
@@ -216,7 +290,7 @@ extension LiveBackend {
         guard !versions.withLock({ $0.allows(note.id, base: note.version, stored: stored) }) else { return }
         let key: [SQLValue] = [.text(owner.description), .text(note.id.description)]
         let theirs = try storage { () throws(DatabaseError) in
-            try db.query(Self.noteColumns + " WHERE owner_id = ? AND id = ?", key, Self.note).first
+            try db.query(Self.noteByID, key, Self.note).first
         }
         if let theirs { throw NoteVersions.conflict(note.id, stored: theirs) }
         // No row: a deletion on record is a conflict; an id never the user's is not found.
