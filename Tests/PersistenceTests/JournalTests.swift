@@ -222,6 +222,29 @@ struct JournalTests {
         #expect(restored.count == 130 && replayed == 20)
     }
 
+    @Test func aProcessThatStartsOnABigStateKeepsTheDistanceBetweenSnapshots() throws {
+        let path = folder.file("restarted.sqlite")
+        /// A run of a process: restores the journal, sends `actions`, and stops without closing.
+        func run(_ actions: Int) throws -> (restoredCount: Int, latestSnapshot: Int) {
+            let database = try Database(path: path, migrations: AppSchema.migrations)
+            let journal = try Journal<BigState.State, BigState.Action>(database: database, stream: "big", flushInterval: .seconds(3_600))
+            let (restored, _) = try journal.restore(from: BigState.State(), using: BigState())
+            let store = RootStore(initialState: restored, reducer: BigState())
+            let recording = journal.record(store, snapshotEvery: 10)
+            for _ in 0..<actions { store.send(.increment) }
+            journal.waitForSnapshots()
+            recording.cancel()
+            try journal.flush()
+            let latest = try database.read { db throws(DatabaseError) in
+                try db.query("SELECT coalesce(max(sequence), 0) FROM snapshots WHERE stream = 'big'") { $0.int(0) }.first ?? 0
+            }
+            return (restored.count, latest)
+        }
+        #expect(try run(10) == (0, 10), "the first snapshot after 10 actions: 6.4 KB")
+        #expect(try run(60) == (10, 10), "not every 10 actions: 100 after the 6.4 KB one, however the process started")
+        #expect(try run(40) == (70, 110), "counted from the stored snapshot, across processes")
+    }
+
     @Test func appendedActionsBecomeDurableOnTheirOwn() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let journal = try Journal<Counter.State, Counter.Action>(database: database, stream: "counter", flushInterval: .milliseconds(5))

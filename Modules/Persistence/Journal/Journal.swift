@@ -364,7 +364,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Appends every action `store` reduces from now on, and snapshots its state every
     /// `snapshotEvery` actions — or, for a big state, every 64th of its snapshot's size in bytes,
-    /// so that snapshots cost the same per action however big it grows — (compacting the stream
+    /// so that snapshots cost the same per action however big it grows, counted from the latest
+    /// stored snapshot, whichever process wrote it — (compacting the stream
     /// to that snapshot, unless `compacts` is false) and after every action `carriesSecret`
     /// picks. Cancel the returned subscription (or release it) to stop.
     ///
@@ -380,8 +381,20 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         compacts: Bool = true,
         carriesSecret: @escaping @Sendable (Action) -> Bool = { _ in false }
     ) -> StoreSubscription {
-        // Actions since the last periodic snapshot, and how many make the next one due.
-        let progress = Locked((count: 0, due: snapshotEvery))
+        // Actions since the last periodic snapshot, and how many make the next one due: counted
+        // from the stored snapshot, so a process that starts on a big state, or after actions
+        // another one journaled, keeps the same distance between snapshots.
+        let latest = try? database.read { db throws(DatabaseError) in
+            try db.query("SELECT sequence, length(state) FROM snapshots WHERE stream = ? ORDER BY sequence DESC LIMIT 1", [.text(stream)]) {
+                (sequence: $0.int(0), bytes: $0.int(1))
+            }.first
+        }
+        let journaled = buffer.withLock { $0.nextSequence } - 1
+        let progress = Locked(
+            (
+                count: latest.map { max(0, journaled - $0.sequence) } ?? 0,
+                due: max(snapshotEvery, (latest?.bytes ?? 0) / Self.snapshotBytesPerAction)
+            ))
         let snapshotWritten = { @Sendable (bytes: Int) in
             progress.withLock { $0.due = max(snapshotEvery, bytes / Self.snapshotBytesPerAction) }
         }
