@@ -188,6 +188,49 @@ final class FanOut {
     }
 }
 
+/// The least a send through one of `rows` row stores touches, without a store: the row store it
+/// goes through, a lookup of the row by id, the row, and the row's observer, round robin as
+/// ``FanOut`` sends. Its growth from 100 to 10,000 rows is what memory alone costs here.
+final class FanOutFloor {
+    final class RowStore {
+        let id: Int
+        var seen = 0
+        let observe: (Int) -> Void
+
+        init(id: Int, observe: @escaping (Int) -> Void) {
+            self.id = id
+            self.observe = observe
+        }
+    }
+
+    private var rows: [Rows.Row]
+    private var positions: [Int: Int] = [:]
+    private var stores: [RowStore] = []
+    let calls = CallCounter()
+
+    init(rows count: Int) {
+        rows = (0..<count).map { Rows.Row(id: $0) }
+        for position in rows.indices { positions[rows[position].id] = position }
+        let calls = calls
+        stores = (0..<count).map { id in RowStore(id: id) { calls.calls &+= $0 & 1 } }
+    }
+
+    func sample(_ operations: Int) -> Double {
+        let count = stores.count
+        return nanosecondsPerOperation(operations) {
+            for index in 0..<operations {
+                let store = stores[index % count]
+                guard let position = positions[store.id] else { continue }
+                rows[position].count &+= 1
+                if rows[position].count != store.seen {
+                    store.seen = rows[position].count
+                    store.observe(store.seen)
+                }
+            }
+        }
+    }
+}
+
 func observersSample(_ operations: Int, observers: Int) -> Double {
     let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
     let calls = CallCounter()
@@ -285,6 +328,14 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
             plan, base: { small.sample(plan.iterations(200_000)) },
             variant: { large.sample(plan.iterations(200_000)) })
         results.append(CaseResult(name: "fan-out-growth", unit: .ratio, samples: ratios, target: .atMost(1.2)))
+    }
+    if selected("fan-out-growth-floor") {
+        let small = FanOutFloor(rows: 100)
+        let large = FanOutFloor(rows: 10_000)
+        let (ratios, _) = pairedRatios(
+            plan, base: { small.sample(plan.iterations(2_000_000)) },
+            variant: { large.sample(plan.iterations(2_000_000)) })
+        results.append(CaseResult(name: "fan-out-growth-floor", unit: .ratio, samples: ratios, target: nil))
     }
     if selected("observers") {
         let samples = repeated(plan) { observersSample(plan.iterations(200_000), observers: 100) }
