@@ -13,9 +13,12 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
     init(current: Value) {
         self.current = current
         super.init()
-        settle = { [unowned(unsafe) self] in settleDeduplicated() }
-        // `self.current`: a bare `current` here is the initial value, the parameter.
-        present = { [unowned(unsafe) self] in presented = self.current }
+        // Sound: each closure is called with the node that holds it (see `SettlingNode`).
+        settle = { unsafeDowncast($0, to: DeduplicatingNode<Value>.self).settleDeduplicated() }
+        present = {
+            let node = unsafeDowncast($0, to: DeduplicatingNode<Value>.self)
+            node.presented = node.current
+        }
     }
 
     /// Makes `value` the current one, when it differs, and owes it to the observers.

@@ -79,9 +79,9 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @inlinable
     override init() {
         super.init()
-        // Unowned: the node owns the closures.
-        settle = { [unowned(unsafe) self] in settleRegistrar() }
-        deliverSettled = { [unowned(unsafe) self] in deliverTaken() }
+        // Sound: each closure is called with the node that holds it (see `SettlingNode`).
+        settle = { unsafeDowncast($0, to: StateNode<Value>.self).settleRegistrar() }
+        deliverSettled = { unsafeDowncast($0, to: StateNode<Value>.self).deliverTaken() }
     }
 
     /// Records that a change to `value` is owed to this node's observers (once per burst of
@@ -161,7 +161,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         isTracked = true
         isObserved = true
         // From its first tracked read, a presented value changes only on the main actor.
-        if presenter != nil, presented == nil { present() }
+        if presenter != nil, presented == nil { present(self) }
     }
 
     @usableFromInline

@@ -121,7 +121,7 @@ extension StoreRuntime {
     @inlinable
     func takeOwed() {
         swap(&core.pointee.owed, &core.pointee.settling)
-        for delivery in core.pointee.settling { delivery.node.settle() }
+        for delivery in core.pointee.settling { delivery.node.settle(delivery.node) }
     }
 
     /// Delivers what `takeOwed()` settled. Lock released; the drainer's.
@@ -129,7 +129,7 @@ extension StoreRuntime {
     func deliverTaken() {
         for delivery in core.pointee.settling {
             delivery.node.tellRegistrarIfOwed()
-            delivery.node.deliverSettled()
+            delivery.node.deliverSettled(delivery.node)
         }
         core.pointee.settling.removeAll(keepingCapacity: true)
     }
