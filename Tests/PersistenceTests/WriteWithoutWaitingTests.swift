@@ -152,4 +152,46 @@ struct WriteWithoutWaitingTests {
         }
         #expect(startsOver == 3, "the log grew to \(lastPages) pages, past its size of 64, and started over \(startsOver) times")
     }
+
+    @Test func aReaderThatHoldsTheLogBackDelaysItsStartingOverButNoWrite() async throws {
+        let path = folder.file("app.sqlite")
+        let database = try Database(path: path, migrations: [Self.items])
+        try database.read { db throws(DatabaseError) in db.checkpointPages = 64 }
+        let row = [UInt8](repeating: 7, count: 4_096)
+        let write = {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (data) VALUES (?)", [.blob(row)]) }
+            return try database.read { db throws(DatabaseError) in db.logPages }
+        }
+        _ = try write()
+        // Another process reading: its snapshot keeps the log's pages from being reused.
+        let reader = try Database(path: path, migrations: [Self.items])
+        let (reads, released) = (Latch(), Latch())
+        let reading = Task.detached {
+            try reader.read { db throws(DatabaseError) in
+                try db.execute("BEGIN")
+                _ = try db.query("SELECT count(*) FROM items") { $0.int(0) }
+                reads.open()
+                _ = released.wait(atMost: 60)
+                try db.execute("COMMIT")
+            }
+        }
+        #expect(reads.wait(atMost: 60), "the reader holds its snapshot")
+        var grew: Int32 = 0
+        for _ in 0..<300 { grew = max(grew, try write()) }
+        #expect(grew >= 300, "the log only grew while the reader held it back (\(grew) pages)")
+        #expect(try count(database) == 301, "no write waited for the reader or failed")
+        released.open()
+        try await reading.value
+        var lastPages: Int32 = 0
+        var startedOver = false
+        for _ in 0..<2_000 where !startedOver {
+            let pages = try write()
+            if pages > 0 {
+                startedOver = pages < lastPages
+                lastPages = pages
+            }
+            await database.checkpointer?.waitUntilIdle()
+        }
+        #expect(startedOver, "once the reader is done, the log starts over")
+    }
 }
