@@ -121,15 +121,17 @@ struct WriteWithoutWaitingTests {
         let checkpointer = try #require(database.checkpointer)
         let release = Latch()
         checkpointer.queue.async { _ = release.wait(atMost: 30) }
-        #expect(checkpointer.request(), "the bulk is copied there")
-        #expect(checkpointer.request(), "asked again while it copies: nothing more to do")
+        #expect(checkpointer.request(logGeneration: 0), "the bulk is copied there")
+        #expect(checkpointer.request(logGeneration: 0), "asked again while it copies: nothing more to do")
         release.open()
         await checkpointer.waitUntilIdle()
-        #expect(!checkpointer.request(), "copied: the writers copy the rest")
-        #expect(checkpointer.request(), "the next time the log has grown, a copy starts again")
+        #expect(!checkpointer.request(logGeneration: 0), "copied: the writers copy the rest")
+        #expect(checkpointer.request(logGeneration: 1), "the next time the log has grown, a copy starts again")
+        await checkpointer.waitUntilIdle()
+        #expect(checkpointer.request(logGeneration: 2), "copied, but the log started over since: its bulk is copied there")
         await checkpointer.waitUntilIdle()
         checkpointer.close()
-        #expect(!checkpointer.request(), "closed: the writers copy all of it")
+        #expect(!checkpointer.request(logGeneration: 2), "closed: the writers copy all of it")
     }
 
     @Test func underASteadyStreamOfWritesTheLogStartsOver() async throws {
@@ -193,5 +195,34 @@ struct WriteWithoutWaitingTests {
             await database.checkpointer?.waitUntilIdle()
         }
         #expect(startedOver, "once the reader is done, the log starts over")
+    }
+
+    @Test func afterACopyThatCaughtUpTheNextOneIsMadeThereToo() async throws {
+        let database = try Database(path: folder.file("app.sqlite"), migrations: [Self.items])
+        let checkpointer = try #require(database.checkpointer)
+        try database.read { db throws(DatabaseError) in db.checkpointPages = 64 }
+        let row = [UInt8](repeating: 7, count: 4_096)
+        let write = {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO items (data) VALUES (?)", [.blob(row)]) }
+            return try database.read { db throws(DatabaseError) in (pages: db.logPages, isDue: db.isCheckpointDue) }
+        }
+        // A burst past the log's size, then a pause in which the checkpointer copies all of it.
+        while try !write().isDue {}
+        await checkpointer.waitUntilIdle()
+        // The next burst starts the log over and grows it past its size again: its copy is the
+        // checkpointer's too, not a whole log copied where the write is made.
+        let release = Latch()
+        checkpointer.queue.async { _ = release.wait(atMost: 30) }
+        var last = try write()
+        #expect(!last.isDue, "the log started over")
+        var copiedHere = 0
+        for _ in 0..<200 where !last.isDue {
+            last = try write()
+            // The writers' connection reads its log's size as 0 right after copying it.
+            if last.pages == 0 { copiedHere += 1 }
+        }
+        release.open()
+        #expect(last.isDue && copiedHere == 0, "copied where the write was made \(copiedHere) times")
+        await checkpointer.waitUntilIdle()
     }
 }

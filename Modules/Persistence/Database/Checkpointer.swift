@@ -8,16 +8,19 @@ import StateStore
 /// appending to it, but the log starts over only once a writer finds it copied to its end, which
 /// a steady stream of writes never lets a background copy reach. So the copy comes in two steps:
 /// the bulk here, then the few pages written meanwhile by the writers' connection, quickly, at
-/// its next write (``request()`` answers `false`), after which its next write starts the log over.
+/// its next write (``request(logGeneration:)`` answers `false`), after which its next write starts
+/// the log over.
 final class Checkpointer: Sendable {
     /// Where a copy of the log stands.
     private enum Phase {
         /// Nothing asked for since the last copy was finished.
         case idle
-        /// The bulk is queued or being copied here.
-        case copying
-        /// The bulk is copied; the writers' connection copies the rest.
-        case copied
+        /// The bulk of the log of this generation (how many times it started over) is queued or
+        /// being copied here.
+        case copying(generation: Int)
+        /// The bulk is copied; the writers' connection copies the rest, unless the log started
+        /// over since (the copy caught up with it): then it is a new log, whose bulk is copied here.
+        case copied(generation: Int)
     }
 
     private let path: String
@@ -33,22 +36,23 @@ final class Checkpointer: Sendable {
         self.path = path
     }
 
-    /// Asked when the log has grown enough to be copied: starts copying its bulk here, on the
-    /// checkpoint's thread (once however often asked meanwhile), and answers `true`; once that
-    /// is done, answers `false` once: the caller copies the rest on its own connection (a few
-    /// pages). Always `false` when closed, or when its connection would not open.
-    func request() -> Bool {
+    /// Asked when the log of `logGeneration` (the writers' count of its starts over) has grown
+    /// enough to be copied: starts copying its bulk here, on the checkpoint's thread (once
+    /// however often asked meanwhile), and answers `true`; once that is done, answers `false`
+    /// once, for the same log: the caller copies the rest on its own connection (a few pages).
+    /// Always `false` when closed, or when its connection would not open.
+    func request(logGeneration: Int) -> Bool {
         let start = flags.withLock { flags -> Bool? in
             guard !flags.isClosed else { return nil }
             switch flags.phase {
-            case .idle:
-                flags.phase = .copying
-                return true
-            case .copying:
-                return false
-            case .copied:
+            case .copied(let generation) where generation == logGeneration:
                 flags.phase = .idle
                 return nil
+            case .copying:
+                return false
+            case .idle, .copied:
+                flags.phase = .copying(generation: logGeneration)
+                return true
             }
         }
         guard let start else { return false }
@@ -67,7 +71,9 @@ final class Checkpointer: Sendable {
             }
             connection?.checkpoint()
         }
-        flags.withLock { $0.phase = .copied }
+        flags.withLock { flags in
+            if case .copying(let generation) = flags.phase { flags.phase = .copied(generation: generation) }
+        }
     }
 
     /// A connection to `path` with its write-ahead log open (a checkpoint alone would not open

@@ -104,7 +104,7 @@ public final class Connection {
             sqlite3_wal_hook(
                 handle,
                 { context, _, _, pages in
-                    if let context { Unmanaged<LogSize>.fromOpaque(context).takeUnretainedValue().pages = pages }
+                    if let context { Unmanaged<LogSize>.fromOpaque(context).takeUnretainedValue().committed(pages) }
                     return SQLITE_OK
                 }, Unmanaged.passUnretained(logSize).toOpaque())
         }
@@ -123,6 +123,9 @@ public final class Connection {
 
     /// The pages the write-ahead log held after the last commit, 0 after a checkpoint.
     var logPages: Int32 { logSize.pages }
+
+    /// How many times this connection's commits found the write-ahead log started over.
+    var logGeneration: Int { logSize.generation }
 
     /// Whether the write-ahead log has grown enough to be copied into the file (``checkpoint()``).
     var isCheckpointDue: Bool { logSize.pages >= checkpointPages }
@@ -547,4 +550,11 @@ public struct Migration: Sendable {
 /// between calls, both under the lock of the ``Database`` that owns the connection.
 private final class LogSize {
     var pages: Int32 = 0
+    /// How many times the log started over (a commit left fewer pages in it than the one before).
+    var generation = 0
+
+    func committed(_ pages: Int32) {
+        if pages < self.pages { generation += 1 }
+        self.pages = pages
+    }
 }

@@ -198,7 +198,9 @@ public final class Database: Sendable {
     ) throws(Failure) -> T {
         try connection.withLock { (connection: inout Connection) throws(Failure) -> T in
             guard !connection.isClosed else { throw failure(closedError) }
-            defer { if connection.isCheckpointDue, checkpointer?.request() != true { connection.checkpoint() } }
+            defer {
+                if connection.isCheckpointDue, checkpointer?.request(logGeneration: connection.logGeneration) != true { connection.checkpoint() }
+            }
             return try connection.transaction(body, orFail: failure)
         }
     }
@@ -212,13 +214,14 @@ public final class Database: Sendable {
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T? {
         guard queued.withLock({ $0.calls == 0 }) else { return nil }
-        let outcome = try connection.withLockIfAvailable { (connection: inout Connection) throws(Failure) -> (T?, Bool) in
+        let outcome = try connection.withLockIfAvailable { (connection: inout Connection) throws(Failure) -> (T?, Int?) in
             guard !connection.isClosed else { throw failure(closedError) }
             let result = try connection.transactionIfFree(body, orFail: failure)
-            return (result, connection.isCheckpointDue)
+            // The log's generation when it is due to be copied.
+            return (result, connection.isCheckpointDue ? connection.logGeneration : nil)
         }
-        guard let (result, isCheckpointDue) = outcome else { return nil }
-        if isCheckpointDue { queueCheckpoint() }
+        guard let (result, dueInGeneration) = outcome else { return nil }
+        if let dueInGeneration { queueCheckpoint(logGeneration: dueInGeneration) }
         return result
     }
 
@@ -236,8 +239,8 @@ public final class Database: Sendable {
     /// Has the bulk of the write-ahead log copied into the file by the checkpointer, and what
     /// is left (or all of it, without one) on the work queue, once however often asked before
     /// it runs.
-    private func queueCheckpoint() {
-        if checkpointer?.request() == true { return }
+    private func queueCheckpoint(logGeneration: Int) {
+        if checkpointer?.request(logGeneration: logGeneration) == true { return }
         let isQueued = queued.withLock { queued -> Bool in
             defer { queued.checkpoint = true }
             return queued.checkpoint
