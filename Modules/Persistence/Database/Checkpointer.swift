@@ -42,22 +42,27 @@ final class Checkpointer: Sendable {
     /// once, for the same log: the caller copies the rest on its own connection (a few pages).
     /// Always `false` when closed, or when its connection would not open.
     func request(logGeneration: Int) -> Bool {
-        let start = flags.withLock { flags -> Bool? in
-            guard !flags.isClosed else { return nil }
+        enum Step { case copyHere, keepCopying, leaveToCaller }
+        let step = flags.withLock { flags -> Step in
+            guard !flags.isClosed else { return .leaveToCaller }
             switch flags.phase {
             case .copied(let generation) where generation == logGeneration:
                 flags.phase = .idle
-                return nil
+                return .leaveToCaller
             case .copying:
-                return false
+                return .keepCopying
             case .idle, .copied:
                 flags.phase = .copying(generation: logGeneration)
-                return true
+                return .copyHere
             }
         }
-        guard let start else { return false }
-        if start { queue.async { self.checkpoint() } }
-        return true
+        switch step {
+        case .copyHere:
+            queue.async { self.checkpoint() }
+            return true
+        case .keepCopying: return true
+        case .leaveToCaller: return false
+        }
     }
 
     private func checkpoint() {
