@@ -14,14 +14,8 @@ extension LiveBackend {
         var damaged: [String] = []
         let notes = try reading(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) -> [Note] in
-                let read = { (row: Row) -> Note? in
-                    // A damaged row is left out and named; the other notes are still listed.
-                    guard let note = Self.note(row) else {
-                        damaged.append(String(row.text(0).prefix(40)))
-                        return nil
-                    }
-                    return note
-                }
+                // A damaged row is left out and named; the other notes are still listed.
+                let read = { (row: Row) in Self.read(row, Self.note, damaged: &damaged) }
                 let columns = Self.noteColumns + " WHERE owner_id = ?"
                 let owner: [SQLValue] = [.text(owner.description)]
                 // Every note, or without a full-text index every note that matches.
@@ -59,13 +53,7 @@ extension LiveBackend {
                 return try db.readTransaction(
                     { (db: Connection) throws(DatabaseError) -> NoteMatches in
                         let owner: [SQLValue] = [.text(owner.description)]
-                        let read = { (row: Row) -> Note? in
-                            guard let note = Self.note(row) else {
-                                damaged.append(String(row.text(0).prefix(40)))
-                                return nil
-                            }
-                            return note
-                        }
+                        let read = { (row: Row) in Self.read(row, Self.note, damaged: &damaged) }
                         let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
                         let recentIDs = Set(recent.map(\.id))
                         var matches = NoteMatches(ids: [], notes: [])
@@ -74,12 +62,8 @@ extension LiveBackend {
                             if !isHeld(note.id) { matches.notes.append(note) }
                         }
                         let (condition, bindings) = Self.indexCondition(words)
-                        let indexed = try db.query(Self.indexedMatchIDs(condition), bindings + owner) { row -> Note.ID? in
-                            guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else {
-                                damaged.append(String(row.text(0).prefix(40)))
-                                return nil
-                            }
-                            return id
+                        let indexed = try db.query(Self.indexedMatchIDs(condition), bindings + owner) { row in
+                            Self.read(row, { try? Self.id($0, 0, "notes.id") as Note.ID }, damaged: &damaged)
                         }
                         for case let id? in indexed where !recentIDs.contains(id) {
                             matches.ids.append(id)
@@ -163,6 +147,16 @@ extension LiveBackend {
 
     /// The order notes are listed in: `Note.isListed(before:)`, in SQL.
     static let listOrder = " ORDER BY updated_at DESC, id DESC"
+
+    /// `read`'s value of `row`; `nil` when its id (the row's first column) is damaged, whose
+    /// first characters are added to `damaged`.
+    static func read<T>(_ row: Row, _ read: (Row) -> T?, damaged: inout [String]) -> T? {
+        guard let value = read(row) else {
+            damaged.append(String(row.text(0).prefix(40)))
+            return nil
+        }
+        return value
+    }
 
     /// The note in a row of ``noteColumns``; `nil` when its id is damaged.
     static func note(_ row: Row) -> Note? {
