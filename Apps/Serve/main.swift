@@ -42,8 +42,15 @@ func fail(_ message: String) -> Never {
     ProcessExit.exit(2)
 }
 
+// A reply is written whole or not at all (a full disk leaves no torn line); replies to lines
+// that were already waiting go out together, in one write.
+let output = StandardOutput()
+
 func end(_ host: AppHost, status: Int32) async -> Never {
-    do { try await host.close() } catch { fail("\(error)") }
+    var failure: (any Error)?
+    do { try await host.close() } catch { failure = error }
+    output.flush() // replies held to go with the next, once no intent is performed after them
+    if let failure { fail("\(failure)") }
     ProcessExit.exit(status)
 }
 
@@ -65,10 +72,9 @@ do { host = try await AppHost(storage: storage, loginStyle: options.loginStyle, 
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
 /// Answers intents until the input ends, off the main actor (nothing here needs it).
 func serve(_ host: AppHost) async -> Never {
-    // A reply is written whole or not at all (a full disk leaves no torn line).
-    let output = StandardOutput()
+    let input = InputLines() // read on a thread of its own, never blocking a task
     var shown: Screens? // what the reader holds: replies carry what changed since
-    for await line in InputLines() { // read on a thread of its own, never blocking a task
+    for await line in input {
         if line.isEmpty { continue }
         let reply: String
         do {
@@ -81,8 +87,11 @@ func serve(_ host: AppHost) async -> Never {
             encoder.outputFormatting = .withoutEscapingSlashes
             reply = (try? encoder.encode(["error": "\(error)"])).map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
-        guard output.write(reply + "\n") else { break }
+        // Written now, unless the next line is already waiting: then with its reply (a reader
+        // that waits for each reply before it sends the next line gets it at once).
+        guard output.write(reply + "\n", moreFollows: input.hasLineReady) else { break }
     }
+    output.flush()
     switch output.failure {
     case nil: await end(host, status: 0)
     case .readerGone?: await end(host, status: 141) // as SIGPIPE would, quietly

@@ -50,6 +50,10 @@ public struct InputLines: AsyncSequence, Sendable {
         line.count > maximumLineLength
     }
 
+    /// Whether a line was read ahead and waits: the next one is handed out without waiting. A
+    /// front end that answers line by line may then hold an answer to write it with the next.
+    public var hasLineReady: Bool { reader.hasLineReady }
+
     /// An iterator over the lines; all iterators share the one reader.
     public func makeAsyncIterator() -> Iterator {
         Iterator(reader: reader)
@@ -124,6 +128,8 @@ public struct InputLines: AsyncSequence, Sendable {
             // The thread closes the copy when the input ends; one never started has not.
             if !state.withLock({ $0.started }) { close(descriptor) }
         }
+
+        var hasLineReady: Bool { state.withLock { $0.count > 0 } }
 
         nonisolated(nonsending) func next() async -> [UInt8]? {
             enum Next { case line([UInt8]), end, wait }

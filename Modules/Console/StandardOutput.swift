@@ -12,6 +12,10 @@ import Musl
 /// task, never torn: a piece that cannot be written whole (a full disk, an I/O error) is taken
 /// back from a file it went to, and nothing more is written after it.
 ///
+/// Pieces can also be held and written together (``write(_:moreFollows:)``): a front end that
+/// answers lines already waiting in its input writes their answers in one call rather than one
+/// each, and its reader is woken once for them.
+///
 /// The first failure runs ``onFailure`` once: ``Failure/readerGone`` when the reader went away
 /// (`| head -1`, which a shell ends quietly with status 141), ``Failure/cannotWrite(_:)``
 /// otherwise, which a shell says on standard error before it ends non-zero.
@@ -35,7 +39,12 @@ public final class StandardOutput: Sendable {
     private struct State {
         var failure: Failure?
         var onFailure: @Sendable (Failure) -> Void = { _ in }
+        /// What ``write(_:moreFollows:)`` held, to go out before the next piece written.
+        var held: [UInt8] = []
     }
+
+    /// The most ``write(_:moreFollows:)`` holds: past it, what is held is written anyway.
+    public static let holdLimit = 64 * 1024
 
     private let descriptor: Int32
     /// Whether the descriptor is a regular file (a torn piece can be taken back from it).
@@ -58,17 +67,37 @@ public final class StandardOutput: Sendable {
     /// Why writing stopped, once it has.
     public var failure: Failure? { state.withLock { $0.failure } }
 
-    /// Writes `text` whole; `false` (and nothing of it left in a file) when it could not be.
+    /// Writes `text` whole, after what was held; `false` (and nothing of them left in a file)
+    /// when they could not be.
     @discardableResult
     public func write(_ text: String) -> Bool {
+        write(text, moreFollows: false)
+    }
+
+    /// Writes `text` whole after what was held, or with `moreFollows` holds it too, to be
+    /// written with the pieces that follow in one call (at once when ``holdLimit`` bytes are
+    /// held). `false` (and nothing of the pieces written together left in a file) when they
+    /// could not be written. Held pieces go out at the next write without `moreFollows` or at
+    /// ``flush()``: call it before quitting.
+    @discardableResult
+    public func write(_ text: String, moreFollows: Bool) -> Bool {
         let (failure, onFailure) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void) in
             guard state.failure == nil else { return (nil, { _ in }) }
-            state.failure = Self.writeWhole(Array(text.utf8), to: descriptor, isFile: isFile)
+            state.held.append(contentsOf: text.utf8)
+            guard !state.held.isEmpty, !moreFollows || state.held.count >= Self.holdLimit else { return (nil, { _ in }) }
+            state.failure = Self.writeWhole(state.held, to: descriptor, isFile: isFile)
+            state.held.removeAll(keepingCapacity: state.held.count <= Self.holdLimit)
             return (state.failure, state.onFailure)
         }
         guard let failure else { return self.failure == nil }
         onFailure(failure)
         return false
+    }
+
+    /// Writes what ``write(_:moreFollows:)`` held; `false` when it could not be written.
+    @discardableResult
+    public func flush() -> Bool {
+        write("", moreFollows: false)
     }
 
     /// Writes `bytes` to `descriptor`, retrying short writes; on failure, a regular file is cut

@@ -120,7 +120,7 @@ struct DocumentationExampleTests {
 
     @Test func anExampleChangedInOnePlaceIsFound() throws {
         let sources = try Self.builtSources()
-        let serveLoop = "for await line in InputLines() { // read on a thread of its own, never blocking a task"
+        let serveLoop = "let input = InputLines() // read on a thread of its own, never blocking a task"
         let serve = try #require(try Self.examples().first { $0.body.contains(serveLoop) })
         #expect(Self.home(of: serve, in: sources) == "Apps/Serve/main.swift")
         var edited = serve.lines

@@ -1,0 +1,70 @@
+import Console
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Standard output")
+struct StandardOutputTests {
+    /// A file to write to, its descriptor, and what it holds so far.
+    final class Target {
+        let folder = TemporaryFolder("appcore-output")
+        let path: String
+        let descriptor: Int32
+
+        init() throws {
+            path = folder.file("out.txt")
+            descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            try #require(descriptor >= 0)
+        }
+
+        deinit { close(descriptor) }
+
+        var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    }
+
+    @Test func heldPiecesGoOutWithTheNextWriteInTheirOrder() throws {
+        let target = try Target()
+        let output = StandardOutput(descriptor: target.descriptor)
+        #expect(output.write("one\n", moreFollows: true))
+        #expect(output.write("two\n", moreFollows: true))
+        #expect(target.text == "", "held, not written")
+        #expect(output.write("three\n", moreFollows: false))
+        #expect(target.text == "one\ntwo\nthree\n")
+        #expect(output.write("four\n", moreFollows: true))
+        #expect(output.write("five\n"), "a plain write takes what is held along")
+        #expect(target.text == "one\ntwo\nthree\nfour\nfive\n")
+    }
+
+    @Test func flushWritesWhatIsHeldAndNothingTwice() throws {
+        let target = try Target()
+        let output = StandardOutput(descriptor: target.descriptor)
+        output.write("held\n", moreFollows: true)
+        #expect(output.flush())
+        #expect(output.flush())
+        #expect(target.text == "held\n")
+    }
+
+    @Test func holdingStopsAtTheLimit() throws {
+        let target = try Target()
+        let output = StandardOutput(descriptor: target.descriptor)
+        let line = String(repeating: "x", count: 1023) + "\n"
+        let lines = StandardOutput.holdLimit / line.utf8.count
+        for _ in 1..<lines { output.write(line, moreFollows: true) }
+        #expect(target.text.isEmpty)
+        output.write(line, moreFollows: true)
+        #expect(target.text.utf8.count == lines * line.utf8.count, "written once the limit is held")
+    }
+
+    @Test func aFailedWriteSaysSoAndHoldsNothingMore() throws {
+        let target = try Target()
+        let output = StandardOutput(descriptor: -1)
+        output.write("held\n", moreFollows: true)
+        #expect(!output.flush())
+        guard case .cannotWrite? = output.failure else {
+            Issue.record("expected cannotWrite, got \(String(describing: output.failure))")
+            return
+        }
+        #expect(!output.write("more\n", moreFollows: true))
+        #expect(target.text.isEmpty)
+    }
+}
