@@ -26,6 +26,10 @@ package struct NoteVersions: Sendable {
     /// An empty record: no writes of this writer yet.
     package init() {}
 
+    /// How many notes this record remembers a run of writes of: the notes rewritten, not every
+    /// note written, so it does not grow with the notes created.
+    package var rememberedNotes: Int { runs.count }
+
     /// Whether a change of note `id` based on version `base` may replace what is stored at
     /// version `stored` (`nil`: nothing is stored). A change without a base replaces anything.
     package func allows(_ id: Note.ID, base: Int64?, stored: Int64?) -> Bool {
@@ -37,12 +41,14 @@ package struct NoteVersions: Sendable {
     /// Records that this writer replaced version `stored` of note `id` (`nil`: none) with
     /// version `wrote` (`nil`: it deleted the note).
     package mutating func record(_ id: Note.ID, replaced stored: Int64?, wrote: Int64?) {
-        guard let wrote else {
+        // A write that replaced nothing (a new note) starts no run: a run of no replaced versions
+        // allows nothing more than none, so only notes rewritten are remembered, not every note.
+        guard let wrote, let stored else {
             runs[id] = nil
             return
         }
         var run = runs[id].flatMap { $0.latest == stored ? $0 : nil } ?? Run(latest: wrote, replaced: [])
-        if let stored { run.replaced.append(stored) }
+        run.replaced.append(stored)
         if run.replaced.count > Self.remembered { run.replaced.removeFirst(run.replaced.count - Self.remembered) }
         run.latest = wrote
         runs[id] = run

@@ -95,6 +95,37 @@ struct InMemoryBackendTests {
     }
 }
 
+@Suite("A writer's own runs of note writes")
+struct NoteVersionsTests {
+    let id = Note.ID(UUID(sequence: 1))
+
+    @Test func newNotesAreNotRememberedAndAllowWhatTheyDidBefore() {
+        var versions = NoteVersions()
+        for number in 1...1_000 { versions.record(Note.ID(UUID(sequence: UInt64(number))), replaced: nil, wrote: Int64(number)) }
+        #expect(versions.rememberedNotes == 0, "a new note's write starts no run")
+        #expect(versions.allows(id, base: nil, stored: 1), "a change without a base replaces anything")
+        #expect(versions.allows(id, base: 1, stored: 1), "a change based on what is stored")
+        #expect(!versions.allows(id, base: 0, stored: 1), "a change based on an older version is a conflict")
+    }
+
+    @Test func aWritersQuickSuccessionIsNotAConflictButAnotherWritersVersionIs() {
+        var versions = NoteVersions()
+        versions.record(id, replaced: nil, wrote: 1)
+        // Edited from 1, then edited again from 1 before the first save was heard of.
+        versions.record(id, replaced: 1, wrote: 2)
+        #expect(versions.rememberedNotes == 1)
+        #expect(versions.allows(id, base: 1, stored: 2))
+        versions.record(id, replaced: 2, wrote: 3)
+        #expect(versions.allows(id, base: 1, stored: 3) && versions.allows(id, base: 2, stored: 3))
+        // Another writer stored 4 meanwhile: a change based on this writer's versions conflicts.
+        #expect(!versions.allows(id, base: 3, stored: 4))
+        // Deleted: the run is forgotten.
+        versions.record(id, replaced: 3, wrote: nil)
+        #expect(versions.rememberedNotes == 0)
+        #expect(!versions.allows(id, base: 1, stored: 3))
+    }
+}
+
 @Suite("Environment decorators and test values")
 struct EnvironmentDecoratorTests {
     @Test func injectedFailuresHitOnlyTheirEndpointAndRunOut() async throws {

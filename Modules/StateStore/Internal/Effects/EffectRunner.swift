@@ -292,8 +292,10 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         let ended = withRegistry { registry -> Ended in
             guard let entry = registry.remove(key) else { return Ended() }
             for id in entry.ids {
-                registry.keysByID[id]?.remove(key)
-                if registry.keysByID[id]?.isEmpty == true { registry.keysByID[id] = nil }
+                // One lookup of the id (its hash asks its box), not one per step.
+                guard let index = registry.keysByID.index(forKey: id) else { continue }
+                registry.keysByID.values[index].remove(key)
+                if registry.keysByID.values[index].isEmpty { registry.keysByID.remove(at: index) }
             }
             // A cancelled effect stopped counting when it was cancelled.
             guard !entry.isCancelled else { return Ended() }
