@@ -41,6 +41,8 @@ public final class StandardOutput: Sendable {
         var onFailure: @Sendable (Failure) -> Void = { _ in }
         /// What ``write(_:moreFollows:)`` held, to go out before the next piece written.
         var held: [UInt8] = []
+        /// Where each piece in `held` ends.
+        var pieceEnds: [Int] = []
     }
 
     /// The most ``write(_:moreFollows:)`` holds: past it, what is held is written anyway.
@@ -67,7 +69,7 @@ public final class StandardOutput: Sendable {
     /// Why writing stopped, once it has.
     public var failure: Failure? { state.withLock { $0.failure } }
 
-    /// Writes `text` whole, after what was held; `false` (and nothing of them left in a file)
+    /// Writes `text` whole, after what was held; `false` (and no torn piece left in a file)
     /// when they could not be.
     @discardableResult
     public func write(_ text: String) -> Bool {
@@ -76,17 +78,21 @@ public final class StandardOutput: Sendable {
 
     /// Writes `text` whole after what was held, or with `moreFollows` holds it too, to be
     /// written with the pieces that follow in one call (at once when ``holdLimit`` bytes are
-    /// held). `false` (and nothing of the pieces written together left in a file) when they
-    /// could not be written. Held pieces go out at the next write without `moreFollows` or at
+    /// held). `false` when they could not all be written: a file keeps those written whole,
+    /// and nothing of the one torn. Held pieces go out at the next write without `moreFollows` or at
     /// ``flush()``: call it before quitting.
     @discardableResult
     public func write(_ text: String, moreFollows: Bool) -> Bool {
         let (failure, onFailure) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void) in
             guard state.failure == nil else { return (nil, { _ in }) }
-            state.held.append(contentsOf: text.utf8)
+            if !text.isEmpty {
+                state.held.append(contentsOf: text.utf8)
+                state.pieceEnds.append(state.held.count)
+            }
             guard !state.held.isEmpty, !moreFollows || state.held.count >= Self.holdLimit else { return (nil, { _ in }) }
-            state.failure = Self.writeWhole(state.held, to: descriptor, isFile: isFile)
+            state.failure = Self.writeWhole(state.held, pieceEnds: state.pieceEnds, to: descriptor, isFile: isFile)
             state.held.removeAll(keepingCapacity: state.held.count <= Self.holdLimit)
+            state.pieceEnds.removeAll(keepingCapacity: true)
             return (state.failure, state.onFailure)
         }
         guard let failure else { return self.failure == nil }
@@ -100,9 +106,10 @@ public final class StandardOutput: Sendable {
         write("", moreFollows: false)
     }
 
-    /// Writes `bytes` to `descriptor`, retrying short writes; on failure, a regular file is cut
-    /// back to its length before, so its last line stays whole.
-    private static func writeWhole(_ bytes: [UInt8], to descriptor: Int32, isFile: Bool) -> Failure? {
+    /// Writes `bytes` (pieces ending at `pieceEnds`) to `descriptor`, retrying short writes; on
+    /// failure, a regular file is cut back to the end of the last piece written whole, so its
+    /// last line stays whole.
+    private static func writeWhole(_ bytes: [UInt8], pieceEnds: [Int], to descriptor: Int32, isFile: Bool) -> Failure? {
         var status = stat()
         let lengthBefore: off_t? = isFile && fstat(descriptor, &status) == 0 ? status.st_size : nil
         var offset = 0
@@ -124,7 +131,8 @@ public final class StandardOutput: Sendable {
             let error = errno
             if written < 0, error == EINTR { continue }
             if error == EPIPE { return .readerGone }
-            if offset > 0, let lengthBefore { _ = ftruncate(descriptor, lengthBefore) }
+            // The pieces written whole stay; the one torn goes.
+            if offset > 0, let lengthBefore { _ = ftruncate(descriptor, lengthBefore + off_t(pieceEnds.last { $0 <= offset } ?? 0)) }
             return .cannotWrite(written == 0 ? "nothing could be written" : String(cString: strerror(error)))
         }
         return nil
