@@ -171,14 +171,16 @@ struct Batch {
     }
 
     /// Runs standard input as one script, answering each line as soon as it has run, so another
-    /// process can drive the app line by line.
+    /// process can drive the app line by line; the answers to lines already waiting go out
+    /// together, in one write.
     private func runStandardInput(_ runner: ScriptRunner) async -> Int32 {
         let options = options
-        let report = await runner.run(name: "stdin", lines: InputLines()) { line in
+        let input = InputLines()
+        let report = await runner.run(name: "stdin", lines: input) { line in
             if options.json {
-                standardOutput.write(line.jsonLine(script: "stdin") + "\n")
+                standardOutput.write(line.jsonLine(script: "stdin") + "\n", moreFollows: input.hasLineReady)
             } else if !options.quiet || !line.ok {
-                standardOutput.write(line.transcript(script: "stdin"))
+                standardOutput.write(line.transcript(script: "stdin"), moreFollows: input.hasLineReady)
             }
         }
         standardOutput.write(summary([report], notRun: 0, elapsed: report.duration))

@@ -88,6 +88,7 @@ let batch = Batch(options: options)
 /// closed; then exits with `status`, or 2 saying what could not be closed.
 @Sendable func end(_ runner: ScriptRunner, status: Int32) async -> Never {
     let failures = await runner.end()
+    standardOutput.flush() // answers held to go with the next, once no line runs after them
     for failure in failures { FileHandle.standardError.write(Data("appcore-batch: \(failure)\n".utf8)) }
     ProcessExit.exit(failures.isEmpty ? status : 2)
 }

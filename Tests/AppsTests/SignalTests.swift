@@ -76,21 +76,22 @@ struct SignalTests {
         _ = try await again.end(with: SIGTERM)
     }
 
-    @Test func serveWritesTheRepliesItHeldWhenASignalEndsIt() async throws {
+    @Test(arguments: [DurableAnswerTests.Shell.serve, .batch])
+    func aShellWritesTheAnswersItHeldWhenASignalEndsIt(shell: DurableAnswerTests.Shell) async throws {
         let (folder, path) = try Self.databaseFolder("appcore-signal-held")
-        let serve = try Driven("appcore-serve", [path], folder: folder.path)
-        // Lines waiting in its input: serve holds their replies and writes them 64 KiB at a time.
-        serve.send(Array(repeating: #"{"increment":{}}"#, count: 3_000))
-        _ = try await serve.read { $0.contains("\n") }
-        // Read to the end meanwhile: a full pipe would hold serve's writes, and its ending.
-        async let printed = serve.read { _ in false }
-        let (status, errors) = try await serve.end(with: SIGTERM)
+        let running = try Driven(shell.name, shell.arguments(path), folder: folder.path)
+        // Lines waiting in its input: the shell holds their answers and writes them 64 KiB at a time.
+        running.send(shell.signIn + Array(repeating: shell.increment, count: 3_000))
+        _ = try await running.read { shell.lastCount($0) != nil }
+        // Read to the end meanwhile: a full pipe would hold the shell's writes, and its ending.
+        async let printed = running.read { _ in false }
+        let (status, errors) = try await running.end(with: SIGTERM)
         #expect(status == 128 + SIGTERM, "standard error: \(errors)")
-        let answered = try #require(DurableAnswerTests.Shell.serve.lastCount(try await printed))
+        let answered = try #require(shell.lastCount(try await printed))
 
-        let again = try Driven("appcore-serve", [path], folder: folder.path)
-        again.send([#"{"increment":{}}"#])
-        let kept = try #require(DurableAnswerTests.Shell.serve.lastCount(try await again.read { $0.contains("\n") })) - 1
+        let again = try Driven(shell.name, shell.arguments(path), folder: folder.path)
+        again.send(shell.signIn.dropFirst() + [shell.increment])
+        let kept = try #require(shell.lastCount(try await again.read { shell.lastCount($0) != nil })) - 1
         _ = try await again.end(with: SIGTERM)
         #expect(kept >= answered, "every answered increment was kept")
         // At most the increment running when the signal came is kept and not answered.
