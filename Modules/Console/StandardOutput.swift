@@ -43,10 +43,24 @@ public final class StandardOutput: Sendable {
         var held: [UInt8] = []
         /// Where each piece in `held` ends.
         var pieceEnds: [Int] = []
+        /// How many times what was held went out: a hold's deadline writes only the pieces it
+        /// was set for.
+        var writesOfHeld: UInt64 = 0
+
+        /// Writes what is held (at least one piece).
+        mutating func writeHeld(to descriptor: Int32, isFile: Bool) {
+            failure = StandardOutput.writeWhole(held, pieceEnds: pieceEnds, to: descriptor, isFile: isFile)
+            held.removeAll(keepingCapacity: held.count <= StandardOutput.holdLimit)
+            pieceEnds.removeAll(keepingCapacity: true)
+            writesOfHeld &+= 1
+        }
     }
 
     /// The most ``write(_:moreFollows:)`` holds: past it, what is held is written anyway.
     public static let holdLimit = 64 * 1024
+    /// The longest a piece is held: then it is written, though no piece followed (the work that
+    /// answers the next line may take long).
+    public static let holdTime: Duration = .milliseconds(5)
 
     private let descriptor: Int32
     /// Whether the descriptor is a regular file (a torn piece can be taken back from it).
@@ -77,23 +91,28 @@ public final class StandardOutput: Sendable {
     }
 
     /// Writes `text` whole after what was held, or with `moreFollows` holds it too, to be
-    /// written with the pieces that follow in one call (at once when ``holdLimit`` bytes are
-    /// held). `false` when they could not all be written: a file keeps those written whole,
-    /// and nothing of the one torn. Held pieces go out at the next write without `moreFollows` or at
-    /// ``flush()``: call it before quitting.
+    /// written with the pieces that follow in one call: at the next write without
+    /// `moreFollows`, at ``flush()`` (call it before quitting), once ``holdLimit`` bytes are
+    /// held, or ``holdTime`` after the first was held. `false` when they could not all be
+    /// written: a file keeps those written whole, and nothing of the one torn.
     @discardableResult
     public func write(_ text: String, moreFollows: Bool) -> Bool {
-        let (failure, onFailure) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void) in
-            guard state.failure == nil else { return (nil, { _ in }) }
+        let (failure, onFailure, deadlineFor) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void, UInt64?) in
+            guard state.failure == nil else { return (nil, { _ in }, nil) }
+            let startsHolding = state.held.isEmpty
             if !text.isEmpty {
                 state.held.append(contentsOf: text.utf8)
                 state.pieceEnds.append(state.held.count)
             }
-            guard !state.held.isEmpty, !moreFollows || state.held.count >= Self.holdLimit else { return (nil, { _ in }) }
-            state.failure = Self.writeWhole(state.held, pieceEnds: state.pieceEnds, to: descriptor, isFile: isFile)
-            state.held.removeAll(keepingCapacity: state.held.count <= Self.holdLimit)
-            state.pieceEnds.removeAll(keepingCapacity: true)
-            return (state.failure, state.onFailure)
+            guard !state.held.isEmpty else { return (nil, { _ in }, nil) }
+            if moreFollows, state.held.count < Self.holdLimit { return (nil, { _ in }, startsHolding ? state.writesOfHeld : nil) }
+            state.writeHeld(to: descriptor, isFile: isFile)
+            return (state.failure, state.onFailure, nil)
+        }
+        if let deadlineFor {
+            let (seconds, attoseconds) = Self.holdTime.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in writeHeld(deadlineFor) }
         }
         guard let failure else { return self.failure == nil }
         onFailure(failure)
@@ -106,10 +125,20 @@ public final class StandardOutput: Sendable {
         write("", moreFollows: false)
     }
 
+    /// Writes what is held, if it is still the pieces held after the `writesOfHeld`th write of them.
+    private func writeHeld(_ writesOfHeld: UInt64) {
+        let (failure, onFailure) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void) in
+            guard state.failure == nil, state.writesOfHeld == writesOfHeld, !state.held.isEmpty else { return (nil, { _ in }) }
+            state.writeHeld(to: descriptor, isFile: isFile)
+            return (state.failure, state.onFailure)
+        }
+        if let failure { onFailure(failure) }
+    }
+
     /// Writes `bytes` (pieces ending at `pieceEnds`) to `descriptor`, retrying short writes; on
     /// failure, a regular file is cut back to the end of the last piece written whole, so its
     /// last line stays whole.
-    private static func writeWhole(_ bytes: [UInt8], pieceEnds: [Int], to descriptor: Int32, isFile: Bool) -> Failure? {
+    fileprivate static func writeWhole(_ bytes: [UInt8], pieceEnds: [Int], to descriptor: Int32, isFile: Bool) -> Failure? {
         var status = stat()
         let lengthBefore: off_t? = isFile && fstat(descriptor, &status) == 0 ? status.st_size : nil
         var offset = 0

@@ -6,7 +6,7 @@ import Testing
 @Suite("Standard output")
 struct StandardOutputTests {
     /// A file to write to, its descriptor, and what it holds so far.
-    final class Target {
+    final class Target: Sendable {
         let folder = TemporaryFolder("appcore-output")
         let path: String
         let descriptor: Int32
@@ -33,6 +33,17 @@ struct StandardOutputTests {
         #expect(output.write("four\n", moreFollows: true))
         #expect(output.write("five\n"), "a plain write takes what is held along")
         #expect(target.text == "one\ntwo\nthree\nfour\nfive\n")
+    }
+
+    @Test func aHeldPieceGoesOutAfterTheHoldTimeThoughNothingFollows() async throws {
+        let target = try Target()
+        let output = StandardOutput(descriptor: target.descriptor)
+        output.write("one\n", moreFollows: true)
+        output.write("two\n", moreFollows: true)
+        // The work answering the next line runs long: what is held does not wait for it.
+        #expect(await eventually { target.text == "one\ntwo\n" })
+        output.write("three\n", moreFollows: true)
+        #expect(await eventually { target.text == "one\ntwo\nthree\n" }, "a new hold, a new deadline")
     }
 
     @Test func flushWritesWhatIsHeldAndNothingTwice() throws {
