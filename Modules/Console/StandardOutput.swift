@@ -58,18 +58,21 @@ public final class StandardOutput: Sendable {
 
     /// The most ``write(_:moreFollows:)`` holds: past it, what is held is written anyway.
     public static let holdLimit = 64 * 1024
+    /// The longest a piece is held by default (``holdTime``): 5 ms.
+    public static let defaultHoldTime: Duration = .milliseconds(5)
+
     /// The longest a piece is held: then it is written, though no piece followed (the work that
     /// answers the next line may take long).
-    public static let holdTime: Duration = .milliseconds(5)
-
+    public let holdTime: Duration
     private let descriptor: Int32
     /// Whether the descriptor is a regular file (a torn piece can be taken back from it).
     private let isFile: Bool
     private let state = Locked(State())
 
-    /// The process's standard output (or another descriptor).
-    public init(descriptor: Int32 = 1) {
+    /// The process's standard output (or another descriptor), holding a piece at most `holdTime`.
+    public init(descriptor: Int32 = 1, holdTime: Duration = StandardOutput.defaultHoldTime) {
         self.descriptor = descriptor
+        self.holdTime = holdTime
         var status = stat()
         isFile = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
@@ -110,7 +113,7 @@ public final class StandardOutput: Sendable {
             return (state.failure, state.onFailure, nil)
         }
         if let deadlineFor {
-            let (seconds, attoseconds) = Self.holdTime.components
+            let (seconds, attoseconds) = holdTime.components
             let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in writeHeld(deadlineFor) }
         }

@@ -22,9 +22,13 @@ struct StandardOutputTests {
         var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
     }
 
+    /// Holds for an hour: what a test sees held is not written by the deadline meanwhile, however
+    /// slow the machine.
+    static let longHold: Duration = .seconds(3_600)
+
     @Test func heldPiecesGoOutWithTheNextWriteInTheirOrder() throws {
         let target = try Target()
-        let output = StandardOutput(descriptor: target.descriptor)
+        let output = StandardOutput(descriptor: target.descriptor, holdTime: Self.longHold)
         #expect(output.write("one\n", moreFollows: true))
         #expect(output.write("two\n", moreFollows: true))
         #expect(target.text == "", "held, not written")
@@ -37,7 +41,7 @@ struct StandardOutputTests {
 
     @Test func aHeldPieceGoesOutAfterTheHoldTimeThoughNothingFollows() async throws {
         let target = try Target()
-        let output = StandardOutput(descriptor: target.descriptor)
+        let output = StandardOutput(descriptor: target.descriptor, holdTime: .milliseconds(5))
         output.write("one\n", moreFollows: true)
         output.write("two\n", moreFollows: true)
         // The work answering the next line runs long: what is held does not wait for it.
@@ -48,7 +52,7 @@ struct StandardOutputTests {
 
     @Test func flushWritesWhatIsHeldAndNothingTwice() throws {
         let target = try Target()
-        let output = StandardOutput(descriptor: target.descriptor)
+        let output = StandardOutput(descriptor: target.descriptor, holdTime: Self.longHold)
         output.write("held\n", moreFollows: true)
         #expect(output.flush())
         #expect(output.flush())
@@ -57,7 +61,7 @@ struct StandardOutputTests {
 
     @Test func holdingStopsAtTheLimit() throws {
         let target = try Target()
-        let output = StandardOutput(descriptor: target.descriptor)
+        let output = StandardOutput(descriptor: target.descriptor, holdTime: Self.longHold)
         let line = String(repeating: "x", count: 1023) + "\n"
         let lines = StandardOutput.holdLimit / line.utf8.count
         for _ in 1..<lines { output.write(line, moreFollows: true) }
@@ -68,7 +72,7 @@ struct StandardOutputTests {
 
     @Test func aFailedWriteSaysSoAndHoldsNothingMore() throws {
         let target = try Target()
-        let output = StandardOutput(descriptor: -1)
+        let output = StandardOutput(descriptor: -1, holdTime: Self.longHold)
         output.write("held\n", moreFollows: true)
         #expect(!output.flush())
         guard case .cannotWrite? = output.failure else {
