@@ -34,11 +34,13 @@ public enum TerminationSignals {
 
     /// From now on `signals` no longer end the process at once: the first one received calls
     /// `handler` with its number, on a queue of its own; a second one ends the process at once
-    /// (with 128 + its number), for a user who insists.
+    /// (with 128 + its number), for a user who insists. Returns once they are listened for, so
+    /// a signal sent after the program's first answer is never missed.
     public static func catching(_ signals: [Int32] = standard, handler: @escaping @Sendable (Int32) -> Void) {
         signal(SIGPIPE, SIG_IGN)
         let received = Locked(false)
         let queue = DispatchQueue(label: "appcore.termination-signals")
+        let listening = DispatchGroup()
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -49,8 +51,14 @@ public enum TerminationSignals {
                 }
                 if isFirst { handler(number) } else { _exit(128 + number) }
             }
+            listening.enter()
+            source.setRegistrationHandler { listening.leave() }
             source.resume()
             sources.withLock { $0.append(source) }
         }
+        // Until its source is registered (on libdispatch's own thread, later), a signal is
+        // ignored and lost: on a loaded machine a SIGTERM sent right after a shell's first answer
+        // was, one time in four. Waits for the registrations, which take microseconds.
+        _ = listening.wait(timeout: .now() + .seconds(5))
     }
 }
