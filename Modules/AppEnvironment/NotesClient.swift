@@ -73,7 +73,7 @@ public struct NotesClient: Sendable {
     {
         if let searchMatches { return try await searchMatches(token, query, isHeld) }
         let found = try await search(token, query)
-        return NoteMatches(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
+        return NoteMatches(found, holding: isHeld)
     }
 
     /// A client whose every endpoint reports the call as unexpected and fails.

@@ -199,4 +199,9 @@ public struct NoteMatches: Hashable, Sendable {
         self.ids = ids
         self.notes = notes
     }
+
+    /// Every note of `found` as a match, in full those `isHeld` says the caller does not hold.
+    public init(_ found: [Note], holding isHeld: (Note.ID) -> Bool) {
+        self.init(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
+    }
 }

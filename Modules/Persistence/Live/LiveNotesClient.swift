@@ -79,7 +79,7 @@ extension LiveBackend {
         guard let matches else {
             // Without words or an index, every note is read anyway.
             let found = try notes(token, matching: query)
-            return NoteMatches(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
+            return NoteMatches(found, holding: isHeld)
         }
         searchIndex.catchUp()
         return matches
