@@ -33,6 +33,7 @@ final class Terminal: @unchecked Sendable {
         var raw = original
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        // The C boundary: `c_cc` is a tuple of NCCS bytes, and VMIN and VTIME index into it.
         withUnsafeMutableBytes(of: &raw.c_cc) { bytes in
             bytes[Int(VMIN)] = 1
             bytes[Int(VTIME)] = 0

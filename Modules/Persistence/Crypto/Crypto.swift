@@ -25,8 +25,10 @@ enum Crypto {
         var bytes = [UInt8](repeating: 0, count: count)
         #if canImport(CCrypto)
         guard library else { throw failure("start the system's crypto library") }
+        // The C boundary: RAND_bytes writes `count` bytes into a buffer of `count`.
         let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) == 1 }
         #else
+        // The C boundary: SecRandomCopyBytes writes `count` bytes into a buffer of `count`.
         let ok = bytes.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return count == 0 }
             return SecRandomCopyBytes(kSecRandomDefault, count, base) == errSecSuccess
@@ -42,6 +44,7 @@ enum Crypto {
         let passwordBytes = Array(password.utf8)
         #if canImport(CCrypto)
         guard library else { throw failure("start the system's crypto library") }
+        // The C boundary: each buffer is passed with its own count, and the key's is 32.
         let ok = passwordBytes.withUnsafeBufferPointer { pass in
             salt.withUnsafeBufferPointer { saltBuffer in
                 key.withUnsafeMutableBufferPointer { out in
@@ -54,6 +57,7 @@ enum Crypto {
             }
         }
         #else
+        // The C boundary: each buffer is passed with its own count, and the key's is 32.
         let ok = passwordBytes.withUnsafeBufferPointer { pass in
             pass.withMemoryRebound(to: CChar.self) { passChars in
                 CCKeyDerivationPBKDF(
@@ -72,10 +76,12 @@ enum Crypto {
         #if canImport(CCrypto)
         guard library else { throw failure("start the system's crypto library") }
         var length: UInt32 = 0
+        // The C boundary: the input is passed with its count, and the digest holds SHA-256's 32 bytes.
         let ok = bytes.withUnsafeBufferPointer { input in
             EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil) == 1
         }
         #else
+        // The C boundary: the input is passed with its count, and the digest holds SHA-256's 32 bytes.
         bytes.withUnsafeBufferPointer { input in _ = CC_SHA256(input.baseAddress, CC_LONG(input.count), &digest) }
         let ok = true
         #endif

@@ -427,6 +427,7 @@ public final class Connection {
                 case .real(let number): sqlite3_bind_double(statement, index, number)
                 case .text(let text): Self.bind(text, to: statement, at: index)
                 case .blob(let bytes):
+                    // The C boundary: SQLite copies the bytes (SQLITE_TRANSIENT) before this returns.
                     bytes.withUnsafeBytes { buffer in
                         sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
                     }
@@ -513,12 +514,15 @@ public struct Row {
     public func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(statement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, column))
+        // The C boundary: the text and its count stay valid until the statement steps again.
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
     /// The column as bytes (empty for NULL).
     public func blob(_ column: Int32) -> [UInt8] {
+        // The C boundary: the pointer, then its count (SQLite's safe order), valid until the
+        // statement steps again.
+        guard let bytes = sqlite3_column_blob(statement, column) else { return [] }
         let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 }

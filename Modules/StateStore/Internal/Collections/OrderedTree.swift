@@ -93,6 +93,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
     /// The element with `key`, if present.
     @inlinable
     func element(forKey key: Int64) -> Element? {
+        // Unretained: `self` keeps every node alive while it is read.
         unowned(unsafe) var node = root
         while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
         guard let offset = node.keys.exactIndex(of: key) else { return nil }
@@ -102,6 +103,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
     /// The position of the element with `key`, if present.
     @inlinable
     func position(ofKey key: Int64) -> Int? {
+        // Unretained: `self` keeps every node alive while it is read.
         unowned(unsafe) var node = root
         var position = 0
         while !node.isLeaf {

@@ -20,6 +20,8 @@ final class Lock: @unchecked Sendable {
 
     @usableFromInline
     init() {
+        // Sound: a mutex must not move once used; this one lives at one address, owned by the
+        // lock, initialised here and destroyed in `deinit`.
         primitive = .allocate(capacity: 1)
         #if canImport(Darwin)
         primitive.initialize(to: os_unfair_lock())

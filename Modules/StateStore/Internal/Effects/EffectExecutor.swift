@@ -36,6 +36,8 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     @usableFromInline
     init() {
         let unowned = asUnownedTaskExecutor()
+        // Sound: the entry leaves `live` in `deinit`, before the object goes, and `current`
+        // turns it back into a reference only for a task that prefers this executor, and so holds it.
         let object = Unmanaged.passUnretained(self)
         Self.live.withLock { $0.append((unowned, object)) }
     }
@@ -127,6 +129,7 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
 func runningWokenEffectsHere(_ body: () -> Void) {
     let lent = LentThread()
     let previous = pthread_getspecific(LentThread.key)
+    // Sound: `lent` lives until this function returns, and the key is reset before then.
     pthread_setspecific(LentThread.key, Unmanaged.passUnretained(lent).toOpaque())
     defer { pthread_setspecific(LentThread.key, previous) }
     body()

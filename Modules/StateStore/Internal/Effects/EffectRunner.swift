@@ -40,6 +40,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     ///   of the effect's lineage.
     @usableFromInline
     init(deliver: @escaping @Sendable (Action, Lineage) -> Void, diagnostics: Diagnostics) {
+        // Sound: `registry` is owned by the runner alone (initialised here, freed in `deinit`)
+        // and touched only with `lock` held.
         registry = .allocate(capacity: 1)
         registry.initialize(to: EffectRegistry())
         self.deliver = deliver

@@ -45,6 +45,8 @@ final class ImmediateEffect: @unchecked Sendable {
     func run(_ work: () throws -> Void) rethrows {
         let outer = Self.current
         self.outer = outer
+        // Sound: the slot holds `self` only while `run` runs (reset by the `defer`), which keeps
+        // `self` alive; `outer` is kept alive by its own `run` further up the stack.
         pthread_setspecific(Self.slot, Unmanaged.passUnretained(self).toOpaque())
         defer {
             pthread_setspecific(Self.slot, outer.map { Unmanaged.passUnretained($0).toOpaque() })

@@ -87,6 +87,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     ) {
         let handle = RuntimeHandle<State, Action>()
         self.handle = handle
+        // Sound: `core` is owned by the runtime alone (initialised here, freed in `deinit`) and
+        // read or written only with `lock` held.
         core = .allocate(capacity: 1)
         core.initialize(to: Core(state: initialState))
         // Sound: `core` is allocated here and freed in `deinit`, so the state's address is fixed.
