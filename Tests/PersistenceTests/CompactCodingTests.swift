@@ -96,9 +96,11 @@ struct CompactCodingTests {
 
     @Test func aDamagedDocumentIsAnErrorNotACrash() throws {
         let bytes = try CompactCoding.encode(Mixed())
-        for length in [0, 1, 2, 3, bytes.count / 2, bytes.count - 1] {
+        // Containers read their entries where they lie, so a cut anywhere must still be found.
+        for length in 0..<bytes.count {
             #expect(throws: DecodingError.self) { try CompactCoding.decode(Mixed.self, from: Array(bytes.prefix(length))) }
         }
+        #expect(throws: DecodingError.self) { try CompactCoding.decode(Mixed.self, from: bytes + [0]) }
         var newer = bytes
         newer[1] = CompactCoding.version + 1
         #expect(throws: DecodingError.self) { try CompactCoding.decode(Mixed.self, from: newer) }

@@ -52,6 +52,10 @@ enum CompactCoding {
                 .init(codingPath: [], debugDescription: "compact format version \(bytes[1]) is newer than this program's \(version)"))
         }
         let reader = CompactReader(bytes)
+        // One walk checks the whole document; containers then read their entries in place.
+        guard try reader.skip(at: 2, []) == bytes.count else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the document does not end where its value does"))
+        }
         return try reader.decodeValue(T.self, at: 2, codingPath: [])
     }
 }
@@ -366,7 +370,9 @@ private struct CompactSingleValueEncoder: SingleValueEncodingContainer {
 
 // MARK: - Reading
 
-/// A compact document being read: values are found by their offset and read in place.
+/// A compact document being read: values are found by their offset and read in place. A coding
+/// path is made only for an error (its callers pass it unevaluated): building one for every
+/// value read cost more than reading it.
 private final class CompactReader {
     let bytes: [UInt8]
 
@@ -378,19 +384,19 @@ private final class CompactReader {
         DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: description))
     }
 
-    func tag(at offset: Int, _ codingPath: [any CodingKey]) throws -> Tag {
-        guard offset < bytes.count else { throw corrupted(codingPath, "the document ends early") }
-        guard let tag = Tag(rawValue: bytes[offset]) else { throw corrupted(codingPath, "unknown tag \(bytes[offset]) at byte \(offset)") }
+    func tag(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Tag {
+        guard offset < bytes.count else { throw corrupted(codingPath(), "the document ends early") }
+        guard let tag = Tag(rawValue: bytes[offset]) else { throw corrupted(codingPath(), "unknown tag \(bytes[offset]) at byte \(offset)") }
         return tag
     }
 
     /// The LEB128 number at `offset`, and the offset after it.
-    func unsigned(at offset: Int, _ codingPath: [any CodingKey]) throws -> (UInt64, Int) {
+    func unsigned(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> (UInt64, Int) {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         var offset = offset
         while true {
-            guard offset < bytes.count, shift < 64 else { throw corrupted(codingPath, "a number runs past the document") }
+            guard offset < bytes.count, shift < 64 else { throw corrupted(codingPath(), "a number runs past the document") }
             let byte = bytes[offset]
             value |= UInt64(byte & 0x7F) << shift
             offset += 1
@@ -399,135 +405,136 @@ private final class CompactReader {
         }
     }
 
-    /// The string whose length is at `offset` (less `bias`), and the offset after it.
-    func string(at offset: Int, bias: UInt64 = 0, _ codingPath: [any CodingKey]) throws -> (String, Int) {
-        let (stored, start) = try unsigned(at: offset, codingPath)
-        let length = stored - bias
-        guard length <= UInt64(bytes.count - start) else { throw corrupted(codingPath, "a string runs past the document") }
+    /// The string whose length is at `offset`, and the offset after it.
+    func string(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> (String, Int) {
+        let (length, start) = try unsigned(at: offset, codingPath())
+        guard length <= UInt64(bytes.count - start) else { throw corrupted(codingPath(), "a string runs past the document") }
         let end = start + Int(length)
         return (String(decoding: bytes[start..<end], as: UTF8.self), end)
     }
 
-    /// The key of the entry at `offset` and the offset of its value, or `nil` at the end of the
-    /// container (and the offset after it).
-    func key(at offset: Int, _ codingPath: [any CodingKey]) throws -> (key: String?, next: Int) {
-        guard offset < bytes.count else { throw corrupted(codingPath, "the document ends early") }
+    /// Where the key of the entry at `offset` lies and the offset of its value, or `nil` at the
+    /// end of the container (and the offset after it).
+    func key(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> (key: Range<Int>?, next: Int) {
+        guard offset < bytes.count else { throw corrupted(codingPath(), "the document ends early") }
         if bytes[offset] == 0 { return (nil, offset + 1) }
-        let (key, next) = try string(at: offset, bias: 1, codingPath)
-        return (key, next)
+        let (stored, start) = try unsigned(at: offset, codingPath())
+        guard stored >= 1, stored - 1 <= UInt64(bytes.count - start) else { throw corrupted(codingPath(), "a key runs past the document") }
+        let end = start + Int(stored - 1)
+        return (start..<end, end)
     }
 
     /// The offset just after the value at `offset`.
-    func skip(at offset: Int, _ codingPath: [any CodingKey]) throws -> Int {
-        switch try tag(at: offset, codingPath) {
+    func skip(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Int {
+        switch try tag(at: offset, codingPath()) {
         case .null, .falseValue, .trueValue: return offset + 1
-        case .signed, .unsigned: return try unsigned(at: offset + 1, codingPath).1
+        case .signed, .unsigned: return try unsigned(at: offset + 1, codingPath()).1
         case .double: return offset + 9
         case .float: return offset + 5
         case .string:
-            let (length, start) = try unsigned(at: offset + 1, codingPath)
-            guard length <= UInt64(bytes.count - start) else { throw corrupted(codingPath, "a string runs past the document") }
+            let (length, start) = try unsigned(at: offset + 1, codingPath())
+            guard length <= UInt64(bytes.count - start) else { throw corrupted(codingPath(), "a string runs past the document") }
             return start + Int(length)
         case .keyed:
             var next = offset + 1
             while true {
-                let (key, valueOffset) = try key(at: next, codingPath)
+                let (key, valueOffset) = try key(at: next, codingPath())
                 guard key != nil else { return valueOffset }
-                next = try skip(at: valueOffset, codingPath)
+                next = try skip(at: valueOffset, codingPath())
             }
         case .unkeyed:
             var next = offset + 1
-            while try tag(at: next, codingPath) != .end { next = try skip(at: next, codingPath) }
+            while try tag(at: next, codingPath()) != .end { next = try skip(at: next, codingPath()) }
             return next + 1
-        case .end: throw corrupted(codingPath, "a container ends where a value was expected")
+        case .end: throw corrupted(codingPath(), "a container ends where a value was expected")
         }
     }
 
     /// The `count`-byte little-endian number at `offset`.
-    func littleEndian(_ count: Int, at offset: Int, _ codingPath: [any CodingKey]) throws -> UInt64 {
-        guard offset + count <= bytes.count else { throw corrupted(codingPath, "the document ends early") }
+    func littleEndian(_ count: Int, at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> UInt64 {
+        guard offset + count <= bytes.count else { throw corrupted(codingPath(), "the document ends early") }
         var bits: UInt64 = 0
         for index in 0..<count { bits |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
         return bits
     }
 
-    func int64(at offset: Int, _ codingPath: [any CodingKey]) throws -> Int64 {
-        switch try tag(at: offset, codingPath) {
+    func int64(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Int64 {
+        switch try tag(at: offset, codingPath()) {
         case .signed:
-            let raw = try unsigned(at: offset + 1, codingPath).0
+            let raw = try unsigned(at: offset + 1, codingPath()).0
             return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
         case .unsigned:
-            let raw = try unsigned(at: offset + 1, codingPath).0
-            guard raw <= UInt64(Int64.max) else { throw corrupted(codingPath, "\(raw) does not fit") }
+            let raw = try unsigned(at: offset + 1, codingPath()).0
+            guard raw <= UInt64(Int64.max) else { throw corrupted(codingPath(), "\(raw) does not fit") }
             return Int64(raw)
-        default: throw corrupted(codingPath, "expected an integer")
+        default: throw corrupted(codingPath(), "expected an integer")
         }
     }
 
-    func uint64(at offset: Int, _ codingPath: [any CodingKey]) throws -> UInt64 {
-        switch try tag(at: offset, codingPath) {
-        case .unsigned: return try unsigned(at: offset + 1, codingPath).0
+    func uint64(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> UInt64 {
+        switch try tag(at: offset, codingPath()) {
+        case .unsigned: return try unsigned(at: offset + 1, codingPath()).0
         case .signed:
-            let value = try int64(at: offset, codingPath)
-            guard value >= 0 else { throw corrupted(codingPath, "\(value) is negative") }
+            let value = try int64(at: offset, codingPath())
+            guard value >= 0 else { throw corrupted(codingPath(), "\(value) is negative") }
             return UInt64(value)
-        default: throw corrupted(codingPath, "expected an integer")
+        default: throw corrupted(codingPath(), "expected an integer")
         }
     }
 
-    func integer<T: FixedWidthInteger>(_ type: T.Type, at offset: Int, _ codingPath: [any CodingKey]) throws -> T {
+    func integer<T: FixedWidthInteger>(_ type: T.Type, at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
         if T.isSigned {
-            let value = try int64(at: offset, codingPath)
-            guard let fitted = T(exactly: value) else { throw corrupted(codingPath, "\(value) does not fit \(T.self)") }
+            let value = try int64(at: offset, codingPath())
+            guard let fitted = T(exactly: value) else { throw corrupted(codingPath(), "\(value) does not fit \(T.self)") }
             return fitted
         }
-        let value = try uint64(at: offset, codingPath)
-        guard let fitted = T(exactly: value) else { throw corrupted(codingPath, "\(value) does not fit \(T.self)") }
+        let value = try uint64(at: offset, codingPath())
+        guard let fitted = T(exactly: value) else { throw corrupted(codingPath(), "\(value) does not fit \(T.self)") }
         return fitted
     }
 
-    func bool(at offset: Int, _ codingPath: [any CodingKey]) throws -> Bool {
-        switch try tag(at: offset, codingPath) {
+    func bool(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        switch try tag(at: offset, codingPath()) {
         case .trueValue: return true
         case .falseValue: return false
-        default: throw corrupted(codingPath, "expected a Bool")
+        default: throw corrupted(codingPath(), "expected a Bool")
         }
     }
 
-    func double(at offset: Int, _ codingPath: [any CodingKey]) throws -> Double {
-        switch try tag(at: offset, codingPath) {
+    func double(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Double {
+        switch try tag(at: offset, codingPath()) {
         case .double:
-            return Double(bitPattern: try littleEndian(8, at: offset + 1, codingPath))
-        case .float: return Double(try float(at: offset, codingPath))
-        case .signed, .unsigned: return Double(try int64(at: offset, codingPath))
-        default: throw corrupted(codingPath, "expected a number")
+            return Double(bitPattern: try littleEndian(8, at: offset + 1, codingPath()))
+        case .float: return Double(try float(at: offset, codingPath()))
+        case .signed, .unsigned: return Double(try int64(at: offset, codingPath()))
+        default: throw corrupted(codingPath(), "expected a number")
         }
     }
 
-    func float(at offset: Int, _ codingPath: [any CodingKey]) throws -> Float {
-        switch try tag(at: offset, codingPath) {
+    func float(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Float {
+        switch try tag(at: offset, codingPath()) {
         case .float:
-            return Float(bitPattern: UInt32(truncatingIfNeeded: try littleEndian(4, at: offset + 1, codingPath)))
-        case .double: return Float(try double(at: offset, codingPath))
-        default: throw corrupted(codingPath, "expected a Float")
+            return Float(bitPattern: UInt32(truncatingIfNeeded: try littleEndian(4, at: offset + 1, codingPath())))
+        case .double: return Float(try double(at: offset, codingPath()))
+        default: throw corrupted(codingPath(), "expected a Float")
         }
     }
 
-    func stringValue(at offset: Int, _ codingPath: [any CodingKey]) throws -> String {
-        guard try tag(at: offset, codingPath) == .string else { throw corrupted(codingPath, "expected a String") }
-        return try string(at: offset + 1, codingPath).0
+    func stringValue(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard try tag(at: offset, codingPath()) == .string else { throw corrupted(codingPath(), "expected a String") }
+        return try string(at: offset + 1, codingPath()).0
     }
 
-    func isNil(at offset: Int, _ codingPath: [any CodingKey]) throws -> Bool {
-        try tag(at: offset, codingPath) == .null
+    func isNil(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        try tag(at: offset, codingPath()) == .null
     }
 
-    func decodeValue<T: Decodable>(_ type: T.Type, at offset: Int, codingPath: [any CodingKey]) throws -> T {
-        if T.self == String.self, let value = try stringValue(at: offset, codingPath) as? T { return value }
-        if T.self == Int.self, let value = try integer(Int.self, at: offset, codingPath) as? T { return value }
-        if T.self == Bool.self, let value = try bool(at: offset, codingPath) as? T { return value }
-        if T.self == Double.self, let value = try double(at: offset, codingPath) as? T { return value }
-        return try T(from: CompactValueDecoder(reader: self, offset: offset, codingPath: codingPath))
+    func decodeValue<T: Decodable>(_ type: T.Type, at offset: Int, codingPath: @autoclosure () -> [any CodingKey]) throws -> T {
+        if T.self == String.self, let value = try stringValue(at: offset, codingPath()) as? T { return value }
+        if T.self == Int.self, let value = try integer(Int.self, at: offset, codingPath()) as? T { return value }
+        if T.self == Bool.self, let value = try bool(at: offset, codingPath()) as? T { return value }
+        if T.self == Double.self, let value = try double(at: offset, codingPath()) as? T { return value }
+        return try T(from: CompactValueDecoder(reader: self, offset: offset, codingPath: codingPath()))
     }
 }
 
@@ -553,35 +560,49 @@ private struct CompactValueDecoder: Decoder {
 private struct CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: CompactReader
     let codingPath: [any CodingKey]
-    /// Each entry's key and the offset of its value, in the order written (containers are small:
-    /// a search beats building a dictionary).
-    private let entries: [(key: String, offset: Int)]
+    /// Where the first entry lies. Entries are found by reading the container where it lies
+    /// (containers are small, and the document was checked whole): no list of them is built.
+    private let start: Int
 
     init(reader: CompactReader, offset: Int, codingPath: [any CodingKey]) throws {
         self.reader = reader
         self.codingPath = codingPath
         guard try reader.tag(at: offset, codingPath) == .keyed else { throw reader.corrupted(codingPath, "expected a keyed container") }
-        var entries: [(key: String, offset: Int)] = []
-        var next = offset + 1
-        while true {
-            let (key, valueOffset) = try reader.key(at: next, codingPath)
-            guard let key else { break }
-            entries.append((key, valueOffset))
-            next = try reader.skip(at: valueOffset, codingPath)
-        }
-        self.entries = entries
+        start = offset + 1
     }
 
-    var allKeys: [Key] { entries.compactMap { Key(stringValue: $0.key) } }
+    /// The offset of the value of the first entry whose key `matches`, or `nil`.
+    private func firstValue(where matches: (ArraySlice<UInt8>) -> Bool) throws -> Int? {
+        var next = start
+        while true {
+            let (key, valueOffset) = try reader.key(at: next, codingPath)
+            guard let key else { return nil }
+            if matches(reader.bytes[key]) { return valueOffset }
+            next = try reader.skip(at: valueOffset, codingPath)
+        }
+    }
 
-    func contains(_ key: Key) -> Bool { entries.contains { $0.key == key.stringValue } }
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        // The document was checked whole when decoding began, so reading it cannot fail here.
+        _ = try? firstValue { name in
+            if let key = Key(stringValue: String(decoding: name, as: UTF8.self)) { keys.append(key) }
+            return false
+        }
+        return keys
+    }
+
+    func contains(_ key: Key) -> Bool {
+        let name = key.stringValue
+        return (try? firstValue { name.utf8.elementsEqual($0) }) != nil
+    }
 
     private func offset(of key: Key) throws -> Int {
         let name = key.stringValue
-        guard let entry = entries.first(where: { $0.key == name }) else {
+        guard let offset = try firstValue(where: { name.utf8.elementsEqual($0) }) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for “\(name)”"))
         }
-        return entry.offset
+        return offset
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try reader.isNil(at: offset(of: key), codingPath + [key]) }
@@ -613,8 +634,8 @@ private struct CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtoc
     }
 
     func superDecoder() throws -> any Decoder {
-        guard let entry = entries.first(where: { $0.key == "super" }) else { throw reader.corrupted(codingPath, "no value for “super”") }
-        return CompactValueDecoder(reader: reader, offset: entry.offset, codingPath: codingPath)
+        guard let offset = try firstValue(where: { "super".utf8.elementsEqual($0) }) else { throw reader.corrupted(codingPath, "no value for “super”") }
+        return CompactValueDecoder(reader: reader, offset: offset, codingPath: codingPath)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
