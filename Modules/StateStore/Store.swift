@@ -464,7 +464,7 @@ final class CancellationFlag: @unchecked Sendable {
 }
 
 /// What a child store made through an ``ActionPath`` is cached under.
-struct ChildStoreKey: Hashable, @unchecked Sendable {
+struct ChildStoreKey: Hashable, Sendable {
     let state: CollectionKey
     /// Held, so that its address is not another path's while the entry lives.
     let path: ActionPathToken
