@@ -111,6 +111,20 @@ struct CompactCodingTests {
         #expect(throws: DecodingError.self) { try CompactCoding.decode(Int8.self, from: CompactCoding.encode(300)) }
     }
 
+    @Test func anErrorSaysWhereInTheDocumentItIs() throws {
+        struct Text: Codable { var value: String }
+        struct Number: Codable { var value: Int }
+        struct Texts: Codable { var items: [Text], name: String }
+        struct Numbers: Codable { var items: [Number], name: String }
+        let bytes = try CompactCoding.encode(Texts(items: [Text(value: "a")], name: "n"))
+        do {
+            _ = try CompactCoding.decode(Numbers.self, from: bytes)
+            Issue.record("a text was decoded as a number")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.codingPath.map(\.stringValue) == ["items", "value"])
+        }
+    }
+
     @Test func aJournalWrittenInJSONStillRestores() throws {
         let path = folder.file("legacy.sqlite")
         let database = try Database(path: path, migrations: AppSchema.migrations)
