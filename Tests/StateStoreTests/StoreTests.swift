@@ -112,14 +112,17 @@ struct StoreTests {
     // MARK: - Handles
 
     @Test func awaitingTheHandleWaitsForEveryEffectTheActionStarted() async {
+        // The effect finishes once the test lets it (a timer would race a loaded machine).
         struct Slow: Reducer {
             struct State: Equatable, Sendable { var done = false }
             enum Action: Sendable { case start, finished }
+            let letGo: AsyncStream<Void>
             func reduce(into state: inout State, action: Action) -> Effect<Action> {
                 switch action {
                 case .start:
-                    return .run { send in
-                        try await Task.sleep(for: .milliseconds(20))
+                    return .run { [letGo] send in
+                        var waiting = letGo.makeAsyncIterator()
+                        _ = await waiting.next()
                         send(.finished)
                     }
                 case .finished:
@@ -128,9 +131,11 @@ struct StoreTests {
                 }
             }
         }
-        let store = RootStore(initialState: Slow.State(), reducer: Slow())
+        let (letGo, release) = AsyncStream<Void>.makeStream()
+        let store = RootStore(initialState: Slow.State(), reducer: Slow(letGo: letGo))
         let task = store.send(.start)
         #expect(store.currentState.done == false)
+        release.finish()
         await task.finish()
         #expect(store.currentState.done == true)
     }
