@@ -190,6 +190,47 @@ struct JournalTests {
         }
     }
 
+    /// A count and the text of the last action, whose actions each carry 10,000 characters: as
+    /// a search's matches among many notes carry much.
+    struct HeavyActions: Reducer {
+        struct State: Codable, Equatable, Sendable {
+            var count = 0
+            var last = ""
+        }
+        enum Action: Codable, Equatable, Sendable { case found(String) }
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            if case .found(let text) = action {
+                state.count += 1
+                state.last = String(text.prefix(8))
+            }
+            return .none
+        }
+    }
+
+    @Test func actionsThatCarryMuchAreSnapshottedByTheirBytes() throws {
+        let database = try Database(path: folder.file("heavy.sqlite"), migrations: AppSchema.migrations)
+        let store = RootStore(initialState: HeavyActions.State(), reducer: HeavyActions())
+        let journal = try Journal<HeavyActions.State, HeavyActions.Action>(database: database, stream: "heavy")
+        // Four times 100 actions of 64 bytes: 25,600 bytes, so a snapshot every few actions of 10 KB.
+        let recording = journal.record(store, snapshotEvery: 100)
+        let text = String(repeating: "m", count: 10_000)
+        for number in 1...50 {
+            store.send(.found(text))
+            try journal.flush()
+            if number % 10 == 0 { journal.waitForSnapshots() }
+        }
+        journal.waitForSnapshots()
+        recording.cancel()
+        try journal.flush()
+        let journalBytes = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT coalesce(sum(length(actions)), 0) FROM journal WHERE stream = 'heavy'") { $0.int(0) }.first ?? 0
+        }
+        #expect(try latestSnapshot("heavy", in: database) >= 46, "snapshots by bytes, long before 100 actions")
+        #expect(journalBytes < 50_000, "the stream keeps a few actions' bytes, not 50 (\(journalBytes) bytes)")
+        let (restored, replayed) = try journal.restore(from: HeavyActions.State(), using: HeavyActions())
+        #expect(restored.count == 50 && replayed <= 4)
+    }
+
     /// The action the latest snapshot of `stream` follows (0: none).
     func latestSnapshot(_ stream: String, in database: Database) throws -> Int {
         try database.read { db throws(DatabaseError) in

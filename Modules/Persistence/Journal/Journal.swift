@@ -57,6 +57,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         var flushScheduled = false
         /// Whether the last write failed (an episode reported, and not over yet).
         var isFailing = false
+        /// The bytes of every batch of actions this journal wrote.
+        var bytesWritten = 0
     }
 
     /// Where ``Event``s go.
@@ -110,12 +112,18 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Adds `action` to the journal; it is written at the next flush.
     public func append(_ action: Action) {
-        let startFlusher = buffer.withLock { buffer -> Bool in
-            guard !buffer.isClosed else { return false }
+        _ = appendTellingBytesWritten(action)
+    }
+
+    /// ``append(_:)``, and the bytes of actions this journal has written so far.
+    private func appendTellingBytesWritten(_ action: Action) -> Int {
+        let (startFlusher, written) = buffer.withLock { buffer -> (Bool, Int) in
+            guard !buffer.isClosed else { return (false, buffer.bytesWritten) }
             buffer.pending.append(action)
-            return !buffer.flushScheduled
+            return (!buffer.flushScheduled, buffer.bytesWritten)
         }
         if startFlusher { scheduleFlush() }
+        return written
     }
 
     /// How many appended actions are not written yet (waiting for the next flush, or for
@@ -167,6 +175,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         buffer.withLock { buffer in
             buffer.pending.removeFirst(batch.count)
             buffer.nextSequence += batch.count
+            buffer.bytesWritten += chunks.reduce(0) { $0 + $1.data.count }
         }
         return first + batch.count - 1
     }
@@ -344,6 +353,16 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// the last snapshot costs at most about twice what reading the snapshot does.
     static var snapshotBytesPerAction: Int { 64 }
 
+    /// The bytes of journaled actions after which a snapshot is due whatever their number: four
+    /// times the last snapshot's, or four times `snapshotEvery` actions of 64 bytes for a small
+    /// state. Actions of a few hundred bytes reach `snapshotEvery` (or the size rule) first, as
+    /// before; actions that carry much (a search's matches among 10,000 notes, 380 KB each) would
+    /// otherwise grow the stream without bound, and a restart would replay all of it.
+    static func journalBytesDue(snapshotEvery: Int, snapshotBytes: Int) -> Int {
+        let (floor, overflow) = snapshotEvery.multipliedReportingOverflow(by: 4 * snapshotBytesPerAction)
+        return max(overflow ? .max : floor, 4 * snapshotBytes)
+    }
+
     /// Stores `state` as the state after action `sequence`; returns the snapshot's size in bytes.
     @discardableResult
     private func snapshot(_ state: State, at sequence: Int) throws(DatabaseError) -> Int {
@@ -381,34 +400,53 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         compacts: Bool = true,
         carriesSecret: @escaping @Sendable (Action) -> Bool = { _ in false }
     ) -> StoreSubscription {
-        // Actions since the last periodic snapshot, and how many make the next one due: counted
-        // from the stored snapshot, so a process that starts on a big state, or after actions
-        // another one journaled, keeps the same distance between snapshots.
+        // Actions (and their bytes) since the last periodic snapshot, and how many make the next
+        // one due: counted from the stored snapshot, so a process that starts on a big state, or
+        // after actions another one journaled, keeps the same distance between snapshots.
         let latest = try? database.read { db throws(DatabaseError) in
-            try db.query("SELECT sequence, length(state) FROM snapshots WHERE stream = ? ORDER BY sequence DESC LIMIT 1", [.text(stream)]) {
-                (sequence: $0.int(0), bytes: $0.int(1))
-            }.first
+            try db.query(
+                """
+                SELECT sequence, length(state),
+                    (SELECT coalesce(sum(length(actions)), 0) FROM journal WHERE stream = ?1 AND first_sequence > snapshots.sequence)
+                FROM snapshots WHERE stream = ?1 ORDER BY sequence DESC LIMIT 1
+                """, [.text(stream)]
+            ) { (sequence: $0.int(0), bytes: $0.int(1), journalBytes: $0.int(2)) }.first
         }
-        let journaled = buffer.withLock { $0.nextSequence } - 1
+        let (journaled, written) = buffer.withLock { ($0.nextSequence - 1, $0.bytesWritten) }
         let progress = Locked(
             (
                 count: latest.map { max(0, journaled - $0.sequence) } ?? 0,
-                due: max(snapshotEvery, (latest?.bytes ?? 0) / Self.snapshotBytesPerAction)
+                due: max(snapshotEvery, (latest?.bytes ?? 0) / Self.snapshotBytesPerAction),
+                writtenAtSnapshot: written - (latest?.journalBytes ?? 0),
+                bytesDue: Self.journalBytesDue(snapshotEvery: snapshotEvery, snapshotBytes: latest?.bytes ?? 0)
             ))
         let snapshotWritten = { @Sendable (bytes: Int) in
-            progress.withLock { $0.due = max(snapshotEvery, bytes / Self.snapshotBytesPerAction) }
+            progress.withLock {
+                $0.due = max(snapshotEvery, bytes / Self.snapshotBytesPerAction)
+                $0.bytesDue = Self.journalBytesDue(snapshotEvery: snapshotEvery, snapshotBytes: bytes)
+            }
+        }
+        // The actions flushed by the time a snapshot is taken are its own; what is written after
+        // them counts toward the next.
+        let snapshotTaken = { @Sendable [buffer] in
+            let written = buffer.withLock { $0.bytesWritten }
+            progress.withLock { $0.writtenAtSnapshot = written }
         }
         return store.observeActions { [self] action, state in
-            append(action)
+            let written = appendTellingBytesWritten(action)
             let due = progress.withLock { progress -> Bool in
                 progress.count += 1
-                guard progress.count >= progress.due else { return false }
+                guard progress.count >= progress.due || written - progress.writtenAtSnapshot >= progress.bytesDue else { return false }
                 progress.count = 0
+                progress.writtenAtSnapshot = written
                 return true
             }
             if carriesSecret(action) {
                 // At once: the action is journaled redacted, so only this snapshot keeps its state.
-                if let sequence = try? flush(), let bytes = try? snapshot(state, at: sequence), due { snapshotWritten(bytes) }
+                if let sequence = try? flush(), let bytes = try? snapshot(state, at: sequence), due {
+                    snapshotTaken()
+                    snapshotWritten(bytes)
+                }
                 if due, compacts { try? compact() }
             } else if due {
                 // The actions so far are written here (so a batch ends where the snapshot
@@ -416,6 +454,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 // periodic snapshot makes the actions before it unnecessary: the stream stays
                 // within `snapshotEvery` actions and one snapshot.
                 guard let sequence = try? flush() else { return }
+                snapshotTaken()
                 snapshotting.async { [self] in
                     if let bytes = try? snapshot(state, at: sequence) { snapshotWritten(bytes) }
                     if compacts { try? compact() }
