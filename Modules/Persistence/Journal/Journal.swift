@@ -384,9 +384,10 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Appends every action `store` reduces from now on, and snapshots its state every
     /// `snapshotEvery` actions — or, for a big state, every 64th of its snapshot's size in bytes,
     /// so that snapshots cost the same per action however big it grows, counted from the latest
-    /// stored snapshot, whichever process wrote it — (compacting the stream
-    /// to that snapshot, unless `compacts` is false) and after every action `carriesSecret`
-    /// picks. Cancel the returned subscription (or release it) to stop.
+    /// stored snapshot, whichever process wrote it; and sooner when the actions since hold four
+    /// times that snapshot's bytes, so actions that carry much do not grow the stream without
+    /// bound — (compacting the stream to that snapshot, unless `compacts` is false) and after
+    /// every action `carriesSecret` picks. Cancel the returned subscription (or release it) to stop.
     ///
     /// Periodic snapshots are encoded and written on a queue of the journal's, not on the thread
     /// that reduced the action; ``close(finalState:)`` and ``waitForSnapshots()`` wait for them.
