@@ -113,9 +113,7 @@ public final class StandardOutput: Sendable {
             return (state.failure, state.onFailure, nil)
         }
         if let deadlineFor {
-            let (seconds, attoseconds) = holdTime.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in writeHeld(deadlineFor) }
+            _ = Deadlines.shared.add(after: holdTime) { [self] in writeHeldAtDeadline(deadlineFor) }
         }
         guard let failure else { return self.failure == nil }
         onFailure(failure)
@@ -129,7 +127,7 @@ public final class StandardOutput: Sendable {
     }
 
     /// Writes what is held, if it is still the pieces held after the `writesOfHeld`th write of them.
-    private func writeHeld(_ writesOfHeld: UInt64) {
+    private func writeHeldAtDeadline(_ writesOfHeld: UInt64) {
         let (failure, onFailure) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void) in
             guard state.failure == nil, state.writesOfHeld == writesOfHeld, !state.held.isEmpty else { return (nil, { _ in }) }
             state.writeHeld(to: descriptor, isFile: isFile)
