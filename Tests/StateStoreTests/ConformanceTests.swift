@@ -420,6 +420,30 @@ struct ConformanceTests {
 
     /// ReSwift: a subscriber of an `Equatable` state is not called for an action that changed
     /// nothing; one of another state hears every action, as before.
+    /// The skipping of an unchanged `Equatable` state holds when an action changes a buffer the
+    /// state refers to in place (an append with room to spare keeps the state's own bytes).
+    @Test func aSubscriberOfAnEquatableStateHearsChangesMadeInPlace() {
+        struct Log: Equatable, Sendable { var lines: [Int] = [] }
+        var initial = Log()
+        initial.lines.reserveCapacity(16)
+        let store = RootStore(
+            initialState: initial,
+            reducer: Reduce<Log, Int> { state, line in
+                if line >= 0 { state.lines.append(line) }
+                return .none
+            })
+        initial = Log() // the store's buffer is its own from here: appends go in place
+        // The subscriber keeps nothing of the state, so nothing but the store holds the buffer.
+        let heard = Collected<Int>()
+        let subscription = store.observe { heard.append($0.lines.count) }
+        store.send(1)
+        store.send(2)
+        store.send(-1)
+        store.send(3)
+        #expect(heard.all == [0, 1, 2, 3])
+        subscription.cancel()
+    }
+
     @Test func aSubscriberOfAnEquatableStateHearsOnlyChanges() {
         struct Tally: Equatable, Sendable { var count = 0 }
         let store = RootStore(

@@ -449,6 +449,59 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 
+    private struct Shelf: Equatable, Sendable {
+        var books: [String] = []
+        var visits = 0
+    }
+
+    private enum ShelfAction: Sendable { case add(String), copyBooks, visit }
+
+    /// A shelf whose books are appended in place when their buffer is the store's own.
+    private static func shelfStore() -> RootStore<Shelf, ShelfAction> {
+        var initial = Shelf()
+        initial.books.reserveCapacity(16)
+        return RootStore(
+            initialState: initial,
+            reducer: Reduce<Shelf, ShelfAction> { state, action in
+                switch action {
+                case .add(let title): state.books.append(title)
+                case .copyBooks:
+                    // Equal books in a new buffer, with room to append in place.
+                    var copy = state.books.map { $0 }
+                    copy.reserveCapacity(16)
+                    state.books = copy
+                case .visit: state.visits += 1
+                }
+                return .none
+            })
+    }
+
+    @Test func aDerivationReadingAnArraySeesItChangeInPlace() {
+        let store = Self.shelfStore()
+        let count = store.scope(deriving: { $0.books.count }, reading: \.books, action: { $0 })
+        let seen = Collected<Int>()
+        let subscription = count.observe { seen.append($0) }
+        store.send(.add("Emma"))
+        store.send(.add("Persuasion"))
+        store.send(.visit)
+        store.send(.add("Sanditon"))
+        #expect(seen.all == [0, 1, 2, 3])
+        subscription.cancel()
+    }
+
+    @Test func aStoredPartReplacedByAnEqualValueThenChangedInPlaceIsSeenChanging() {
+        let store = Self.shelfStore()
+        let books = store.scope(state: \.books, action: { (action: ShelfAction) in action })
+        let seen = Collected<[String]>()
+        let subscription = books.observe { seen.append($0) }
+        store.send(.add("Emma"))
+        store.send(.copyBooks) // equal: not heard, and the scope keeps the buffer it had
+        store.send(.add("Persuasion"))
+        store.send(.add("Sanditon"))
+        #expect(seen.all == [[], ["Emma"], ["Emma", "Persuasion"], ["Emma", "Persuasion", "Sanditon"]])
+        subscription.cancel()
+    }
+
     // A scoped store nobody observes derives its value when it is read, not after every action.
 
     /// A store of `store`'s visits, and every value its derivation produced.

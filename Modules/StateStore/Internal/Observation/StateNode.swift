@@ -34,9 +34,10 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// Updates one child from this node's new value, given by its address, recording what it
     /// owes to its observers. An address, not the value: a closure stored here is called
     /// through a generic signature, and a large state passed by value would be copied on the
-    /// way to each child. The second address, when there is one, holds the value's bytes from
-    /// before the change (the runtime keeps them for the root state): scopes of a stored
-    /// property compare their bytes there, since a part an action did not touch keeps its bytes.
+    /// way to each child. The second address, when there is one, holds the value from before
+    /// the change (the runtime keeps a copy of the root state through the action, holding its
+    /// buffers so that none changes in place): scopes of a stored property compare their bytes
+    /// there, since a part an action did not touch keeps its bytes.
     @usableFromInline
     typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
@@ -50,6 +51,10 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// one's position by identity so that a scope leaves in O(1).
     @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
     @exclusivity(unchecked) @usableFromInline private(set) final var childPositions: [ObjectIdentifier: Int] = [:]
+    /// The children that compare the bytes before a change (by identity): a root keeps a copy
+    /// of its state before each action only while there are some.
+    @exclusivity(unchecked) final var byteReadingChildIdentities: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) @usableFromInline private(set) final var byteReadingChildren = 0
     /// The collection nodes among `children`, by the key path of their collection, so element
     /// stores of one collection share a node.
     @exclusivity(unchecked) @usableFromInline final var collections: [CollectionKey: AnyObject] = [:]
@@ -164,10 +169,18 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         if presenter != nil, presented == nil { present(self) }
     }
 
+    /// Adds a child, or replaces its update; `readsBytesBefore` when the update compares the
+    /// bytes from before the change.
     @usableFromInline
-    final func addChild(_ identity: AnyObject, update: @escaping ChildUpdate) {
+    final func addChild(_ identity: AnyObject, readsBytesBefore: Bool = false, update: @escaping ChildUpdate) {
         refreshIfStale()
         let identity = ObjectIdentifier(identity)
+        if readsBytesBefore {
+            byteReadingChildIdentities.insert(identity)
+        } else {
+            byteReadingChildIdentities.remove(identity)
+        }
+        byteReadingChildren = byteReadingChildIdentities.count
         if let position = childPositions[identity] {
             children[position].update = update
         } else {
@@ -180,6 +193,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     final func removeChild(_ identity: AnyObject) {
         let identity = ObjectIdentifier(identity)
+        if byteReadingChildIdentities.remove(identity) != nil { byteReadingChildren = byteReadingChildIdentities.count }
         if let position = childPositions.removeValue(forKey: identity) {
             // The last child takes the leaving one's place.
             let last = children.removeLast()

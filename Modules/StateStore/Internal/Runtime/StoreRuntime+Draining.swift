@@ -134,13 +134,17 @@ extension StoreRuntime {
         core.pointee.settling.removeAll(keepingCapacity: true)
     }
 
-    /// Copies the state's bytes aside before an action, when scoped stores will compare
-    /// against them; returns whether it did. Lock held.
+    /// Copies the state aside before an action, when a scoped store or the subscribers of an
+    /// `Equatable` state will compare bytes against it; returns whether it did. Lock held. The
+    /// copy lives until `collectNotification` ends.
     @inlinable
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
-        guard rootNode.isObserved, !rootNode.children.isEmpty || (skipsRepeats && rootNode.firstSubscriber != nil) else { return false }
-        stateBytesBefore.copyMemory(from: stateBytes, byteCount: MemoryLayout<State>.size)
+        guard rootNode.isObserved, rootNode.byteReadingChildren > 0 || (skipsRepeats && rootNode.firstSubscriber != nil) else {
+            return false
+        }
+        // Sound: `stateBefore` is uninitialized here, and initialized until `collectNotification`.
+        stateBefore.initialize(to: core.pointee.state)
         return true
     }
 
@@ -169,6 +173,8 @@ extension StoreRuntime {
     @inlinable
     func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool, settles: Bool = false) {
         guard isObserved else {
+            // Never kept here (bytes are kept only for observers), but never left behind either.
+            if bytesKept { stateBefore.deinitialize(count: 1) }
             lock.unlock()
             return
         }
@@ -176,7 +182,7 @@ extension StoreRuntime {
     }
 
     /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
-    /// copied the state as it was before it. Lock held.
+    /// copied the state as it was before it (the copy is let go here). Lock held.
     @inlinable
     func collectNotification(after action: Action?, bytesKept: Bool = false) -> Notification {
         let node = rootNode
@@ -185,16 +191,18 @@ extension StoreRuntime {
             core.pointee.owed.append(Delivery(node))
         }
         if !node.children.isEmpty {
-            let before = bytesKept ? UnsafeRawPointer(stateBytesBefore) : nil
+            let before = bytesKept ? UnsafeRawPointer(stateBefore) : nil
             for child in node.children {
                 child.update(stateBytes, before, &core.pointee.owed)
             }
         }
-        // An action that left the state's bytes as they were changed nothing: the subscribers
-        // of an `Equatable` state do not hear of it.
+        // An action that left the state's bytes as they were changed nothing (the copy before it
+        // held every buffer, so none changed in place): the subscribers of an `Equatable` state
+        // do not hear of it.
         let subscribersHear =
             node.firstSubscriber != nil
-            && !(skipsRepeats && bytesKept && sameBytes(stateBytesBefore, stateBytes, count: MemoryLayout<State>.size))
+            && !(skipsRepeats && bytesKept && sameBytes(stateBefore, stateBytes, count: MemoryLayout<State>.size))
+        if bytesKept { stateBefore.deinitialize(count: 1) }
         // The state is copied out only when someone is handed it.
         let isStateHandedOut =
             subscribersHear

@@ -45,10 +45,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// reducer itself must not wait for the lock its own thread holds.
     @usableFromInline let reducingThread = Atomic<UInt>(0)
     @usableFromInline let core: UnsafeMutablePointer<Core>
-    /// Where `core`'s state lies, and room for a raw copy of its bytes taken before each action
-    /// (for the scopes' skipping of untouched parts; see `StateNode.ChildUpdate`).
+    /// Where `core`'s state lies, and room for a copy of it taken before each action, for the
+    /// readers that compare bytes (see `StateNode.ChildUpdate`). A copy, not the raw bytes: it
+    /// holds every buffer the state refers to, so an action cannot change one in place (and so
+    /// leave the state's bytes as they were while its value changed).
     @usableFromInline let stateBytes: UnsafeRawPointer
-    @usableFromInline let stateBytesBefore: UnsafeMutableRawPointer
+    @usableFromInline let stateBefore: UnsafeMutablePointer<State>
     @usableFromInline let rootNode = StateNode<State>()
     /// Whether the state is `Equatable`: its subscribers then hear only actions that changed it,
     /// as ReSwift's subscribers of an `Equatable` state do.
@@ -93,7 +95,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         core.initialize(to: Core(state: initialState))
         // Sound: `core` is allocated here and freed in `deinit`, so the state's address is fixed.
         stateBytes = withUnsafeMutablePointer(to: &core.pointee.state) { UnsafeRawPointer($0) }
-        stateBytesBefore = .allocate(byteCount: MemoryLayout<State>.size, alignment: MemoryLayout<State>.alignment)
+        stateBefore = .allocate(capacity: 1)
         self.middleware = ContiguousArray(middleware)
         self.diagnostics = diagnostics
         effects = EffectRunner(
@@ -133,7 +135,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         asyncMailbox?.finish()
         core.deinitialize(count: 1)
         core.deallocate()
-        stateBytesBefore.deallocate()
+        stateBefore.deallocate()
     }
 
     // MARK: - Reading
