@@ -444,6 +444,26 @@ struct ConformanceTests {
         subscription.cancel()
     }
 
+    /// ReSwift compares states with `==`: an action that leaves an equal state in new memory (an
+    /// array built again) is not heard either.
+    @Test func aSubscriberOfAnEquatableStateDoesNotHearAnEqualStateInNewMemory() {
+        struct Log: Equatable, Sendable { var lines: [String] = [] }
+        let store = RootStore(
+            initialState: Log(),
+            reducer: Reduce<Log, String?> { state, line in
+                if let line { state.lines.append(line) } else { state.lines = state.lines.map { $0 } }
+                return .none
+            })
+        let heard = Collected<[String]>()
+        let subscription = store.observe { heard.append($0.lines) }
+        store.send("a")
+        store.send(nil)
+        store.send("b")
+        store.send(nil)
+        #expect(heard.all == [[], ["a"], ["a", "b"]])
+        subscription.cancel()
+    }
+
     @Test func aSubscriberOfAnEquatableStateHearsOnlyChanges() {
         struct Tally: Equatable, Sendable { var count = 0 }
         let store = RootStore(

@@ -196,12 +196,12 @@ extension StoreRuntime {
                 child.update(stateBytes, before, &core.pointee.owed)
             }
         }
-        // An action that left the state's bytes as they were changed nothing (the copy before it
-        // held every buffer, so none changed in place): the subscribers of an `Equatable` state
-        // do not hear of it.
+        // The subscribers of an `Equatable` state do not hear of an action that left it equal:
+        // one that left its bytes as they were changed nothing (the copy before it held every
+        // buffer, so none changed in place), and `==` tells about the others.
         let subscribersHear =
             node.firstSubscriber != nil
-            && !(skipsRepeats && bytesKept && sameBytes(stateBefore, stateBytes, count: MemoryLayout<State>.size))
+            && !(bytesKept && stateEquality?.same(stateBefore, stateBytes) == true)
         if bytesKept { stateBefore.deinitialize(count: 1) }
         // The state is copied out only when someone is handed it.
         let isStateHandedOut =

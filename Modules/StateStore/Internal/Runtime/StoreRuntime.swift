@@ -52,9 +52,11 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBefore: UnsafeMutablePointer<State>
     @usableFromInline let rootNode = StateNode<State>()
-    /// Whether the state is `Equatable`: its subscribers then hear only actions that changed it,
-    /// as ReSwift's subscribers of an `Equatable` state do.
-    @usableFromInline let skipsRepeats = State.self is any Equatable.Type
+    /// `==` of the state, when it is `Equatable`: its subscribers then hear only actions that
+    /// changed it, as ReSwift's subscribers of an `Equatable` state do.
+    @usableFromInline let stateEquality = StateEquality<State>()
+    /// Whether the subscribers hear only changes.
+    @inlinable var skipsRepeats: Bool { stateEquality != nil }
     @usableFromInline let effects: EffectRunner<Action>
     @usableFromInline let diagnostics: Diagnostics
     /// How effects, middleware and subscriptions reach this runtime without a weak reference
