@@ -13,6 +13,7 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
         Self(
             state: { state in
                 MemoryLayout<AppFeature.State>.size
+                    + userBytes(state.account)
                     + state.notes.items.count * noteBytes
                     + (state.notes.searchResults?.count ?? 0) * MemoryLayout<Note.ID>.stride
                     + postCount(state.posts.phase) * MemoryLayout<Post>.stride
@@ -25,6 +26,12 @@ extension Timeline.Footprint where State == AppFeature.State, Action == AppFeatu
 
     /// A note in a state: the item and its share of the collection's tree and id index.
     private static var noteBytes: Int { MemoryLayout<Notes.Item>.stride + 64 }
+
+    /// The signed-in user's part, which the state holds in a box of its own.
+    private static func userBytes(_ account: AppFeature.Account) -> Int {
+        if case .signedIn = account { return MemoryLayout<SignedIn.State>.size }
+        return 0
+    }
 
     private static func postCount(_ phase: Posts.Phase) -> Int {
         if case .loaded(let posts) = phase { return posts.count }

@@ -108,8 +108,10 @@ public struct AppFeature: Reducer {
     public enum Account: Hashable, Sendable {
         /// Nobody is signed in: the sign-in screen.
         case signedOut(Login.State)
-        /// Someone is signed in: their session, profile, posts and notes.
-        case signedIn(SignedIn.State)
+        /// Someone is signed in: their session, profile, posts and notes. Boxed, so that the
+        /// app's state stays small: what copies or compares it whole (the store's copy before
+        /// each action, the screens' check of its bytes) meets one reference, not all the user's.
+        indirect case signedIn(SignedIn.State)
 
         /// The signed-out case.
         public static let signedOutCase = CasePath<Self, Login.State>(embed: Self.signedOut) {
@@ -117,7 +119,8 @@ public struct AppFeature: Reducer {
         } matches: {
             if case .signedOut = $0 { true } else { false }
         }
-        /// The signed-in case: the user's part is changed in place at every action of theirs.
+        /// The signed-in case: the user's part is moved out, changed and boxed again at every
+        /// action of theirs, never copied with the enum around it.
         public static let signedInCase = CasePath<Self, SignedIn.State>(embed: Self.signedIn) {
             if case .signedIn(let user) = $0 { user } else { nil }
         } matches: {

@@ -24,9 +24,11 @@ func batchReplaySample(_ lines: Int) async -> Double {
     return Double(lines) / (Double(elapsed) / 1e9)
 }
 
-/// Intents per second through `AppHost` in memory, each performed until its work settled:
-/// a signed-in user adding notes and counting, as a JSON-lines front end would drive it.
-func hostPerformSample(_ intents: Int) async -> Double {
+/// Intents per second through `AppHost` in memory, each performed until its work settled, and
+/// the process's CPU time per intent meanwhile: a signed-in user adding notes and counting, as a
+/// JSON-lines front end would drive it. The CPU time tells apart builds that wall time, which
+/// depends on how this noisy machine places the threads, cannot.
+func hostPerformSample(_ intents: Int) async -> (perSecond: Double, cpuMicroseconds: Double) {
     guard let host = try? await AppHost(storage: .inMemory(), options: AppHost.Options(history: nil)) else {
         fatalError("the benchmark host could not start")
     }
@@ -38,13 +40,15 @@ func hostPerformSample(_ intents: Int) async -> Double {
         precondition(outcome.status == .completed, "the benchmark host could not sign in: \(outcome.status)")
     }
     let start = monotonicNanoseconds()
+    let cpuBefore = processCPUNanoseconds()
     for number in 0..<intents {
         let outcome = await host.perform(number % 2 == 0 ? .addNote(text: "note \(number)") : .increment)
         precondition(outcome.status == .completed, "intent \(number) ended \(outcome.status)")
     }
+    let cpu = processCPUNanoseconds() - cpuBefore
     let elapsed = monotonicNanoseconds() - start
     try? await host.close(timeout: .zero)
-    return Double(intents) / (Double(elapsed) / 1e9)
+    return (Double(intents) / (Double(elapsed) / 1e9), Double(cpu) / 1e3 / Double(intents))
 }
 
 /// The cases of the front-ends issues.
@@ -64,10 +68,21 @@ func consoleBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) as
         let samples = await repeated(plan) { await batchReplaySample(lines) }
         measurements.append(CaseResult(name: "batch-replay", unit: .perSecond, samples: samples, target: .atLeast(500_000)))
     }
-    if selected("host-perform") {
+    if selected("host-perform") || selected("host-perform-cpu") {
         let intents = plan.iterations(10_000)
-        let samples = await repeated(plan) { await hostPerformSample(intents) }
-        measurements.append(CaseResult(name: "host-perform", unit: .perSecond, samples: samples, target: nil))
+        var cpu: [Double] = []
+        let samples = await repeated(plan) {
+            let sample = await hostPerformSample(intents)
+            cpu.append(sample.cpuMicroseconds)
+            return sample.perSecond
+        }
+        if selected("host-perform") {
+            measurements.append(CaseResult(name: "host-perform", unit: .perSecond, samples: samples, target: nil))
+        }
+        if selected("host-perform-cpu") {
+            // The last ones: the warm-ups were recorded first.
+            measurements.append(CaseResult(name: "host-perform-cpu", unit: .microseconds, samples: Array(cpu.suffix(samples.count)), target: nil))
+        }
     }
     if selected("explore") {
         // The whole app to depth 5 (depth 3 for --quick), as appcore-batch --explore runs it.
