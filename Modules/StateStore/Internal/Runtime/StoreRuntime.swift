@@ -188,7 +188,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
-        let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
+        // Kept bytes mean observers (and the copy is let go by the notification).
+        let isObserved = keepsBytes || rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
         if !isObserved && core.pointee.queue.isEmpty {
             if effect.isNone {
                 lock.unlock()
