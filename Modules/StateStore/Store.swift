@@ -235,8 +235,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     ///
     /// A scope of a stored property of a root store's state costs an action that leaves the
     /// property's bytes alone a few word compares: the part is neither copied out nor compared.
-    /// (The root holds its state before each action meanwhile, so that an array in it is copied
-    /// when changed rather than changed in place, where its bytes would stay the same.)
+    /// (The scope holds the property's value meanwhile, so that an array in it is copied when
+    /// changed rather than changed in place, where its bytes would stay the same.)
     /// Stores scoped to the same property share that work: a hundred views selecting one value
     /// cost one comparison per action, and hear of a change together.
     /// A scoped store nobody observes (no `observe`, no Observation read of `state`, no scope
@@ -347,7 +347,9 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             // lives as long as `read`, which the node keeps).
             scopeNode = ScopeNode(
                 project: toChildState, readParent: read, parentAddress: runtime?.stateBytes, reads: reads, isStored: isStored)
-            parent.addChild(scopeNode, readsBytesBefore: !reads.isEmpty) { address, before, deliveries in
+            // A stored property's scope compares with the value it holds; a derivation with the
+            // root's state from before the action.
+            parent.addChild(scopeNode, readsBytesBefore: !reads.isEmpty && !isStored) { address, before, deliveries in
                 scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries)
             }
             scopeNode.presenter = parent.presenter

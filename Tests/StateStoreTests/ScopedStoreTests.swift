@@ -502,6 +502,23 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 
+    /// Holding what a scope reads costs only that part: an array no scope reads is still
+    /// appended to in place, where a copy of the whole state kept through each action would
+    /// copy the array at every append.
+    @Test func aScopeOfOnePropertyLeavesTheOthersToChangeInPlace() {
+        let store = Self.shelfStore()
+        let visits = store.scope(state: \.visits, action: { (action: ShelfAction) in action })
+        let seen = Collected<Int>()
+        let subscription = visits.observe { seen.append($0) }
+        store.send(.add("Emma"))
+        let buffer = store.currentState.books.withUnsafeBufferPointer { $0.baseAddress }
+        for title in ["Persuasion", "Sanditon", "Lady Susan"] { store.send(.add(title)) }
+        store.send(.visit)
+        #expect(store.currentState.books.withUnsafeBufferPointer { $0.baseAddress } == buffer)
+        #expect(seen.all == [0, 1])
+        subscription.cancel()
+    }
+
     // A scoped store nobody observes derives its value when it is read, not after every action.
 
     /// A store of `store`'s visits, and every value its derivation produced.

@@ -21,10 +21,15 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
         }
     }
 
-    /// Makes `value` the current one, when it differs, and owes it to the observers.
+    /// Makes `value` the current one, when it differs, and owes it to the observers. With
+    /// `keepingEqual`, an equal value (maybe in other memory) becomes the current one too,
+    /// silently, so that `current` holds what the parent holds.
     @inlinable
-    final func publish(_ value: Value, deliveries: inout [Delivery]) {
-        guard value != current else { return }
+    final func publish(_ value: Value, keepingEqual: Bool = false, deliveries: inout [Delivery]) {
+        guard value != current else {
+            if keepingEqual { current = value }
+            return
+        }
         let wasOwed = isOwed
         let previous = exchange(&current, with: value)
         changed(to: value, deliveries: &deliveries)
@@ -103,6 +108,18 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
         guard isObserved else {
             isStale = true
             revision &+= 1
+            return
+        }
+        if isStored {
+            // `current` is the property as last derived, and holding it kept every buffer it
+            // refers to from changing in place: the same bytes are the same value, which is the
+            // usual case, since an action changes one feature.
+            let range = reads[0]
+            // Sound: both hold a `Child` of `range.count` bytes while the lock is held.
+            if withUnsafePointer(to: &current, { sameBytes(UnsafeRawPointer($0), parentAddress + range.offset, count: range.count) }) {
+                return
+            }
+            publish(derive(fromParentAt: parentAddress), keepingEqual: true, deliveries: &deliveries)
             return
         }
         if !reads.isEmpty, let before {

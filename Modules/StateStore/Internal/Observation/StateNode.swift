@@ -36,8 +36,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// through a generic signature, and a large state passed by value would be copied on the
     /// way to each child. The second address, when there is one, holds the value from before
     /// the change (the runtime keeps a copy of the root state through the action, holding its
-    /// buffers so that none changes in place): scopes of a stored property compare their bytes
-    /// there, since a part an action did not touch keeps its bytes.
+    /// buffers so that none changes in place): derivations that declared the properties they
+    /// read compare their bytes there, since a part an action did not touch keeps its bytes.
     @usableFromInline
     typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
@@ -51,8 +51,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// one's position by identity so that a scope leaves in O(1).
     @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
     @exclusivity(unchecked) @usableFromInline private(set) final var childPositions: [ObjectIdentifier: Int] = [:]
-    /// The children that compare the bytes before a change (by identity): a root keeps a copy
-    /// of its state before each action only while there are some.
+    /// The children that compare with the bytes before a change (by identity): a root keeps a
+    /// copy of its state before each action only while there are some.
     @exclusivity(unchecked) final var byteReadingChildIdentities: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) @usableFromInline private(set) final var byteReadingChildren = 0
     /// The collection nodes among `children`, by the key path of their collection, so element

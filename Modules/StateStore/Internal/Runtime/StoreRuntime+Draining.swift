@@ -134,8 +134,8 @@ extension StoreRuntime {
         core.pointee.settling.removeAll(keepingCapacity: true)
     }
 
-    /// Copies the state aside before an action, when a scoped store or the subscribers of an
-    /// `Equatable` state will compare bytes against it; returns whether it did. Lock held. The
+    /// Copies the state aside before an action, when a derivation or the subscribers of an
+    /// `Equatable` state will compare bytes with it; returns whether it did. Lock held. The
     /// copy lives until `collectNotification` ends.
     @inlinable
     func rememberBytesBefore() -> Bool {

@@ -46,7 +46,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let reducingThread = Atomic<UInt>(0)
     @usableFromInline let core: UnsafeMutablePointer<Core>
     /// Where `core`'s state lies, and room for a copy of it taken before each action, for the
-    /// readers that compare bytes (see `StateNode.ChildUpdate`). A copy, not the raw bytes: it
+    /// derivations that compare bytes with it (see `StateNode.ChildUpdate`) and the subscribers
+    /// of an `Equatable` state. A copy, not the raw bytes: it
     /// holds every buffer the state refers to, so an action cannot change one in place (and so
     /// leave the state's bytes as they were while its value changed).
     @usableFromInline let stateBytes: UnsafeRawPointer
