@@ -47,9 +47,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let core: UnsafeMutablePointer<Core>
     /// Where `core`'s state lies, and room for a copy of it taken before each action, for the
     /// derivations that compare bytes with it (see `StateNode.ChildUpdate`) and the subscribers
-    /// of an `Equatable` state. A copy, not the raw bytes: it
-    /// holds every buffer the state refers to, so an action cannot change one in place (and so
-    /// leave the state's bytes as they were while its value changed).
+    /// of an `Equatable` state. A copy, not the raw bytes: it holds every buffer the state
+    /// refers to, so an action cannot change one in place (and so leave the state's bytes as
+    /// they were while its value changed).
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBefore: UnsafeMutablePointer<State>
     @usableFromInline let rootNode = StateNode<State>()
