@@ -267,6 +267,29 @@ struct StoreTests {
         #expect(fired.count == 1)
     }
 
+    /// As its subscribers, Observation hears of an `Equatable` state only when an action changed
+    /// it: a view is not asked to draw again for an action that changed nothing.
+    @Test func observationOfAnEquatableStateFiresOnlyWhenItChanged() {
+        struct Tally: Equatable, Sendable { var count = 0 }
+        let store = RootStore(
+            initialState: Tally(),
+            reducer: Reduce<Tally, Int> { state, delta in
+                state.count += delta
+                return .none
+            })
+        let fired = Counter.Probe()
+        let count = withObservationTracking {
+            store.state.count
+        } onChange: {
+            fired.increment()
+        }
+        #expect(count == 0)
+        store.send(0)
+        #expect(fired.count == 0, "fired for an action that changed nothing")
+        store.send(2)
+        #expect(fired.count == 1)
+    }
+
     @Test func untrackedReadsDoNotRegisterForObservation() {
         let store = RootStore(initialState: Counter.State(), reducer: Counter())
         let fired = Counter.Probe()

@@ -134,15 +134,16 @@ extension StoreRuntime {
         core.pointee.settling.removeAll(keepingCapacity: true)
     }
 
-    /// Copies the state aside before an action, when a derivation or the subscribers of an
-    /// `Equatable` state will compare bytes with it; returns whether it did. Lock held. The
+    /// Copies the state aside before an action, when a derivation, or the subscribers or the
+    /// Observation readers of an `Equatable` state, will compare bytes with it; returns whether
+    /// it did. Lock held. The
     /// copy lives until `collectNotification` ends.
     @inlinable
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
-        guard rootNode.isObserved, rootNode.byteReadingChildren > 0 || (skipsRepeats && rootNode.firstSubscriber != nil) else {
-            return false
-        }
+        guard rootNode.isObserved,
+            rootNode.byteReadingChildren > 0 || (skipsRepeats && (rootNode.firstSubscriber != nil || rootNode.isTracked))
+        else { return false }
         // Sound: `stateBefore` is uninitialized here, and initialized until `collectNotification`.
         stateBefore.initialize(to: core.pointee.state)
         return true
@@ -186,7 +187,12 @@ extension StoreRuntime {
     @inlinable
     func collectNotification(after action: Action?, bytesKept: Bool = false) -> Notification {
         let node = rootNode
-        if node.isTracked, !node.isOwed {
+        // Neither the subscribers of an `Equatable` state nor Observation hear of an action that
+        // left it equal: one that left its bytes as they were changed nothing (the copy before
+        // it held every buffer, so none changed in place), and `==` tells about the others.
+        let isUnchanged =
+            bytesKept && (node.firstSubscriber != nil || node.isTracked) && stateEquality?.same(stateBefore, stateBytes) == true
+        if node.isTracked, !node.isOwed, !isUnchanged {
             node.isOwed = true
             core.pointee.owed.append(Delivery(node))
         }
@@ -196,12 +202,7 @@ extension StoreRuntime {
                 child.update(stateBytes, before, &core.pointee.owed)
             }
         }
-        // The subscribers of an `Equatable` state do not hear of an action that left it equal:
-        // one that left its bytes as they were changed nothing (the copy before it held every
-        // buffer, so none changed in place), and `==` tells about the others.
-        let subscribersHear =
-            node.firstSubscriber != nil
-            && !(bytesKept && stateEquality?.same(stateBefore, stateBytes) == true)
+        let subscribersHear = node.firstSubscriber != nil && !isUnchanged
         if bytesKept { stateBefore.deinitialize(count: 1) }
         // The state is copied out only when someone is handed it.
         let isStateHandedOut =
