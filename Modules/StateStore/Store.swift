@@ -73,7 +73,9 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     ///
     /// Reading it inside `withObservationTracking` (or a SwiftUI body) registers for changes.
     /// The first read switches Observation notifications on for this store; code that only needs
-    /// the value, such as a command-line front end, reads ``currentState`` instead.
+    /// the value, such as a command-line front end, reads ``currentState`` instead. An
+    /// `Equatable` state is reported changed only when an action changed it (a scoped store's
+    /// always is); another kind of state after every action.
     ///
     /// In a tree made with ``ObservationDelivery/mainActor``, a scoped store's `state` is the
     /// value presented on the main actor: it moves there, with Observation's notification, once
