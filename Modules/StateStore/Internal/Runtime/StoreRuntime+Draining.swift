@@ -136,8 +136,7 @@ extension StoreRuntime {
 
     /// Copies the state aside before an action, when a derivation, or the subscribers or the
     /// Observation readers of an `Equatable` state, will compare bytes with it; returns whether
-    /// it did. Lock held. The
-    /// copy lives until `collectNotification` ends.
+    /// it did. Lock held. The copy lives until `collectNotification` ends.
     @inlinable
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
