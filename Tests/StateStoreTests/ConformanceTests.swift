@@ -465,13 +465,7 @@ struct ConformanceTests {
     }
 
     @Test func aSubscriberOfAnEquatableStateHearsOnlyChanges() {
-        struct Tally: Equatable, Sendable { var count = 0 }
-        let store = RootStore(
-            initialState: Tally(),
-            reducer: Reduce<Tally, Int> { state, delta in
-                state.count += delta
-                return .none
-            })
+        let store = Tally.store()
         let heard = Collected<Int>()
         let subscription = store.observe { heard.append($0.count) }
         store.send(0)

@@ -270,13 +270,7 @@ struct StoreTests {
     /// As its subscribers, Observation hears of an `Equatable` state only when an action changed
     /// it: a view is not asked to draw again for an action that changed nothing.
     @Test func observationOfAnEquatableStateFiresOnlyWhenItChanged() {
-        struct Tally: Equatable, Sendable { var count = 0 }
-        let store = RootStore(
-            initialState: Tally(),
-            reducer: Reduce<Tally, Int> { state, delta in
-                state.count += delta
-                return .none
-            })
+        let store = Tally.store()
         let fired = Counter.Probe()
         let count = withObservationTracking {
             store.state.count

@@ -53,8 +53,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline private(set) final var childPositions: [ObjectIdentifier: Int] = [:]
     /// The children that compare with the bytes before a change (by identity): a root keeps a
     /// copy of its state before each action only while there are some.
-    @exclusivity(unchecked) final var byteReadingChildIdentities: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) @usableFromInline private(set) final var byteReadingChildren = 0
+    @exclusivity(unchecked) @usableFromInline private(set) final var byteReadingChildIdentities: Set<ObjectIdentifier> = []
     /// The collection nodes among `children`, by the key path of their collection, so element
     /// stores of one collection share a node.
     @exclusivity(unchecked) @usableFromInline final var collections: [CollectionKey: AnyObject] = [:]
@@ -180,7 +179,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         } else {
             byteReadingChildIdentities.remove(identity)
         }
-        byteReadingChildren = byteReadingChildIdentities.count
         if let position = childPositions[identity] {
             children[position].update = update
         } else {
@@ -193,7 +191,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     final func removeChild(_ identity: AnyObject) {
         let identity = ObjectIdentifier(identity)
-        if byteReadingChildIdentities.remove(identity) != nil { byteReadingChildren = byteReadingChildIdentities.count }
+        byteReadingChildIdentities.remove(identity)
         if let position = childPositions.removeValue(forKey: identity) {
             // The last child takes the leaving one's place.
             let last = children.removeLast()

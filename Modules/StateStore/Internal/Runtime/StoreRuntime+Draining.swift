@@ -37,7 +37,8 @@ extension StoreRuntime {
         reducingThread.store(ThreadIdentity.current.raw, ordering: .relaxed)
         let effect = reduce(&core.pointee.state, action)
         reducingThread.store(0, ordering: .relaxed)
-        let isObserved = rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
+        // Kept bytes mean observers (and the copy is let go by the notification).
+        let isObserved = keepsBytes || rootNode.isObserved || !core.pointee.actionSubscribers.isEmpty
         unlockAndNotify(after: action, isObserved: isObserved, bytesKept: keepsBytes)
         if !effect.isNone {
             var collector = completion
@@ -141,7 +142,7 @@ extension StoreRuntime {
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
         guard rootNode.isObserved,
-            rootNode.byteReadingChildren > 0 || (skipsRepeats && (rootNode.firstSubscriber != nil || rootNode.isTracked))
+            !rootNode.byteReadingChildIdentities.isEmpty || (skipsRepeats && (rootNode.firstSubscriber != nil || rootNode.isTracked))
         else { return false }
         // Sound: `stateBefore` is uninitialized here, and initialized until `collectNotification`.
         stateBefore.initialize(to: core.pointee.state)
@@ -170,11 +171,10 @@ extension StoreRuntime {
     }
 
     /// ``unlockAndNotify(after:bytesKept:settles:)`` when anyone observes; otherwise only unlocks.
+    /// Callers count kept bytes as observed, so a copy kept is always let go by the notification.
     @inlinable
     func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool, settles: Bool = false) {
         guard isObserved else {
-            // Never kept here (bytes are kept only for observers), but never left behind either.
-            if bytesKept { stateBefore.deinitialize(count: 1) }
             lock.unlock()
             return
         }
