@@ -6,7 +6,7 @@ extension EffectRunner {
     /// Cancels the effects with `id`. They stop counting as running at once (``isIdle``,
     /// ``runningOrigins``, settling), whenever their tasks finish unwinding; what they send from
     /// now on is dropped.
-    @usableFromInline
+    @inlinable
     func cancel(id: EffectID) {
         let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
             var (tasks, ended) = registry.keysByID[id].map { registry.cancel($0) } ?? ([], Ended())

@@ -181,7 +181,7 @@ extension EffectRunner {
     /// Drops the kept work `isDropped` picks, which stops counting as running (lock held): when
     /// nothing is left running, `ended` takes the idle waiters. Returns the work, for
     /// ``dropped(_:)``.
-    @usableFromInline
+    @inlinable
     func takePending(from registry: inout EffectRegistry, ending ended: inout Ended, where isDropped: (PendingStart) -> Bool)
         -> [PendingStart]
     {
@@ -200,7 +200,7 @@ extension EffectRunner {
 
     /// Kept work that was dropped before it started (taken under the lock, which also stopped
     /// counting it): nobody waits for it any more.
-    @usableFromInline
+    @inlinable
     func dropped(_ items: [PendingStart]) {
         for item in items {
             item.collector?.started(nil)

@@ -57,6 +57,7 @@ final class ImmediateEffect: @unchecked Sendable {
 
     /// Marks the task-less work of `runner` running on this thread under `id` as cancelled:
     /// what it sends afterwards is dropped, as a cancelled task's sends are.
+    @usableFromInline
     static func cancelRunning(id: EffectID, of runner: any EffectCancelling) {
         var effect = current
         while let running = effect {
