@@ -31,6 +31,7 @@ struct RingBuffer<Element> {
         }
         guard let storage else { preconditionFailure("RingBuffer: no storage after growing") }
         storage.withUnsafeMutablePointers { header, elements in
+            // Sound: the storage is unique with a free slot, the one after the last element.
             (elements + header.pointee.slot(count)).initialize(to: element)
             header.pointee.count += 1
         }
@@ -43,6 +44,7 @@ struct RingBuffer<Element> {
         makeUnique()
         count -= 1
         return storage?.withUnsafeMutablePointers { header, elements in
+            // Sound: the storage is unique and its head slot holds the first element.
             let element = (elements + header.pointee.head).move()
             header.pointee.head = header.pointee.slot(1)
             header.pointee.count -= 1
@@ -57,6 +59,7 @@ struct RingBuffer<Element> {
         makeUnique()
         count -= 1
         return storage?.withUnsafeMutablePointers { header, elements in
+            // Sound: the storage is unique and this slot holds the last element.
             header.pointee.count -= 1
             return (elements + header.pointee.slot(header.pointee.count)).move()
         }
@@ -136,6 +139,8 @@ struct RingBuffer<Element> {
             let other = Storage.make(capacity: capacity)
             withUnsafeMutablePointers { header, elements in
                 other.withUnsafeMutablePointers { newHeader, newElements in
+                    // Sound: `count` slots from the head hold elements, and `other` is new with
+                    // room for them from slot 0.
                     for offset in 0..<header.pointee.count {
                         let source = elements + header.pointee.slot(offset)
                         if moving {
@@ -153,6 +158,7 @@ struct RingBuffer<Element> {
 
         deinit {
             withUnsafeMutablePointers { header, elements in
+                // Sound: `count` slots from the head hold elements, and nothing reads them after.
                 for offset in 0..<header.pointee.count {
                     (elements + header.pointee.slot(offset)).deinitialize(count: 1)
                 }

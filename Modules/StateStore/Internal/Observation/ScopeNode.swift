@@ -135,10 +135,12 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
     /// bytes (where a key path would look up type metadata), or derived from the whole parent.
     @inlinable
     func derive(fromParentAt address: UnsafeRawPointer) -> Child {
+        // Sound: the parent lies at `address` while the lock is held, and a stored child is the
+        // `Child` at `reads[0]` in it.
         if isStored { return address.load(fromByteOffset: reads[0].offset, as: Child.self) }
-        // Sound: the parent lies at `address` while the lock is held, and the derivation only
-        // reads it. Handed over in place: a value read from a pointer is copied whole first
-        // (every reference in the app's state retained and released), an access is not.
+        // Sound: as above, and the derivation only reads the parent. Handed over in place: a
+        // value read from a pointer is copied whole first (every reference in the app's state
+        // retained and released), an access is not.
         return Self.derive(project, from: &UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Parent.self)).pointee)
     }
 
