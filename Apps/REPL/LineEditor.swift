@@ -27,9 +27,9 @@ final class LineEditor {
         self.complete = complete
     }
 
-    /// Reads one line with `prompt` shown. A `secret` line shows a `•` per character and is
-    /// neither kept in the history nor completed.
-    func readLine(prompt: String, secret: Bool = false) -> EditorEvent {
+    /// Reads one line with `prompt` shown, or the terminal's command prompt when it is `nil`. A
+    /// `secret` line shows a `•` per character and is neither kept in the history nor completed.
+    func readLine(prompt: String? = nil, secret: Bool = false) -> EditorEvent {
         buffer = []
         cursor = 0
         historyIndex = nil
@@ -64,7 +64,7 @@ final class LineEditor {
                 buffer.removeSubrange(..<cursor)
                 cursor = 0
             case 23: deleteWordBackward()
-            case 9: if !secret { completeWord(prompt) }
+            case 9: if !secret { completeWord() }
             case 27: escapeSequence()
             default:
                 if byte >= 32 { insert(byte) }
@@ -74,7 +74,7 @@ final class LineEditor {
         return .endOfInput
     }
 
-    private func refresh(_ prompt: String) {
+    private func refresh(_ prompt: String?) {
         terminal.show(prompt: prompt, buffer: masked ? Array(repeating: "•", count: buffer.count) : buffer, cursor: cursor)
     }
 
@@ -166,7 +166,7 @@ final class LineEditor {
     /// How many completions a Tab lists at most.
     static let listedCompletions = 60
 
-    private func completeWord(_ prompt: String) {
+    private func completeWord() {
         let before = String(buffer[..<cursor])
         let candidates = complete(before)
         guard !candidates.isEmpty else { return }

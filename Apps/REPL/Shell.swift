@@ -131,10 +131,13 @@ final class Shell: @unchecked Sendable {
         self.history.withLock { $0 = ($0.file, history, history.count) }
         let session = session
         let editor = LineEditor(terminal: terminal, history: history) { session.completions(for: $0) }
-        // What effects change after the prompt came back is printed as it happens.
-        let printer = Task { [terminal, session] in
+        // What effects change after the prompt came back is printed as it happens, and the
+        // prompt follows who is signed in (a sign-in ends after its command returned).
+        terminal.setCommandPrompt(commandPrompt())
+        let printer = Task { [self, terminal, session] in
             for await _ in session.host.changes() {
                 if let changes = session.takeScreenChanges() { terminal.printAbove(changes) }
+                terminal.setCommandPrompt(commandPrompt())
             }
         }
         // Only the spinner's animation runs on a timer.
@@ -158,9 +161,7 @@ final class Shell: @unchecked Sendable {
             spinner.cancel()
         }
         loop: while true {
-            let user = session.signedInUsername
-            let prompt = user.map { terminal.colour($0, "32") } ?? terminal.colour("appcore", "2")
-            switch await read(editor, prompt: prompt + "> ") {
+            switch await read(editor) {
             case .line(var line):
                 if line.trimmingCharacters(in: .whitespaces) == "login.password" {
                     // Asked for on its own line, the password is never echoed.
@@ -182,9 +183,15 @@ final class Shell: @unchecked Sendable {
         }
     }
 
+    /// The prompt of a command line: who is signed in, or `appcore` while nobody is.
+    private func commandPrompt() -> String {
+        (session.signedInUsername.map { terminal.colour($0, "32") } ?? terminal.colour("appcore", "2")) + "> "
+    }
+
     /// The editor's next line, read on a thread of its own: waiting at the prompt must not hold
     /// one of the threads tasks share (effects, and the handling of a signal, run on them).
-    private func read(_ editor: LineEditor, prompt: String, secret: Bool = false) async -> EditorEvent {
+    /// Without `prompt`, the command prompt is shown.
+    private func read(_ editor: LineEditor, prompt: String? = nil, secret: Bool = false) async -> EditorEvent {
         // The editor is used by one thread at a time: each line's thread, then this task, take
         // its lock in turn (which also orders their use for the Thread Sanitizer).
         nonisolated(unsafe) let editor = editor

@@ -16,6 +16,11 @@ final class Terminal: @unchecked Sendable {
     private let lock = NSLock()
     /// What the editor shows after the prompt, redrawn after background output.
     private var prompt = ""
+    /// The prompt of a command line, which says who is signed in: it changes when a sign-in ends
+    /// in the background, and is redrawn then.
+    private var commandPrompt = ""
+    /// Whether the line being edited is a command line (not a password), shown after `commandPrompt`.
+    private var showsCommandPrompt = false
     private var status = ""
     private var buffer: [Character] = []
     private var cursor = 0
@@ -71,14 +76,24 @@ final class Terminal: @unchecked Sendable {
         redrawLocked()
     }
 
-    /// Shows the editor's state.
-    func show(prompt: String, buffer: [Character], cursor: Int) {
+    /// Shows the editor's state after `prompt`, or after the command prompt when it is `nil`.
+    func show(prompt: String?, buffer: [Character], cursor: Int) {
         lock.lock()
         defer { lock.unlock() }
-        self.prompt = prompt
+        self.prompt = prompt ?? ""
+        showsCommandPrompt = prompt == nil
         self.buffer = buffer
         self.cursor = cursor
         redrawLocked()
+    }
+
+    /// Sets the command prompt, redrawn at once when the line being edited shows it.
+    func setCommandPrompt(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard text != commandPrompt else { return }
+        commandPrompt = text
+        if isRaw, showsCommandPrompt { redrawLocked() }
     }
 
     /// Ends the edited line (Enter).
@@ -88,6 +103,7 @@ final class Terminal: @unchecked Sendable {
         buffer = []
         cursor = 0
         prompt = ""
+        showsCommandPrompt = false
         write("\r\n")
     }
 
@@ -102,7 +118,7 @@ final class Terminal: @unchecked Sendable {
 
     private func redrawLocked() {
         let after = buffer.count - cursor
-        var text = "\r\u{1B}[K" + status + prompt + String(buffer)
+        var text = "\r\u{1B}[K" + status + (showsCommandPrompt ? commandPrompt : prompt) + String(buffer)
         if after > 0 { text += "\u{1B}[\(after)D" }
         write(text)
     }

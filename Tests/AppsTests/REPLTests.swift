@@ -190,6 +190,30 @@ struct REPLTests {
         #expect(!repl.process.isRunning)
     }
 
+    /// A sign-in ends after its command came back (the password is hashed meanwhile): the prompt
+    /// then says who is signed in at once, not after the next line.
+    @Test func thePromptFollowsASignInThatEndsInTheBackground() async throws {
+        let folder = TemporaryFolder("appcore-repl-prompt")
+        let repl = try PTYProcess(arguments: ["--db", folder.path + "/app.sqlite"], environment: environment)
+        #expect(await repl.waitFor("appcore> "))
+        var mark = repl.text.count
+        repl.type("signup alice.liddell wonderland\r")
+        #expect(await repl.waitFor("Sign in with it.", after: mark))
+        repl.type("login.username alice.liddell\rlogin.password wonderland\rlogin.submit\r")
+        #expect(await repl.waitFor("session: signed in as alice.liddell", after: mark))
+        #expect(await repl.waitFor("alice.liddell> ", after: mark), "the prompt did not follow the sign-in")
+        mark = repl.text.count
+        repl.type("logout\r")
+        #expect(await repl.waitFor("appcore> ", after: mark))
+        // A line half typed keeps its text when the prompt changes under it.
+        repl.type("view cou")
+        #expect(await repl.waitFor("appcore> view cou", after: mark))
+        repl.type("nter\r")
+        #expect(await repl.waitFor("counter: 0", after: mark))
+        await repl.typeAndWaitForExit("quit\r")
+        #expect(repl.process.terminationStatus == 0)
+    }
+
     @Test func anEffectFinishingWhileTypingDoesNotMangleTheLine() async throws {
         let repl = try PTYProcess(arguments: ["--in-memory"], environment: environment)
         #expect(await repl.waitFor("appcore> "))
