@@ -14,13 +14,12 @@ final class Terminal: @unchecked Sendable {
     private var original = termios()
     private var isRaw = false
     private let lock = NSLock()
-    /// What the editor shows after the prompt, redrawn after background output.
-    private var prompt = ""
+    /// What the editor shows after the prompt, redrawn after background output; `nil` while a
+    /// command line is edited, which shows `commandPrompt`.
+    private var prompt: String? = ""
     /// The prompt of a command line, which says who is signed in: it changes when a sign-in ends
     /// in the background, and is redrawn then.
     private var commandPrompt = ""
-    /// Whether the line being edited is a command line (not a password), shown after `commandPrompt`.
-    private var showsCommandPrompt = false
     private var status = ""
     private var buffer: [Character] = []
     private var cursor = 0
@@ -80,8 +79,7 @@ final class Terminal: @unchecked Sendable {
     func show(prompt: String?, buffer: [Character], cursor: Int) {
         lock.lock()
         defer { lock.unlock() }
-        self.prompt = prompt ?? ""
-        showsCommandPrompt = prompt == nil
+        self.prompt = prompt
         self.buffer = buffer
         self.cursor = cursor
         redrawLocked()
@@ -93,7 +91,7 @@ final class Terminal: @unchecked Sendable {
         defer { lock.unlock() }
         guard text != commandPrompt else { return }
         commandPrompt = text
-        if isRaw, showsCommandPrompt { redrawLocked() }
+        if isRaw, prompt == nil { redrawLocked() }
     }
 
     /// Ends the edited line (Enter).
@@ -103,7 +101,6 @@ final class Terminal: @unchecked Sendable {
         buffer = []
         cursor = 0
         prompt = ""
-        showsCommandPrompt = false
         write("\r\n")
     }
 
@@ -118,7 +115,7 @@ final class Terminal: @unchecked Sendable {
 
     private func redrawLocked() {
         let after = buffer.count - cursor
-        var text = "\r\u{1B}[K" + status + (showsCommandPrompt ? commandPrompt : prompt) + String(buffer)
+        var text = "\r\u{1B}[K" + status + (prompt ?? commandPrompt) + String(buffer)
         if after > 0 { text += "\u{1B}[\(after)D" }
         write(text)
     }
