@@ -47,6 +47,15 @@ public struct AppFeature: Reducer {
             if case .signedIn = account { true } else { false }
         }
 
+        /// Whether a sign in asked for now would start before the account it signs in to is
+        /// made: the sign up of the username typed is still running, and the screen would take
+        /// the sign in.
+        var signInWouldOutrunSignUp: Bool {
+            guard case .inProgress(let creating) = session.signUp, case .signedOut(let login) = account else { return false }
+            let status = login.status
+            return status.isSignInEnabled && status.username.normalized == creating.normalized
+        }
+
         /// The login style of the sign-in screen, shown now or after signing out; setting
         /// another style while signed out starts a fresh sign-in screen in it.
         public var loginStyle: LoginStyle {
@@ -229,8 +238,16 @@ public struct AppFeature: Reducer {
     /// crosses features (signing in opens the user's part and loads their data; signing out or
     /// losing the session ends it). An answer that reports a failed client call is also
     /// reported as a `Diagnostic.Kind.failure` diagnostic, so the intent that led to it is
-    /// known to have failed.
+    /// known to have failed. A sign in asked for while the sign up of its username runs waits
+    /// for it (``Session/State/signInAwaitsSignUp``), instead of failing for an account not
+    /// made yet.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        if case .login(.signInTapped) = action, state.signInWouldOutrunSignUp {
+            // Held, not refused: the account it signs in to is being made (AppFeature.coordinate
+            // sends it again when the sign up ends).
+            state.session.signInAwaitsSignUp = true
+            return .none
+        }
         let effect = features.reduce(into: &state, action: action)
         guard let failure = action.failure else { return effect }
         return .merge(effect, .diagnostic(.failure(action: action, reason: failure.message)))
@@ -291,6 +308,13 @@ private struct Features: Reducer {
                                 return Done()
                             })))
             }
+        case .session(.signUpResponse):
+            // A sign in held while the account was being made starts now, whether the sign up
+            // made it or found the username taken (the account may be the user's own).
+            guard state.session.signInAwaitsSignUp else { return .none }
+            state.session.signInAwaitsSignUp = false
+            guard case .signedOut = state.account else { return .none }
+            return .send(.login(.signInTapped))
         case .session(.restored):
             // Whatever was in flight when the journal was written (a sign in, loads, saves) died
             // with the process that started it, and a token is never journaled: a signed-in user
@@ -319,6 +343,7 @@ private struct Features: Reducer {
         state.account = .signedIn(SignedIn.State(session: opened, loginStyle: style))
         state.session.error = nil
         state.session.signUp = .idle
+        state.session.signInAwaitsSignUp = false
         return .merge(.send(.profile(.load)), .send(.posts(.load)), .send(.notes(.listRequested)))
     }
 }

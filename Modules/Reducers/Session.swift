@@ -16,6 +16,10 @@ public struct Session: Reducer {
         /// The last account error (a failed sign out, a session that expired), shown until a new
         /// account action.
         public var error: AppError?
+        /// Whether a sign in was asked for while the sign up of the same username ran: the app
+        /// starts it when the sign up ends, so a sign in right after a sign up does not fail for
+        /// an account that is not made yet.
+        @Defaulted<DefaultFalse> public var signInAwaitsSignUp = false
 
         /// A session state; nothing to say by default.
         public init(signUp: SignUpStatus = .idle, error: AppError? = nil) {
@@ -95,6 +99,7 @@ public struct Session: Reducer {
         case .restored:
             // A sign up in flight died with the process that started it.
             if case .inProgress = state.signUp { state.signUp = .idle }
+            state.signInAwaitsSignUp = false
             return .none
         case .signOutResponse(.failure(let error)):
             // The local session is gone either way; the token stays valid until it expires.

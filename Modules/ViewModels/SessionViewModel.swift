@@ -28,7 +28,8 @@ public final class SessionViewModel: FeatureViewModel {
             displayName = signedIn?.displayName
             switch state.signUp {
             case .idle: message = nil
-            case .inProgress(let username): message = "Creating the account “\(username)”…"
+            case .inProgress(let username):
+                message = "Creating the account “\(username)”…" + (state.signInAwaitsSignUp ? " Signing in once it is made." : "")
             case .succeeded(let user): message = "Account “\(user.username)” created. Sign in with it."
             case .failed(let error): message = error.message
             }

@@ -157,6 +157,92 @@ struct AppFeatureTests {
         #expect(state.notes.items.map(\.note) == Self.storedNotes)
     }
 
+    /// Signing in right after signing up (a fast typist, a front end that does not wait) signs
+    /// in to the new account: the sign in waits for the sign up of its username, where it used
+    /// to fail for an account not made yet.
+    @Test func aSignInAskedForWhileItsAccountIsBeingMadeStartsWhenItIsMade() async {
+        let clock = TestClock()
+        var environment = Self.signedInEnvironment(clock: clock)
+        let made = Locked(false)
+        environment.auth.signUp = { _ throws(AppError) in
+            do { try await clock.sleep(for: .seconds(1)) } catch { throw .cancelled }
+            made.withLock { $0 = true }
+            return alice
+        }
+        environment.auth.authenticate = { _ throws(AppError) in
+            guard made.withLock({ $0 }) else { throw .invalidCredentials }
+            return aliceSession
+        }
+        var initial = AppFeature.State()
+        initial.account = .signedOut(Self.validLogin(.finiteStates))
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: environment))
+        await store.send(.session(.signUpTapped(goodCredentials))) { $0.session.signUp = .inProgress(goodCredentials.username) }
+        #expect(await clock.untilSleeping())
+        await store.send(.login(.signInTapped)) { $0.session.signInAwaitsSignUp = true }
+        await clock.advance(by: .seconds(1))
+        await store.receive(.session(.signUpResponse(.success(alice)))) {
+            $0.session.signUp = .succeeded(alice)
+            $0.session.signInAwaitsSignUp = false
+        }
+        await store.receive(.login(.signInTapped)) {
+            $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+        }
+        await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
+            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
+            $0.session.signUp = .idle
+        }
+        store.exhaustivity = .off
+        await store.finish()
+        #expect(store.state.isSignedIn && store.state.session.error == nil)
+    }
+
+    /// The same through every login style, on the in-memory backend (the account exists only
+    /// once the sign up returns), with a sign up that found the username taken as well: the held
+    /// sign in still runs, since the account may be the user's own.
+    @Test(arguments: LoginStyle.allCases, [false, true])
+    func everyStyleSignsInToAnAccountWhoseSignUpWasRunning(style: LoginStyle, taken: Bool) async throws {
+        let backend = InMemoryBackend()
+        if taken { _ = try backend.signUp(goodCredentials) }
+        var environment = AppEnvironment.inMemory(backend: backend)
+        let (opened, open) = AsyncStream<Void>.makeStream()
+        let signUp = environment.auth.signUp
+        environment.auth.signUp = { credentials throws(AppError) in
+            for await _ in opened { break }
+            return try await signUp(credentials)
+        }
+        var initial = AppFeature.State(loginStyle: style)
+        initial.account = .signedOut(Self.validLogin(style))
+        let store = RootStore(initialState: initial, reducer: AppFeature(environment: environment)) {
+            AppFeature.loginMiddleware(environment)
+        }
+        store.send(.session(.signUpTapped(goodCredentials)))
+        store.send(.login(.signInTapped))
+        #expect(store.currentState.session.signInAwaitsSignUp)
+        #expect(!store.currentState.loginStatus.isBusy)
+        open.yield()
+        await store.waitForEffects()
+        let state = store.currentState
+        #expect(state.user?.username == goodCredentials.username)
+        #expect(state.loginStatus.error == nil && !state.session.signInAwaitsSignUp)
+    }
+
+    /// Only the sign in of the username being signed up waits: another one starts at once.
+    @Test func aSignInForAnotherUsernameDoesNotWaitForASignUp() async {
+        var initial = AppFeature.State()
+        initial.account = .signedOut(Self.validLogin(.finiteStates))
+        initial.session.signUp = .inProgress("bob.builder")
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: Self.signedInEnvironment()))
+        await store.send(.login(.signInTapped)) {
+            $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+        }
+        await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
+            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
+            $0.session.signUp = .idle
+        }
+        store.exhaustivity = .off
+        await store.finish()
+    }
+
     @Test func aRestoredSessionThatKeptItsTokenAndASignedOutAppAreLeftAsTheyAre() async {
         var signedIn = AppFeature.State()
         signedIn.user = SignedIn.State(session: aliceSession)
@@ -171,10 +257,12 @@ struct AppFeatureTests {
     @Test func workInFlightWhenTheJournalWasWrittenIsNotLeftWaiting() async {
         var restored = AppFeature.State()
         restored.session.signUp = .inProgress("bob.builder")
+        restored.session.signInAwaitsSignUp = true
         restored.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell")))
         let store = TestStore(initialState: restored, reducer: AppFeature(environment: failingEnvironment()))
         await store.send(.session(.restored)) {
             $0.session.signUp = .idle
+            $0.session.signInAwaitsSignUp = false
             $0.account = .signedOut(.finiteStates(.init(phase: .validatingCredentials, username: "alice.liddell")))
         }
         #expect(!store.state.loginStatus.isBusy)

@@ -71,6 +71,13 @@ struct SessionViewModelTests {
         #expect(!session.isSignedIn && session.username == nil)
         #expect(app.takeActions().first == .session(.signOutTapped))
     }
+
+    @Test func aSignInWaitingForItsAccountSaysSo() {
+        var state = Session.State(signUp: .inProgress("bob.builder"))
+        #expect(SessionViewModel.Snapshot(state, signedIn: nil).message == "Creating the account “bob.builder”…")
+        state.signInAwaitsSignUp = true
+        #expect(SessionViewModel.Snapshot(state, signedIn: nil).message == "Creating the account “bob.builder”… Signing in once it is made.")
+    }
 }
 
 @Suite("Profile view model")
