@@ -1,4 +1,5 @@
 import Foundation
+import Persistence
 import TestSupport
 import Testing
 
@@ -24,8 +25,15 @@ struct DeletionTests {
             "notes.search alpha", "wait 1s", "notes.search \"\"",
         ])
         _ = try await repl.read { $0.contains("notes: 2 notes\n") }
-        // The search index has both texts (folded) by now; one note is deleted, one rewritten.
-        try await Task.sleep(for: .milliseconds(600))
+        // Once the search index holds both texts (folded), one note is deleted and one rewritten:
+        // both must leave the index too. (The reader is closed before the REPL quits, so that the
+        // REPL's close is the last and removes the write-ahead log.)
+        let reader = try Database(readingOnly: path, migrations: AppSchema.migrations)
+        let indexed = await eventually {
+            (try? reader.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes_search") { $0.int(0) }.first }) == 2
+        }
+        reader.close()
+        #expect(indexed, "the search index holds both notes")
         repl.send(["notes.delete @2", "notes.edit @1 \"nothing to see\"", "quit"])
         try await onOwnThread { [repl] in repl.process.waitUntilExit() }
         #expect(repl.process.terminationStatus == 0)
