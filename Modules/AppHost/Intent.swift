@@ -165,7 +165,7 @@ extension Intent {
                     .selectNote(id: try $0.optionalNote(0))
                 }
             case .searchNotes:
-                Spec("notes.search", on: .notes, [Parameter("query", .text)], "search the notes (an empty query, \"\", lists all again)") {
+                Spec("notes.search", on: .notes, [Parameter("query", .text)], "search the notes (an empty query lists all again)") {
                     .searchNotes(query: try $0.text(0))
                 }
             case .typeNotesSearch:

@@ -35,6 +35,7 @@ extension Intent.Kind {
         var required: [CommandSpec.Parameter] = [], optional: [CommandSpec.Parameter] = []
         for parameter in parameters {
             switch parameter.value {
+            case .text where textMayBeLeftOut: optional.append(.text(parameter.label))
             case .text: required.append(.text(parameter.label))
             case .secret: required.append(.secret(parameter.label))
             case .note: required.append(.note)
@@ -45,6 +46,12 @@ extension Intent.Kind {
         if parameters.contains(where: { $0.value == .secret }) { summary += "; the password is never recorded" }
         if self == .typePassword { summary += "; at a terminal, alone, it asks without echo" }
         return CommandSpec(.intent(self), name: spec.commandName, required, optional: optional, summary, group)
+    }
+
+    /// Whether a line may leave out the intent's text, which then reads as empty: a search's
+    /// query, so that `notes.search` alone lists every note again.
+    private var textMayBeLeftOut: Bool {
+        self == .searchNotes || self == .typeNotesSearch
     }
 }
 
@@ -408,14 +415,16 @@ public struct ParsedLine: Hashable, Sendable {
         }
         let range = spec.required.count...(spec.required.count + spec.optional.count)
         guard range.contains(arguments.count) else {
-            let expected = range.count == 1 ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+            let expected =
+                range.count == 1
+                ? "\(range.lowerBound)" : range.lowerBound == 0 ? "at most \(range.upperBound)" : "\(range.lowerBound) to \(range.upperBound)"
             var message = "\(spec.name) takes \(expected) argument\(range.upperBound == 1 ? "" : "s") (usage: \(spec.usage)), got \(arguments.count)"
             if arguments.count > range.upperBound, let extra = arguments.dropFirst(range.upperBound).first {
                 // Never quote what may be a password.
                 message +=
                     spec.secretArgument == nil
                     ? "; the first extra one is “\(extra.text)” at column \(extra.column)" : "; the first extra one is at column \(extra.column)"
-                if case .text = spec.required.last { message += " — put text with spaces in double quotes" }
+                if case .text = (spec.required + spec.optional).last { message += " — put text with spaces in double quotes" }
             }
             throw LineError(message)
         }

@@ -27,6 +27,23 @@ struct IntentCommandTests {
         #expect(Set(CommandSpec.all.map(\.name)).count == CommandSpec.all.count, "command names are unique")
     }
 
+    @Test func aSearchWithoutItsQueryListsEveryNoteAgain() async throws {
+        #expect(CommandSpec.of(.searchNotes).usage == "notes.search [query]")
+        #expect(CommandSpec.of(.typeNotesSearch).usage == "notes.type-search [query]")
+        let console = try await ConsoleSession.scripted()
+        for line in [
+            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "notes.add milk",
+            "notes.add bread", "notes.search milk",
+        ] {
+            #expect(await console.execute(line).succeeded, "\(line)")
+        }
+        #expect(console.store.currentState.notes.visibleItems.map(\.note.text) == ["milk"])
+        #expect(await console.execute("notes.search").succeeded)
+        #expect(console.store.currentState.notes.visibleItems.map(\.note.text) == ["bread", "milk"])
+        let typed = try #require(try ParsedLine.parse("notes.type-search"))
+        #expect(try console.intent(.typeNotesSearch, typed) == .typeNotesSearch(query: ""))
+    }
+
     @Test func argumentsAreTypedByWhatTheIntentTakes() throws {
         let edit = CommandSpec.of(.editNote)
         #expect(edit.usage == "notes.edit <id> <text>")

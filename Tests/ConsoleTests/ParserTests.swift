@@ -45,6 +45,10 @@ struct ParserTests {
                 == "notes.add takes 1 argument (usage: notes.add <text>), got 2; the first extra one is “milk” at column 15 — put text with spaces in double quotes"
         )
         #expect(error("notes.edit 0003") == "notes.edit takes 2 arguments (usage: notes.edit <id> <text>), got 1")
+        #expect(
+            error("notes.search oat milk")
+                == "notes.search takes at most 1 argument (usage: notes.search [query]), got 2; the first extra one is “milk” at column 18 — put text with spaces in double quotes"
+        )
         #expect(error("fail a b c") == "fail takes 1 to 2 arguments (usage: fail <client.endpoint> [count]), got 3; the first extra one is “c” at column 10")
         #expect(error(#"notes.add "unclosed"#) == "the quote opened at column 11 is never closed")
         #expect(error(#"notes.add "bad \n escape""#) == #"unknown escape \n at column 16 (inside quotes only \" and \\ are escapes)"#)
