@@ -240,13 +240,19 @@ public struct AppFeature: Reducer {
     /// reported as a `Diagnostic.Kind.failure` diagnostic, so the intent that led to it is
     /// known to have failed. A sign in asked for while the sign up of its username runs waits
     /// for it (``Session/State/signInAwaitsSignUp``), instead of failing for an account not
-    /// made yet.
+    /// made yet; an action for the user's part while a sign in runs is refused saying so.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-        if case .login(.signInTapped) = action, state.signInWouldOutrunSignUp {
-            // Held, not refused: the account it signs in to is being made (AppFeature.coordinate
-            // sends it again when the sign up ends).
-            state.session.signInAwaitsSignUp = true
-            return .none
+        if case .signedOut(let login) = state.account {
+            if case .login(.signInTapped) = action, state.signInWouldOutrunSignUp {
+                // Held, not refused: the account it signs in to is being made (AppFeature.coordinate
+                // sends it again when the sign up ends).
+                state.session.signInAwaitsSignUp = true
+                return .none
+            }
+            if login.status.isBusy, Action.userPath.extract(action) != nil {
+                // Refused as any action for the user's part is while signed out, saying why.
+                return .diagnostic(.missingChild(action: action, child: "\(SignedIn.State.self)", reason: LoginRules.signingIn))
+            }
         }
         let effect = features.reduce(into: &state, action: action)
         guard let failure = action.failure else { return effect }

@@ -226,6 +226,18 @@ struct AppFeatureTests {
         #expect(state.loginStatus.error == nil && !state.session.signInAwaitsSignUp)
     }
 
+    /// An action for the user's part while a sign in runs is refused saying that it runs, not
+    /// that nobody is signed in (a REPL user who typed it right after login.submit).
+    @Test func anActionForTheUsersPartWhileASignInRunsSaysToWait() async {
+        var initial = AppFeature.State()
+        initial.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+        let store = TestStore(initialState: initial, reducer: AppFeature(environment: failingEnvironment()))
+        await store.send(.notes(.addTapped("milk")))
+        await store.expectDiagnostic(.missingChild, containing: "A sign in is in progress. Wait until it ends")
+        await store.send(.login(.usernameChanged("bob.builder")))
+        await store.expectDiagnostic(.invalidTransition, containing: "wait until the sign in in progress finishes")
+    }
+
     /// Only the sign in of the username being signed up waits: another one starts at once.
     @Test func aSignInForAnotherUsernameDoesNotWaitForASignUp() async {
         var initial = AppFeature.State()

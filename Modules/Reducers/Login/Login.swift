@@ -206,6 +206,8 @@ enum LoginRules {
     static let noSignInInProgress = "no sign in is in progress"
     static let noError = "there is no error to acknowledge"
     static let waitForSignIn = "wait until the sign in in progress finishes"
+    /// Why the user's part refuses an action while a sign in runs (a message for the user).
+    static let signingIn = "A sign in is in progress. Wait until it ends, then try again."
 
     static func invalid(_ credentials: Credentials) -> String {
         credentials.problem ?? "the credentials are not valid"
