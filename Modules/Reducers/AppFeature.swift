@@ -244,7 +244,7 @@ public struct AppFeature: Reducer {
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         if case .signedOut(let login) = state.account {
             if case .login(.signInTapped) = action, state.signInWouldOutrunSignUp {
-                // Held, not refused: the account it signs in to is being made (AppFeature.coordinate
+                // Held, not refused: the account it signs in to is being made (the coordinator
                 // sends it again when the sign up ends).
                 state.session.signInAwaitsSignUp = true
                 return .none
