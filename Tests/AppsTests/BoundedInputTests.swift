@@ -25,11 +25,13 @@ struct BoundedInputTests {
         let folder = TemporaryFolder("appcore-huge")
         try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
         let running = try SignalTests.Driven(shell, arguments, folder: folder.path)
-        let writing = Task.detached {
+        // Written from a thread of its own: the write blocks until the shell has read 64 MiB,
+        // which on a loaded machine takes long enough to starve the tests' shared pool.
+        async let writing: Void = onOwnThread {
             running.input.fileHandleForWriting.write(Data(repeating: UInt8(ascii: "x"), count: Self.huge) + Data("\n\(next)\n".utf8))
         }
         let printed = try await running.read { $0.contains("count") || $0.contains("counter: 1") }
-        await writing.value
+        try await writing
         #expect(printed.contains(refusal), "\(printed.prefix(300))")
         #expect(printed.contains("\"count\":1") || printed.contains("counter: 1"), "the next line ran")
         #expect(printed.utf8.count < 4_096, "the line is not echoed: \(printed.utf8.count) bytes printed")

@@ -168,7 +168,8 @@ struct WriteWithoutWaitingTests {
         // Another process reading: its snapshot keeps the log's pages from being reused.
         let reader = try Database(path: path, migrations: [Self.items])
         let (reads, released) = (Latch(), Latch())
-        let reading = Task.detached {
+        // The reader waits on a thread of its own, not on one of the tests' shared pool.
+        async let reading: Void = onOwnThread {
             try reader.read { db throws(DatabaseError) in
                 try db.execute("BEGIN")
                 _ = try db.query("SELECT count(*) FROM items") { $0.int(0) }
@@ -177,13 +178,13 @@ struct WriteWithoutWaitingTests {
                 try db.execute("COMMIT")
             }
         }
-        #expect(reads.wait(atMost: 60), "the reader holds its snapshot")
+        #expect(try await onOwnThread { reads.wait(atMost: 60) }, "the reader holds its snapshot")
         var grew: Int32 = 0
         for _ in 0..<300 { grew = max(grew, try write()) }
         #expect(grew >= 300, "the log only grew while the reader held it back (\(grew) pages)")
         #expect(try count(database) == 301, "no write waited for the reader or failed")
         released.open()
-        try await reading.value
+        try await reading
         var lastPages: Int32 = 0
         var startedOver = false
         for _ in 0..<2_000 where !startedOver {
