@@ -170,39 +170,29 @@ struct BatchTests {
     }
 
     @Test func aScriptOnStandardInputIsAnsweredLineByLine() async throws {
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-batch")
-        process.arguments = ["--json", "-"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var pending = Data()
-        /// The next line of output, read while standard input is still open.
-        func nextLine() throws -> [String: Any] {
-            while !pending.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                try #require(!chunk.isEmpty, "appcore-batch ended before answering")
-                pending += chunk
-            }
-            let end = try #require(pending.firstIndex(of: UInt8(ascii: "\n")))
-            let line = pending[pending.startIndex..<end]
-            pending = Data(pending[(end + 1)...])
-            return try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        let folder = TemporaryFolder("appcore-batch-stdin")
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        // Read on threads of their own (Driven): each read waits for the child.
+        let batch = try SignalTests.Driven("appcore-batch", ["--json", "-"], folder: folder.path)
+        /// The `count`th line of output as JSON, read while standard input is still open.
+        func line(_ count: Int) async throws -> [String: Any] {
+            let read = try await batch.read { $0.split(separator: "\n").count >= count }
+            let lines = read.split(separator: "\n")
+            try #require(lines.count >= count, "appcore-batch ended before answering: \(read)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(lines[count - 1].utf8)) as? [String: Any])
         }
-        input.fileHandleForWriting.write(Data("counter.increment\n".utf8))
-        let first = try nextLine()
+        batch.send(["counter.increment"])
+        let first = try await line(1)
         #expect(first["command"] as? String == "counter.increment" && first["ok"] as? Bool == true)
-        input.fileHandleForWriting.write(Data("# a comment\nexpect counter.count == 1\n".utf8))
-        let second = try nextLine()
+        batch.send(["# a comment", "expect counter.count == 1"])
+        let second = try await line(2)
         #expect(second["line"] as? Int == 3 && second["output"] as? String == "ok: counter.count is 1")
-        try input.fileHandleForWriting.close()
-        let summary = try nextLine()
+        try batch.input.fileHandleForWriting.close()
+        let summary = try await line(3)
         let counts = try #require(summary["summary"] as? [String: Any])
         #expect(counts["passed"] as? Int == 1 && counts["failed"] as? Int == 0)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        try await onOwnThread { [batch] in batch.process.waitUntilExit() }
+        #expect(batch.process.terminationStatus == 0)
     }
 
     @Test func aLineThatIsNotUTF8IsRefusedNotRepaired() async throws {

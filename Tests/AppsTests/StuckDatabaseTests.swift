@@ -28,6 +28,12 @@ struct StuckDatabaseTests {
         return build.terminationStatus == 0 ? .success(library) : .failure(ShimError("\(compiler) failed on \(shimSource)"))
     }()
 
+    /// ``shim``, waited for on a thread of its own: the first caller compiles it, and the
+    /// others wait for that, which must not hold threads of the tests' shared pool.
+    static func compiledShim() async throws -> String {
+        try await onOwnThread { try shim.get() }
+    }
+
     struct ShimError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -45,7 +51,7 @@ struct StuckDatabaseTests {
     /// intent up to its timeout), ends it with SIGTERM, as an operator would, and expects it to
     /// end within 30 s, having said what it could not do in whole lines, without SQL.
     static func serveEnds(with fault: [String: String]) async throws {
-        let library = try shim.get()
+        let library = try await compiledShim()
         let (folder, path) = try SignalTests.databaseFolder("appcore-fault")
         let serve = try SignalTests.Driven("appcore-serve", ["--db", path], folder: folder.path, environment: ["LD_PRELOAD": library].merging(fault) { $1 })
         serve.send(intents)
@@ -88,7 +94,7 @@ struct StuckDatabaseTests {
     }
 
     @Test func aFileSystemThatStopsAnsweringStillLetsSIGTERMEndTheShellSayingSo() async throws {
-        let library = try Self.shim.get()
+        let library = try await Self.compiledShim()
         let (folder, path) = try SignalTests.databaseFolder("appcore-stuck")
         // Reads hang once the session has started: closing (which reads to fold the log back) is stuck.
         let serve = try SignalTests.Driven(

@@ -63,7 +63,7 @@ struct CrashRecoveryTests {
         await child.waitForLine { lines in lines.filter { $0.hasPrefix("durable ") }.count >= 5 }
         #expect(child.process.isRunning, "the child was still writing when killed")
         kill(child.process.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        try await onOwnThread { child.waitUntilExit() }
         #expect(child.process.terminationReason == .uncaughtSignal)
 
         let seen = child.lines
