@@ -244,8 +244,8 @@ public struct AppFeature: Reducer {
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         if case .signedOut(let login) = state.account {
             if case .login(.signInTapped) = action, state.signInWouldOutrunSignUp {
-                // Held, not refused: the account it signs in to is being made (the coordinator
-                // sends it again when the sign up ends).
+                // Held, not refused: the account it signs in to is being made (it starts with the
+                // sign up's answer, below).
                 state.session.signInAwaitsSignUp = true
                 return .none
             }
@@ -254,7 +254,14 @@ public struct AppFeature: Reducer {
                 return .diagnostic(.missingChild(action: action, child: "\(SignedIn.State.self)", reason: LoginRules.signingIn))
             }
         }
-        let effect = features.reduce(into: &state, action: action)
+        var effect = features.reduce(into: &state, action: action)
+        if case .session(.signUpResponse) = action, state.session.signInAwaitsSignUp {
+            // A sign in held while the account was being made starts with the answer, whether
+            // the sign up made it or found the username taken (the account may be the user's
+            // own): in the same step, so no screen shows the sign up done and the sign in not begun.
+            state.session.signInAwaitsSignUp = false
+            if case .signedOut = state.account { effect = .merge(effect, features.reduce(into: &state, action: .login(.signInTapped))) }
+        }
         guard let failure = action.failure else { return effect }
         return .merge(effect, .diagnostic(.failure(action: action, reason: failure.message)))
     }
@@ -314,13 +321,6 @@ private struct Features: Reducer {
                                 return Done()
                             })))
             }
-        case .session(.signUpResponse):
-            // A sign in held while the account was being made starts now, whether the sign up
-            // made it or found the username taken (the account may be the user's own).
-            guard state.session.signInAwaitsSignUp else { return .none }
-            state.session.signInAwaitsSignUp = false
-            guard case .signedOut = state.account else { return .none }
-            return .send(.login(.signInTapped))
         case .session(.restored):
             // Whatever was in flight when the journal was written (a sign in, loads, saves) died
             // with the process that started it, and a token is never journaled: a signed-in user

@@ -5,7 +5,9 @@ extension AppFeature.State {
     /// What the sign-in screen shows for this state.
     public var loginSnapshot: LoginViewModel.Snapshot { LoginViewModel.Snapshot(loginStatus) }
     /// What the session screen shows for this state.
-    public var sessionSnapshot: SessionViewModel.Snapshot { SessionViewModel.Snapshot(session, signedIn: signedInUser) }
+    public var sessionSnapshot: SessionViewModel.Snapshot {
+        SessionViewModel.Snapshot(session, signedIn: signedInUser, isSigningIn: loginStatus.isBusy)
+    }
     /// What the profile screen shows for this state.
     public var profileSnapshot: ProfileViewModel.Snapshot { ProfileViewModel.Snapshot(profile: profile, posts: posts) }
     /// What the notes screen shows for this state.

@@ -23,6 +23,13 @@ public final class SessionViewModel: FeatureViewModel {
 
         /// The snapshot of a session state while `signedIn` is signed in (or nobody is).
         public init(_ state: Session.State, signedIn: User?) {
+            self.init(state, signedIn: signedIn, isSigningIn: false)
+        }
+
+        /// The snapshot of a session state while `signedIn` is signed in (or nobody is), and
+        /// a sign in runs when `isSigningIn`: an account just made then says it is being
+        /// signed in to, not to sign in with it.
+        public init(_ state: Session.State, signedIn: User?, isSigningIn: Bool) {
             isSignedIn = signedIn != nil
             username = signedIn?.username.rawValue
             displayName = signedIn?.displayName
@@ -30,7 +37,7 @@ public final class SessionViewModel: FeatureViewModel {
             case .idle: message = nil
             case .inProgress(let username):
                 message = "Creating the account “\(username)”…" + (state.signInAwaitsSignUp ? " Signing in once it is made." : "")
-            case .succeeded(let user): message = "Account “\(user.username)” created. Sign in with it."
+            case .succeeded(let user): message = "Account “\(user.username)” created. " + (isSigningIn ? "Signing in…" : "Sign in with it.")
             case .failed(let error): message = error.message
             }
             if let error = state.error { message = error.message }

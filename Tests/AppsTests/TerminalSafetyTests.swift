@@ -49,7 +49,8 @@ struct TerminalSafetyTests {
 
     @Test func theBatchTranscriptAndItsJSONShowItVisibly() async throws {
         let (folder, path) = try await Self.databaseWithHostileNote()
-        let lines = ["login.username alice.liddell", "login.password wonderland", "login.submit", "view notes", "notes.search \"\u{1B}[2J\""]
+        // `wait`: a sign in on a loaded machine can outlast the 5 s a line waits for its effects.
+        let lines = ["login.username alice.liddell", "login.password wonderland", "login.submit", "wait 120s", "view notes", "notes.search \"\u{1B}[2J\""]
         let script = folder.path + "/view.script"
         try lines.joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
         let transcript = try await BatchTests.batch(["--env", "live", "--db", path, script])

@@ -183,8 +183,6 @@ struct AppFeatureTests {
         await store.receive(.session(.signUpResponse(.success(alice)))) {
             $0.session.signUp = .succeeded(alice)
             $0.session.signInAwaitsSignUp = false
-        }
-        await store.receive(.login(.signInTapped)) {
             $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
         }
         await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {

@@ -77,6 +77,9 @@ struct SessionViewModelTests {
         #expect(SessionViewModel.Snapshot(state, signedIn: nil).message == "Creating the account “bob.builder”…")
         state.signInAwaitsSignUp = true
         #expect(SessionViewModel.Snapshot(state, signedIn: nil).message == "Creating the account “bob.builder”… Signing in once it is made.")
+        state = Session.State(signUp: .succeeded(User(id: User.ID(UUID(sequence: 1)), username: "alice.liddell")))
+        #expect(SessionViewModel.Snapshot(state, signedIn: nil).message == "Account “alice.liddell” created. Sign in with it.")
+        #expect(SessionViewModel.Snapshot(state, signedIn: nil, isSigningIn: true).message == "Account “alice.liddell” created. Signing in…")
     }
 }
 
