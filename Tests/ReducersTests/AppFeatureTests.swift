@@ -62,7 +62,7 @@ struct AppFeatureTests {
         initial.account = .signedOut(Self.validLogin(.finiteStates))
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: Self.signedInEnvironment()))
         await store.send(.login(.signInTapped)) {
-            $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+            $0.account = .signedOut(Self.aliceAuthenticating)
         }
         await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
             $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
@@ -157,6 +157,20 @@ struct AppFeatureTests {
         #expect(state.notes.items.map(\.note) == Self.storedNotes)
     }
 
+    /// The finite-state sign-in screen while Alice's sign in runs.
+    static let aliceAuthenticating = Login.State.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland"))
+
+    /// Receives Alice's sign in opening her part (the sign up's status cleared), then lets the
+    /// loads it starts finish unchecked.
+    static func finishSigningInAsAlice(_ store: TestStore<AppFeature.State, AppFeature.Action>) async {
+        await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
+            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
+            $0.session.signUp = .idle
+        }
+        store.exhaustivity = .off
+        await store.finish()
+    }
+
     /// Signing in right after signing up (a fast typist, a front end that does not wait) signs
     /// in to the new account: the sign in waits for the sign up of its username, where it used
     /// to fail for an account not made yet.
@@ -183,14 +197,9 @@ struct AppFeatureTests {
         await store.receive(.session(.signUpResponse(.success(alice)))) {
             $0.session.signUp = .succeeded(alice)
             $0.session.signInAwaitsSignUp = false
-            $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+            $0.account = .signedOut(Self.aliceAuthenticating)
         }
-        await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
-            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
-            $0.session.signUp = .idle
-        }
-        store.exhaustivity = .off
-        await store.finish()
+        await Self.finishSigningInAsAlice(store)
         #expect(store.state.isSignedIn && store.state.session.error == nil)
     }
 
@@ -228,7 +237,7 @@ struct AppFeatureTests {
     /// that nobody is signed in (a REPL user who typed it right after login.submit).
     @Test func anActionForTheUsersPartWhileASignInRunsSaysToWait() async {
         var initial = AppFeature.State()
-        initial.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+        initial.account = .signedOut(Self.aliceAuthenticating)
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: failingEnvironment()))
         await store.send(.notes(.addTapped("milk")))
         await store.expectDiagnostic(.missingChild, containing: "A sign in is in progress. Wait until it ends")
@@ -243,14 +252,9 @@ struct AppFeatureTests {
         initial.session.signUp = .inProgress("bob.builder")
         let store = TestStore(initialState: initial, reducer: AppFeature(environment: Self.signedInEnvironment()))
         await store.send(.login(.signInTapped)) {
-            $0.account = .signedOut(.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland")))
+            $0.account = .signedOut(Self.aliceAuthenticating)
         }
-        await store.receive(.login(.authenticationResponse(.success(aliceSession)))) {
-            $0.account = .signedIn(SignedIn.State(session: aliceSession, loginStyle: .finiteStates))
-            $0.session.signUp = .idle
-        }
-        store.exhaustivity = .off
-        await store.finish()
+        await Self.finishSigningInAsAlice(store)
     }
 
     @Test func aRestoredSessionThatKeptItsTokenAndASignedOutAppAreLeftAsTheyAre() async {
