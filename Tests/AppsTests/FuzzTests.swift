@@ -103,7 +103,9 @@ struct FuzzTests {
             let run = try await onOwnThread { try Self.run(executable, arguments, input: input, in: folder) }
             #expect(run.reason == .exit, "\(executable) chunk \(chunk) (seed \(0xF022 + chunk)) ended by signal \(run.status)")
             #expect([0, 1, 2].contains(run.status), "\(executable) chunk \(chunk) exited \(run.status)")
-            #expect(run.seconds < 30, "\(executable) chunk \(chunk) took \(run.seconds) s")
+            // A bound for a shell that hangs, not a speed check: the first chunks run while the
+            // whole suite starts at once, and one took 39 s of a 2-core machine.
+            #expect(run.seconds < 120, "\(executable) chunk \(chunk) took \(run.seconds) s")
         }
         #expect(lines == 20_000)
         print("fuzz: \(lines) lines in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
