@@ -26,7 +26,9 @@ struct DurableAnswerTests {
         /// keeps is notes, so its stream adds notes, and its count is the notes listed.
         static let batch = Shell(
             name: "appcore-batch", arguments: { ["--json", "--env", "live", "--db", $0, "-"] },
-            signIn: ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit"],
+            // `wait`: a sign in on a loaded machine can outlast the 5 s a line waits for its effects,
+            // and a note refused then never prints the count this test reads for.
+            signIn: ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "wait 120s"],
             increment: "notes.add milk"
         ) {
             completeLines($0).compactMap { count(in: $0, after: "\"output\":\"notes: ") }.last
