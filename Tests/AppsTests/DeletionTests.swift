@@ -20,7 +20,7 @@ struct DeletionTests {
         let secrets = ["4711-XYZZY", "ALPHA-OMEGA-77"]
         let repl = try SignalTests.Driven("appcore-repl", ["--db", path], folder: folder.path)
         repl.send([
-            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit",
+            "signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "wait 120s",
             "notes.add \"my bank PIN is 4711-XYZZY\"", "notes.add \"plan ALPHA-OMEGA-77\"", "notes.search bank",
             "notes.search alpha", "wait 1s", "notes.search \"\"",
         ])

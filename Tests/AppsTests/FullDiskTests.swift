@@ -40,7 +40,7 @@ struct FullDiskTests {
         defer { try? FileManager.default.removeItem(atPath: script) }
         let filler = String(repeating: "x", count: 200)
         let lines =
-            ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit"]
+            ["signup alice.liddell wonderland", "login.username alice.liddell", "login.password wonderland", "login.submit", "wait 120s"]
             + (1...400).map { "notes.add \"note \($0) \(filler)\"" }
         try lines.joined(separator: "\n").write(toFile: script, atomically: true, encoding: .utf8)
         let run = try await BatchTests.batch(["--json", "--env", "live", "--db", folder + "/app.sqlite", script])

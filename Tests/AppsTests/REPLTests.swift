@@ -328,6 +328,7 @@ struct REPLTests {
                 login.username alice.liddell
                 login.password "through the looking glass"
                 login.submit
+                wait 120s
                 notes.add milk
                 counter.increment
 
@@ -342,6 +343,7 @@ struct REPLTests {
                 expect counter.count == 1
                 login.password "through the looking glass"
                 login.submit
+                wait 120s
                 expect notes.count == 1
                 view notes
 

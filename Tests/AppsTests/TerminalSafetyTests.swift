@@ -69,7 +69,8 @@ struct TerminalSafetyTests {
     @Test func aPipedREPLShowsItVisibly() async throws {
         let (folder, path) = try await Self.databaseWithHostileNote()
         let printed = try await REPLTests.runPiped(
-            ["--db", path], input: "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nview notes --all\nnotes.bogus \u{1B}[2J\n",
+            ["--db", path],
+            input: "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nwait 120s\nview notes --all\nnotes.bogus \u{1B}[2J\n",
             environment: ["HOME": folder.path])
         Self.expectNothingRaw(printed, "the piped REPL")
         #expect(printed.contains(Self.shown), "\(printed)")
@@ -101,7 +102,7 @@ struct TerminalSafetyTests {
         let (folder, path) = try await Self.databaseWithHostileNote()
         // A journal whose state holds the note: a REPL that listed it, then quit.
         _ = try await REPLTests.runPiped(
-            ["--db", path], input: "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.select @1\n",
+            ["--db", path], input: "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nwait 120s\nnotes.select @1\n",
             environment: ["HOME": folder.path])
         let replay = try await BatchTests.batch(["--replay-journal", "--db", path])
         Self.expectNothingRaw(replay.output, "--replay-journal")

@@ -44,7 +44,7 @@ struct TwoProcessTests {
     }
 
     static func session(_ user: String, notes: Int) -> [String] {
-        ["signup \(user) wonderland", "login.username \(user)", "login.password wonderland", "login.submit"]
+        ["signup \(user) wonderland", "login.username \(user)", "login.password wonderland", "login.submit", "wait 120s"]
             + (0..<notes).flatMap { ["notes.add \"\(user) \($0)\"", "counter.increment"] }
     }
 
@@ -94,6 +94,7 @@ struct TwoProcessTests {
                 login.username \(user)
                 login.password wonderland
                 login.submit
+                wait 120s
                 expect notes.count == \(count)
                 """, on: path, scriptAt: folder + "/\(user).script")
             #expect(status == 0, "\(user)'s notes are not all there")
@@ -122,7 +123,7 @@ struct TwoProcessTests {
         }
 
         let status = try await Self.batch(
-            "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nnotes.add \"from another process\"\n",
+            "login.username alice.liddell\nlogin.password wonderland\nlogin.submit\nwait 120s\nnotes.add \"from another process\"\n",
             on: path, scriptAt: folder + "/add.script")
         #expect(status == 0)
 
