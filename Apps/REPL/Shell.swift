@@ -48,9 +48,7 @@ final class Shell: @unchecked Sendable {
                     if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: " + TerminalText.visible($0), "33")) } }
                     return options
                 }())
-            // Piped into a database, a line waits for real work (a password hash, a busy disk
-            // shared with other processes) rather than give up on it after the scripts' 5 s.
-            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: .seconds(60))
+            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: ConsoleSession.databaseTimeout)
         }
         let host = session.host
         if terminal.isInteractive {

@@ -1,7 +1,8 @@
 /* A fault-injecting shim for the tests (LD_PRELOAD): one I/O error on the Nth unlock of a
  * SQLite shared-memory lock (FAIL_SHM_UNLOCK_AT=N) or on the Nth pread (FAIL_PREAD_AT=N), or
  * every pread from the Nth on blocking for ever (HANG_PREAD_FROM=N), as a file system that
- * stopped answering would. FAIL_COUNT=1 prints how many of each happened, at exit. */
+ * stopped answering would; or every password hash taking SLOW_PBKDF2_MS milliseconds longer, as
+ * on a loaded machine. FAIL_COUNT=1 prints how many of each happened, at exit. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -60,6 +61,14 @@ ssize_t pread64(int fd, void *buf, size_t count, off_t offset) {
     static ssize_t (*real)(int, void *, size_t, off_t);
     if (!real) real = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread64");
     return failing_read(real, fd, buf, count, offset);
+}
+int PKCS5_PBKDF2_HMAC(const char *pass, int passlen, const unsigned char *salt, int saltlen, int iter,
+                      const void *digest, int keylen, unsigned char *out) {
+    static int (*real)(const char *, int, const unsigned char *, int, int, const void *, int, unsigned char *);
+    if (!real) real = (int (*)(const char *, int, const unsigned char *, int, int, const void *, int, unsigned char *))dlsym(RTLD_NEXT, "PKCS5_PBKDF2_HMAC");
+    long delay = env("SLOW_PBKDF2_MS");
+    if (delay > 0) usleep((useconds_t)(delay * 1000));
+    return real(pass, passlen, salt, saltlen, iter, digest, keylen, out);
 }
 __attribute__((destructor)) static void report(void) {
     if (getenv("FAIL_COUNT")) fprintf(stderr, "shim: %ld shm unlocks, %ld preads\n", unlocks, reads);
