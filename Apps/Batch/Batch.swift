@@ -163,7 +163,7 @@ struct Batch {
             let hostOptions = AppHost.Options(
                 journal: .off, history: options.history, durability: options.durability, readOnly: options.readOnly, injectsFailures: true)
             let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
-            return ConsoleSession(host: host, waitsForEffects: options.wait, defaultTimeout: ConsoleSession.databaseTimeout)
+            return ConsoleSession(host: host, waitsForEffects: options.wait, defaultTimeout: ConsoleSession.liveTimeout)
         }
         runner.stopsAtFirstFailure = options.failFast
         runner.timeout = options.timeout

@@ -20,7 +20,7 @@ let commandLine = ShellCommandLine<BatchOptions>(
     ],
     options: [
         .flag("--json", "JSON Lines: one object per command, then {\"summary\":{\"failed\":F,\"passed\":P}}") { $0.json = true },
-        .flag("--no-wait", "do not wait for each command's effects") { $0.wait = false },
+        .flag("--no-wait", "do not wait for each command's effects (waited for up to 5 s, 60 s with --env live)") { $0.wait = false },
         .environment("the database --db names, or clients in memory on a test clock (the default)"),
     ] + ShellOption.shared + ShellOption.history + [
         .durability { $0.durability = $1 },

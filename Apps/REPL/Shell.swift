@@ -48,7 +48,7 @@ final class Shell: @unchecked Sendable {
                     if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: " + TerminalText.visible($0), "33")) } }
                     return options
                 }())
-            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: ConsoleSession.databaseTimeout)
+            session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: ConsoleSession.liveTimeout)
         }
         let host = session.host
         if terminal.isInteractive {

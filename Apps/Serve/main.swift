@@ -79,7 +79,10 @@ func serve(_ host: AppHost) async -> Never {
         let reply: String
         do {
             let intent = try Intent(jsonLine: line) // never echoes the line: it may hold a password
-            let outcome = await host.perform(intent) // returns once everything the intent started has finished and is kept
+            // Returns once everything the intent started has finished and is kept: real work (a
+            // password hash, a disk shared with other processes) that a loaded machine can slow
+            // down, so given the shells' minute rather than the host's 10 s.
+            let outcome = await host.perform(intent, timeout: ConsoleSession.liveTimeout)
             reply = try outcome.update(since: shown).jsonLine() // sized by the change, not by the notes
             shown = outcome.screens
         } catch {

@@ -72,10 +72,10 @@ public final class ConsoleSession: Sendable {
     public let waitsForEffects: Bool
     /// How long a command, and `wait` by default, waits.
     public let defaultTimeout: Duration
-    /// How long a shell's line on a database waits for its work: real work (a password hash,
-    /// a disk shared with other processes) that a loaded machine can slow far past the 5 s
+    /// How long a shell's line waits for its work on the live clients: real work (a password
+    /// hash, a disk shared with other processes) that a loaded machine can slow far past the 5 s
     /// a line waits for the simulated clients.
-    package static let databaseTimeout: Duration = .seconds(60)
+    package static let liveTimeout: Duration = .seconds(60)
 
     let noteIDs: NoteIDs
     /// The script being recorded (`record`), if any.
