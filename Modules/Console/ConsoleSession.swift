@@ -75,7 +75,7 @@ public final class ConsoleSession: Sendable {
     /// How long a shell's line waits for its work on the live clients: real work (a password
     /// hash, a disk shared with other processes) that a loaded machine can slow far past the 5 s
     /// a line waits for the simulated clients.
-    package static let liveTimeout: Duration = .seconds(60)
+    public static let liveTimeout: Duration = .seconds(60)
 
     let noteIDs: NoteIDs
     /// The script being recorded (`record`), if any.
