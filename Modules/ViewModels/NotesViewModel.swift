@@ -12,7 +12,7 @@ public final class NotesViewModel: FeatureViewModel {
             // An action that leaves the account alone is skipped unread.
             appStore.scope(deriving: { $0.notes }, reading: \.account, action: AppFeature.Action.notes)
         },
-        snapshot: { $0.notesSnapshot })
+        snapshot: { Snapshot($0, after: $1) })
 
     /// One note in the list.
     public struct Row: Hashable, Sendable, Codable, Identifiable {
@@ -66,7 +66,13 @@ public final class NotesViewModel: FeatureViewModel {
         /// The snapshot of a notes state. It costs the same for ten notes as for ten thousand:
         /// the rows share the state's storage and are built as they are read.
         public init(_ state: Notes.State) {
-            rows = Rows(state)
+            self.init(state, after: nil)
+        }
+
+        /// What the screen shows for `state`, told faster from `before`, the snapshot of an
+        /// earlier state, where it can be.
+        init(_ state: Notes.State, after before: Snapshot?) {
+            rows = Rows(state, after: before?.rows)
             count = rows.count
             let selected = state.selected
             selectedID = selected?.id
@@ -99,18 +105,48 @@ public final class NotesViewModel: FeatureViewModel {
             case built([Row])
         }
 
-        /// The notes a search found (`ids`, in its order, each listed in `items`).
+        /// The notes a search found: `ids`, those of `results` that `items` lists, in its order.
         // A class: held inline in `Storage`, these fields made debug builds (Swift 6.3.1) destroy
         // a `Storage` that was never made, in `init(_:)`.
         final class Found: Sendable {
             let ids: [Note.ID]
+            /// The ids as the state holds them. The reducer lists every note a search found, so
+            /// in a state it made they are `ids`; a state made otherwise may hold others.
+            let results: [Note.ID]
             let items: IdentifiedArray<Notes.Item>
             let selectedID: Note.ID?
 
-            init(ids: [Note.ID], items: IdentifiedArray<Notes.Item>, selectedID: Note.ID?) {
-                self.ids = ids
+            /// The results `items` lists, told from `earlier`'s where it can be: rows are made
+            /// after every change of the notes, and a search of thousands of notes shown while
+            /// notes are added then costs each change its own notes, not a look at every result.
+            init(results: [Note.ID], items: IdentifiedArray<Notes.Item>, selectedID: Note.ID?, after earlier: Found?) {
+                ids =
+                    earlier.flatMap { Self.listed(results, in: items, toldFrom: $0) }
+                    ?? (results.allSatisfy { items.contains(id: $0) } ? results : results.filter { items.contains(id: $0) })
+                self.results = results
                 self.items = items
                 self.selectedID = selectedID
+            }
+
+            /// Which of `results` `items` lists, from `earlier`, which holds the same results:
+            /// only a note that joined or left the list since can change it. `nil` when that
+            /// cannot be told cheaply.
+            private static func listed(_ results: [Note.ID], in items: IdentifiedArray<Notes.Item>, toldFrom earlier: Found) -> [Note.ID]? {
+                guard earlier.results == results else { return nil }
+                if items.version == earlier.items.version { return earlier.ids }
+                guard let changed = items.changedIDs(since: earlier.items.version) ?? earlier.items.changedIDs(since: items.version) else {
+                    return nil
+                }
+                var ids = earlier.ids
+                for id in changed where items.contains(id: id) != earlier.items.contains(id: id) {
+                    if items.contains(id: id) {
+                        // A note that joined is a result only if some result was not listed.
+                        guard earlier.ids.count == results.count else { return nil }
+                    } else {
+                        ids.removeAll { $0 == id }
+                    }
+                }
+                return ids
             }
         }
 
@@ -121,12 +157,12 @@ public final class NotesViewModel: FeatureViewModel {
             storage = .built(rows)
         }
 
-        init(_ state: Notes.State) {
+        /// The rows of `state`, the listed results of a search told from `before`'s where it can be.
+        init(_ state: Notes.State, after before: Rows? = nil) {
             if let results = state.searchResults {
-                // The reducer lists every note a search found; one that is not listed is left out.
-                let items = state.items
-                let listed = results.allSatisfy { items.contains(id: $0) } ? results : results.filter { items.contains(id: $0) }
-                storage = .found(Found(ids: listed, items: items, selectedID: state.selectedID))
+                var earlier: Found?
+                if case .found(let found)? = before?.storage { earlier = found }
+                storage = .found(Found(results: results, items: state.items, selectedID: state.selectedID, after: earlier))
             } else {
                 storage = .list(state.items, selectedID: state.selectedID)
             }

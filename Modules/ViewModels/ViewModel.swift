@@ -66,7 +66,7 @@ public protocol FeatureViewModel: ViewModel {
 extension FeatureViewModel {
     /// The view model of a store running the feature.
     public init(store: Store<FeatureState, Action>) {
-        self.init(snapshots: store.scope(deriving: Self.feature.snapshot, action: { $0 }))
+        self.init(snapshots: store.scope(deriving: Self.feature.makeDerivation(), action: { $0 }))
     }
 
     /// The view model of the feature's screen in the app.
@@ -82,6 +82,9 @@ public struct FeatureScreen<State: Sendable, Action: Sendable, Snapshot: Sendabl
     public let scope: @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>
     /// What the screen shows for a state of the feature.
     public let snapshot: @Sendable (State) -> Snapshot
+    /// Makes what a view model's store derives its snapshots with: `snapshot`, or for a screen
+    /// that works a snapshot out faster from the one before, a function that remembers it.
+    let makeDerivation: @Sendable () -> @Sendable (State) -> Snapshot
 
     /// The feature `scope` finds in the app's store, whose screen `snapshot` makes.
     public init(
@@ -90,6 +93,26 @@ public struct FeatureScreen<State: Sendable, Action: Sendable, Snapshot: Sendabl
     ) {
         self.scope = scope
         self.snapshot = snapshot
+        makeDerivation = { snapshot }
+    }
+
+    /// The feature `scope` finds, whose screen `snapshot` makes from a state and the snapshot
+    /// made before it, if any (`nil` for the first).
+    init(
+        scope: @escaping @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>,
+        snapshot: @escaping @Sendable (State, _ before: Snapshot?) -> Snapshot
+    ) {
+        self.scope = scope
+        self.snapshot = { snapshot($0, nil) }
+        makeDerivation = {
+            // A store derives one snapshot at a time, under its tree's lock: this lock is never waited on.
+            let last = Locked<Snapshot?>(nil)
+            return { state in
+                let made = snapshot(state, last.withLock { $0 })
+                last.withLock { $0 = made }
+                return made
+            }
+        }
     }
 }
 

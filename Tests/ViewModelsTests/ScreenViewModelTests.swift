@@ -301,3 +301,56 @@ struct NotesViewModelTests {
         #expect(decoded.rows.first?.updatedAt == "1970-01-01 00:00 UTC")
     }
 }
+
+/// A search's rows are told from the rows before, and always list what rows made afresh list.
+@Suite("Notes view model, rows of a search")
+struct NotesSearchRowsTests {
+    /// The notes' state set whole by each `set`: a state the reducer would not make (a result
+    /// that is not listed) as well as one it would.
+    struct Holder: Reducer {
+        struct State: Equatable, Sendable { var notes = Notes.State() }
+        enum Action: Sendable {
+            case set(Notes.State)
+            case notes(Notes.Action)
+        }
+
+        func reduce(into state: inout State, action: Action) -> Effect<Action> {
+            if case .set(let notes) = action { state.notes = notes }
+            return .none
+        }
+    }
+
+    static func note(_ number: Int) -> Notes.Item {
+        Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64(number))), text: "note \(number)", createdAt: Date(timeIntervalSince1970: Double(number))))
+    }
+
+    @Test func rowsToldFromTheRowsBeforeListWhatRowsMadeAfreshList() {
+        let store = RootStore(initialState: Holder.State(), reducer: Holder())
+        let notes = NotesViewModel(store: store.scope(state: \.notes, action: Holder.Action.notes))
+        var state = Notes.State(items: IdentifiedArray(uniqueElements: (1...300).reversed().map(Self.note)))
+        let results = (1...300).filter { $0 % 3 != 0 }.map { Self.note($0).id }
+        state.searchResults = results
+        var steps: [(String, Notes.State)] = [("a search shown", state)]
+        state.items.insert(Self.note(301), at: 0)
+        steps.append(("a note that is not a result added", state))
+        state.items.remove(id: Self.note(4).id)
+        steps.append(("a result no longer listed", state))
+        state.items.modify(id: Self.note(5).id) { $0.note.text = "note 5, edited" }
+        steps.append(("a result edited", state))
+        state.items.insert(Self.note(4), at: 10)
+        steps.append(("the result listed again", state))
+        state.items = IdentifiedArray(uniqueElements: state.items.filter { $0.note.id != Self.note(7).id })
+        steps.append(("the list loaded anew", state))
+        state.searchResults = Array(results.prefix(10))
+        steps.append(("another search", state))
+        state.items.remove(id: Self.note(8).id)
+        steps.append(("a result of it no longer listed", state))
+        for (step, state) in steps {
+            store.send(.set(state))
+            let fresh = NotesViewModel.Snapshot(state)
+            #expect(notes.rows.map(\.id) == fresh.rows.map(\.id), "\(step)")
+            #expect(notes.count == fresh.count && notes.snapshot == fresh, "\(step)")
+        }
+        #expect(notes.count == 8)
+    }
+}

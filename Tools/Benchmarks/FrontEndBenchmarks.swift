@@ -144,7 +144,7 @@ struct ServeSample {
 
 /// Runs `appcore-serve` on the database at `path` (whose account is `scaleCredentials`'),
 /// signs in, then sends `stream` at once.
-func serveSample(databasePath path: String, stream: [String]) throws -> ServeSample {
+func serveSample(databasePath path: String, stream: [String], after prelude: [String] = []) throws -> ServeSample {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         .deletingLastPathComponent().appendingPathComponent("appcore-serve")
@@ -161,13 +161,17 @@ func serveSample(databasePath path: String, stream: [String]) throws -> ServeSam
     ]
     input.fileHandleForWriting.write(Data((signIn.joined(separator: "\n") + "\n").utf8))
     let (_, signInReply) = replies.wait(for: signIn.count)
+    if !prelude.isEmpty {
+        input.fileHandleForWriting.write(Data((prelude.joined(separator: "\n") + "\n").utf8))
+        _ = replies.wait(for: signIn.count + prelude.count)
+    }
     let lines = stream.joined(separator: "\n") + "\n"
     let cpuBefore = try processCPUNanoseconds(of: process.processIdentifier)
     let start = monotonicNanoseconds()
     // Written from a thread of its own: the pipe holds less than every line, and replies are
     // read meanwhile.
     Thread.detachNewThread { input.fileHandleForWriting.write(Data(lines.utf8)) }
-    let (end, longest) = replies.wait(for: signIn.count + stream.count)
+    let (end, longest) = replies.wait(for: signIn.count + prelude.count + stream.count)
     let cpu = try processCPUNanoseconds(of: process.processIdentifier) - cpuBefore
     try input.fileHandleForWriting.close()
     process.waitUntilExit()
@@ -279,6 +283,22 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
                 name: "serve-sign-in-10k-reply", unit: .bytes, samples: samples.map { Double($0.signInReply) },
                 target: .atMost(16_384)))
         measurements.append(CaseResult(name: "intent-cpu", unit: .microseconds, samples: samples.map(\.cpuPerIntent), target: .atMost(200)))
+    }
+    if selected("serve-add-searching") {
+        // Adds while a search that matches every note is shown, against adds alone, in pairs:
+        // a shown search costs each add what the add changes, not a look at every match.
+        let rates: [[Double]] = await withSignInDatabase("searching") { path in
+            var rates: [[Double]] = [[], []]
+            for _ in 0..<plan.runs {
+                let adds = addNoteLines(plan.iterations(1_000))
+                rates[0].append(try serveSample(databasePath: path, stream: adds).perSecond)
+                rates[1].append(try serveSample(databasePath: path, stream: adds, after: [#"{"searchNotes":{"query":"milk"}}"#]).perSecond)
+            }
+            return rates
+        }
+        measurements.append(CaseResult(name: "serve-add-searching-10k", unit: .perSecond, samples: rates[1], target: nil))
+        measurements.append(
+            CaseResult(name: "serve-add-searching-ratio", unit: .ratio, samples: zip(rates[1], rates[0]).map { $0 / $1 }, target: .atLeast(0.8)))
     }
     if selected("serve-mixed") {
         // The same stream at 1,000 and at 10,000 notes: a search costs the same at both while writes go on.
