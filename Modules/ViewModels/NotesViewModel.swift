@@ -138,8 +138,10 @@ public final class NotesViewModel: FeatureViewModel {
                     return nil
                 }
                 var ids = earlier.ids
-                for id in changed where items.contains(id: id) != earlier.items.contains(id: id) {
-                    if items.contains(id: id) {
+                for id in changed {
+                    let isListed = items.contains(id: id)
+                    guard isListed != earlier.items.contains(id: id) else { continue }
+                    if isListed {
                         // A note that joined is a result only if some result was not listed.
                         guard earlier.ids.count == results.count else { return nil }
                     } else {
@@ -158,7 +160,7 @@ public final class NotesViewModel: FeatureViewModel {
         }
 
         /// The rows of `state`, the listed results of a search told from `before`'s where it can be.
-        init(_ state: Notes.State, after before: Rows? = nil) {
+        init(_ state: Notes.State, after before: Rows?) {
             if let results = state.searchResults {
                 var earlier: Found?
                 if case .found(let found)? = before?.storage { earlier = found }
