@@ -110,6 +110,9 @@ public final class NotesViewModel: FeatureViewModel {
         // a `Storage` that was never made, in `init(_:)`.
         final class Found: Sendable {
             let ids: [Note.ID]
+            /// The position of each of `ids` (the first, were one there twice): rows are looked
+            /// up and compared by id after every change, and a search can find thousands.
+            let positions: [Note.ID: Int]
             /// The ids as the state holds them. The reducer lists every note a search found, so
             /// in a state it made they are `ids`; a state made otherwise may hold others.
             let results: [Note.ID]
@@ -120,35 +123,49 @@ public final class NotesViewModel: FeatureViewModel {
             /// after every change of the notes, and a search of thousands of notes shown while
             /// notes are added then costs each change its own notes, not a look at every result.
             init(results: [Note.ID], items: IdentifiedArray<Notes.Item>, selectedID: Note.ID?, after earlier: Found?) {
-                ids =
-                    earlier.flatMap { Self.listed(results, in: items, toldFrom: $0) }
-                    ?? (results.allSatisfy { items.contains(id: $0) } ? results : results.filter { items.contains(id: $0) })
+                if let earlier, let listed = Self.listed(results, in: items, toldFrom: earlier) {
+                    (ids, positions) = listed
+                } else {
+                    ids = results.allSatisfy { items.contains(id: $0) } ? results : results.filter { items.contains(id: $0) }
+                    positions = Self.positions(of: ids)
+                }
                 self.results = results
                 self.items = items
                 self.selectedID = selectedID
             }
 
+            /// Whether note `id` is one of the rows.
+            func lists(_ id: Note.ID) -> Bool { positions[id] != nil }
+
+            private static func positions(of ids: [Note.ID]) -> [Note.ID: Int] {
+                Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+
             /// Which of `results` `items` lists, from `earlier`, which holds the same results:
             /// only a note that joined or left the list since can change it. `nil` when that
             /// cannot be told cheaply.
-            private static func listed(_ results: [Note.ID], in items: IdentifiedArray<Notes.Item>, toldFrom earlier: Found) -> [Note.ID]? {
+            private static func listed(
+                _ results: [Note.ID], in items: IdentifiedArray<Notes.Item>, toldFrom earlier: Found
+            ) -> (ids: [Note.ID], positions: [Note.ID: Int])? {
                 guard earlier.results == results else { return nil }
-                if items.version == earlier.items.version { return earlier.ids }
+                if items.version == earlier.items.version { return (earlier.ids, earlier.positions) }
                 guard let changed = items.changedIDs(since: earlier.items.version) ?? earlier.items.changedIDs(since: items.version) else {
                     return nil
                 }
-                var ids = earlier.ids
+                var left: Set<Note.ID> = []
                 for id in changed {
                     let isListed = items.contains(id: id)
                     guard isListed != earlier.items.contains(id: id) else { continue }
                     if isListed {
                         // A note that joined is a result only if some result was not listed.
                         guard earlier.ids.count == results.count else { return nil }
-                    } else {
-                        ids.removeAll { $0 == id }
+                    } else if earlier.lists(id) {
+                        left.insert(id)
                     }
                 }
-                return ids
+                guard !left.isEmpty else { return (earlier.ids, earlier.positions) }
+                let ids = earlier.ids.filter { !left.contains($0) }
+                return (ids, positions(of: ids))
             }
         }
 
@@ -211,7 +228,7 @@ public final class NotesViewModel: FeatureViewModel {
         public func index(id: Note.ID) -> Int? {
             switch storage {
             case .list(let items, _): items.index(id: id)
-            case .found(let found): found.ids.firstIndex(of: id)
+            case .found(let found): found.positions[id]
             case .built(let rows): rows.firstIndex { $0.id == id }
             }
         }
@@ -261,7 +278,7 @@ public final class NotesViewModel: FeatureViewModel {
                 selection = (oldSelection, newSelection)
             case (.found(let old), .found(let new)):
                 guard old.ids == new.ids else { return nil }
-                changed = Self.changedItems(among: new.ids, from: old.items, to: new.items)
+                changed = Self.changedItems(among: new, from: old.items)
                 selection = (old.selectedID, new.selectedID)
             default:
                 return nil
@@ -284,13 +301,13 @@ public final class NotesViewModel: FeatureViewModel {
             }
             if case .found(let left) = lhs.storage, case .found(let right) = rhs.storage {
                 guard left.ids == right.ids else { return false }
-                let changed = changedItems(among: right.ids, from: left.items, to: right.items)
+                let changed = changedItems(among: right, from: left.items)
                 return sameRows(
                     changed.map { item($0, in: left.items) }, left.selectedID, changed.map { item($0, in: right.items) }, right.selectedID
                 ) {
-                    left.ids.contains($0)
+                    left.lists($0)
                 } isRightListed: {
-                    right.ids.contains($0)
+                    right.lists($0)
                 }
             }
             return lhs.count == rhs.count && lhs.elementsEqual(rhs)
@@ -303,16 +320,16 @@ public final class NotesViewModel: FeatureViewModel {
             return item
         }
 
-        /// Which of `ids` (listed in both) are items that differ between `old` and `new`: told
-        /// from the list's record of changes when it reaches back, else item by item.
-        private static func changedItems(among ids: [Note.ID], from old: IdentifiedArray<Notes.Item>, to new: IdentifiedArray<Notes.Item>) -> [Note.ID] {
+        /// Which of `found`'s rows (listed in both) are items that differ between `old` and
+        /// `found`'s items: told from the list's record of changes when it reaches back, else item
+        /// by item.
+        private static func changedItems(among found: Found, from old: IdentifiedArray<Notes.Item>) -> [Note.ID] {
+            let new = found.items
             if old.version == new.version { return [] }
             if let changed = new.changedIDs(since: old.version) ?? old.changedIDs(since: new.version) {
-                guard changed.count > 16 else { return changed.filter(ids.contains) }
-                let found = Set(ids)
-                return changed.filter(found.contains)
+                return changed.filter(found.lists)
             }
-            return ids.filter { item($0, in: old) != item($0, in: new) }
+            return found.ids.filter { item($0, in: old) != item($0, in: new) }
         }
 
         /// Whether two runs of items show the same rows, items compared before any row is built

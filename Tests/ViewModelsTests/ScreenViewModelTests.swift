@@ -350,6 +350,11 @@ struct NotesSearchRowsTests {
             let fresh = NotesViewModel.Snapshot(state)
             #expect(notes.rows.map(\.id) == fresh.rows.map(\.id), "\(step)")
             #expect(notes.count == fresh.count && notes.snapshot == fresh, "\(step)")
+            // Rows are found by id through positions kept beside them: they must follow the rows.
+            let ids = fresh.rows.map(\.id)
+            for id in (state.searchResults ?? []) + [Self.note(301).id] {
+                #expect(notes.rows.index(id: id) == ids.firstIndex(of: id), "\(step): \(id)")
+            }
         }
         #expect(notes.count == 8)
     }
