@@ -108,17 +108,14 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
             rows = .all(rows: Array(rowsNow.prefix(page)))
             return
         }
-        rows =
-            earlier.rowLimit == snapshot.rowLimit
-            ? Self.changes(of: rowsNow, page: page, since: earlier.rows, page: min(earlier.rowLimit, earlier.rows.count), changed: ids)
-            : Self.changes(
-                of: rowsNow, page: page, since: (0..<min(earlier.rowLimit, earlier.rows.count)).map(earlier.rows.id(at:)), changed: Set(ids))
+        rows = Self.changes(of: rowsNow, page: page, since: earlier.rows, page: min(earlier.rowLimit, earlier.rows.count), changed: ids)
     }
 
     /// The rows to change in a reader's page: each changed note's row, where it is in the page
     /// now or that it left it, and the unchanged rows that a change above pushed out of the page
-    /// or pulled into it (unchanged rows keep their order, so they are the page's last ones).
-    /// Costs the change, not the page.
+    /// or pulled into it, or that a page grown or shrunk took in or left (unchanged rows keep
+    /// their order, so they are the page's last ones). Costs the change and the page's growth,
+    /// not the page.
     private static func changes(
         of rows: NotesViewModel.Rows, page: Int, since earlier: NotesViewModel.Rows, page earlierPage: Int, changed ids: [Note.ID]
     ) -> Rows {
@@ -160,20 +157,6 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
         }
         upserted.sort { $0.at < $1.at }
         return .changes(upserted: upserted, removed: removed.sorted())
-    }
-
-    /// The rows to change in a reader's page whose size changed: every row of the page now that
-    /// it did not hold or that changed, and those it held that left.
-    private static func changes(of rows: NotesViewModel.Rows, page: Int, since held: [Note.ID], changed: Set<Note.ID>) -> Rows {
-        let heldIDs = Set(held)
-        var upserted: [PositionedRow] = []
-        var shown = Set<Note.ID>(minimumCapacity: page)
-        for position in 0..<page {
-            let id = rows.id(at: position)
-            shown.insert(id)
-            if changed.contains(id) || !heldIDs.contains(id) { upserted.append(PositionedRow(at: position, row: rows[position])) }
-        }
-        return .changes(upserted: upserted, removed: held.filter { !shown.contains($0) }.sorted())
     }
 
     /// `rows` with this update applied (what a reader holding `rows` does with it).

@@ -293,21 +293,18 @@ public final class NotesViewModel: FeatureViewModel {
             // Matched one side at a time: a switch over both storages copies them, and this runs
             // after every command a front end performs.
             if case .list(let left, let leftSelection) = lhs.storage, case .list(let right, let rightSelection) = rhs.storage {
-                return sameRows(left, leftSelection, right, rightSelection) {
-                    left.contains(id: $0)
-                } isRightListed: {
-                    right.contains(id: $0)
-                }
+                guard left.count == right.count,
+                    selectionShowsTheSame(leftSelection, rightSelection, isLeftListed: { left.contains(id: $0) }, isRightListed: { right.contains(id: $0) })
+                else { return false }
+                // Versions of one list share what did not change, which is not compared again: a
+                // command that left the notes as they were costs nothing here however many they are.
+                return left.elementsEqual(right) { showTheSame($0, leftSelection, $1, rightSelection) }
             }
             if case .found(let left) = lhs.storage, case .found(let right) = rhs.storage {
-                guard left.ids == right.ids else { return false }
-                let changed = changedItems(among: right, from: left.items)
-                return sameRows(
-                    changed.map { item($0, in: left.items) }, left.selectedID, changed.map { item($0, in: right.items) }, right.selectedID
-                ) {
-                    left.lists($0)
-                } isRightListed: {
-                    right.lists($0)
+                guard left.ids == right.ids, selectionShowsTheSame(left.selectedID, right.selectedID, isLeftListed: left.lists, isRightListed: right.lists)
+                else { return false }
+                return changedItems(among: right, from: left.items).allSatisfy {
+                    showTheSame(item($0, in: left.items), left.selectedID, item($0, in: right.items), right.selectedID)
                 }
             }
             return lhs.count == rhs.count && lhs.elementsEqual(rhs)
@@ -332,23 +329,23 @@ public final class NotesViewModel: FeatureViewModel {
             return found.ids.filter { item($0, in: old) != item($0, in: new) }
         }
 
-        /// Whether two runs of items show the same rows, items compared before any row is built
-        /// (building a row formats its title, preview and date).
-        private static func sameRows<Items: Collection<Notes.Item>>(
-            _ left: Items, _ leftSelection: Note.ID?, _ right: Items, _ rightSelection: Note.ID?,
-            isLeftListed: (Note.ID) -> Bool, isRightListed: (Note.ID) -> Bool
+        /// Whether a selection that moved from `leftSelection` to `rightSelection` shows on no row:
+        /// it would on a row of either side that lists it.
+        private static func selectionShowsTheSame(
+            _ leftSelection: Note.ID?, _ rightSelection: Note.ID?, isLeftListed: (Note.ID) -> Bool, isRightListed: (Note.ID) -> Bool
         ) -> Bool {
-            guard left.count == right.count else { return false }
-            // A selection that moved shows on a row of either side, unless neither lists it.
-            if leftSelection != rightSelection {
-                if let leftSelection, isLeftListed(leftSelection) { return false }
-                if let rightSelection, isRightListed(rightSelection) { return false }
-            }
-            return left.elementsEqual(right) { old, new in
-                if Row.showsTheSame(old, new) { return true }
-                if Row.showsOtherwise(old, new) { return false }
-                return Row(old, selectedID: leftSelection) == Row(new, selectedID: rightSelection)
-            }
+            guard leftSelection != rightSelection else { return true }
+            if let leftSelection, isLeftListed(leftSelection) { return false }
+            if let rightSelection, isRightListed(rightSelection) { return false }
+            return true
+        }
+
+        /// Whether items `old` and `new` show the same row, the items compared before any row is
+        /// built (building a row formats its title, preview and date).
+        private static func showTheSame(_ old: Notes.Item, _ oldSelection: Note.ID?, _ new: Notes.Item, _ newSelection: Note.ID?) -> Bool {
+            if Row.showsTheSame(old, new) { return true }
+            if Row.showsOtherwise(old, new) { return false }
+            return Row(old, selectedID: oldSelection) == Row(new, selectedID: newSelection)
         }
 
         /// Hashes the rows in order.

@@ -89,10 +89,10 @@ struct ScreensUpdateTests {
         let reader = try await Reader()
         let host = reader.host
         func perform(_ intent: Intent) async { await reader.perform(intent) }
-        for number in 0..<55 { await perform(.addNote(text: "note \(number)")) }
+        for number in 0..<130 { await perform(.addNote(text: "note \(number)")) }
         // A fixed sequence of pseudo-random moves (a linear congruential generator), most of them
-        // around the 50th row: adds push rows out of the page, deletes pull them in, edits move
-        // rows from anywhere to the top.
+        // around the page's last row: adds push rows out of the page, deletes pull them in, edits
+        // move rows from anywhere to the top, and a page more takes rows in.
         var seed: UInt64 = 42
         func next(_ bound: Int) -> Int {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -100,15 +100,17 @@ struct ScreensUpdateTests {
         }
         for step in 0..<120 {
             let rows = Array(host.screens.notes.rows)
-            let near = max(0, min(rows.count - 1, 45 + next(10)))
-            let move = rows.isEmpty ? 0 : next(4)
+            let near = max(0, min(rows.count - 1, host.screens.notes.rowLimit - 5 + next(10)))
+            let move = rows.isEmpty ? 0 : next(9)
             switch move {
-            case 0: await perform(.addNote(text: "added \(step)"))
-            case 1: await perform(.deleteNote(id: rows[near].id))
-            case 2: await perform(.editNote(id: rows[next(rows.count)].id, text: "edited \(step)"))
-            default: await perform(.selectNote(id: rows[near].id))
+            case 0, 1: await perform(.addNote(text: "added \(step)"))
+            case 2, 3: await perform(.deleteNote(id: rows[near].id))
+            case 4, 5: await perform(.editNote(id: rows[next(rows.count)].id, text: "edited \(step)"))
+            case 6, 7: await perform(.selectNote(id: rows[near].id))
+            default: await perform(.showMoreNotes)
             }
         }
+        #expect(host.screens.notes.rowLimit > Notes.pageSize, "a page more was asked for on the way")
     }
 
     @Test func aReloadOfThousandsSendsThePageAndTheCount() async throws {
