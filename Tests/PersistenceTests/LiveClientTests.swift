@@ -394,6 +394,38 @@ struct LiveClientTests {
         #expect(try await live.notes.search(session.token, "walk").map(\.text) == ["walk to the milk bar"])
     }
 
+    @Test func theIndexMergesItsSegmentsInStepsOfItsOwn() async throws {
+        // Merging is off inside writes, on a database made at version 11 as on a new one.
+        let path = folder.file("v11.sqlite")
+        try Database(path: path, migrations: Array(AppSchema.migrations.prefix(11))).close()
+        for database in [
+            try Database(path: path, migrations: AppSchema.migrations), try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations),
+        ] {
+            let automerge = try database.read { db throws(DatabaseError) in
+                try db.query("SELECT v FROM notes_search_config WHERE k = 'automerge'") { $0.int(0) }
+            }
+            #expect(automerge == [0], "\(database.path)")
+        }
+        // Indexed in sixty small batches, as a steady stream of writes leaves them: the index's own
+        // merge steps keep its segments few (6 here; without them, level-0 segments pile up: 15).
+        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
+        let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)))
+        _ = try await live.auth.signUp(credentials)
+        let session = try await live.auth.authenticate(credentials)
+        for batch in 0..<60 {
+            for number in 0..<20 {
+                _ = try await live.notes.create(session.token, Note(id: Note.ID(UUID()), text: "note \(batch).\(number): remember the milk", createdAt: Date()))
+            }
+            try SearchIndex.indexAll(in: database)
+        }
+        let segments = try database.read { db throws(DatabaseError) in
+            try db.query("SELECT count(DISTINCT segid) FROM notes_search_idx") { $0.int(0) }.first ?? 0
+        }
+        #expect(segments <= 8, "\(segments) segments")
+        #expect(try await live.notes.search(session.token, "milk").count == 1_200)
+        #expect(try await live.notes.search(session.token, "note 59.19:").count == 1)
+    }
+
     @Test func storageFailuresAreTypedAndKeepWhatWasStored() async throws {
         let path = folder.file("app.sqlite")
         let database = try Database(path: path, migrations: AppSchema.migrations)

@@ -227,6 +227,9 @@ public final class Connection {
     /// How many rows the last statement changed.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// How many rows this connection's statements have changed since it opened.
+    var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
+
     /// Runs several statements without parameters (migrations).
     public func executeScript(_ sql: String) throws(DatabaseError) {
         var message: UnsafeMutablePointer<CChar>?

@@ -53,7 +53,7 @@ package final class SearchIndex: Sendable {
     package static func indexAll(in database: Database) throws(DatabaseError) {
         // Indexed here, batch after batch: the background task and its pace play no part.
         let index = SearchIndex(database: database, pace: .zero)
-        while try index.indexNextBatch() > 0 {}
+        while try index.indexNextBatch() > 0 { try index.mergeSegments() }
     }
 
     /// Indexes what is not indexed yet — notes just written (`afterWrite`), or those a search
@@ -82,6 +82,8 @@ package final class SearchIndex: Sendable {
                     // scanning until a later run indexes them.
                     indexed = 0
                 }
+                // A merge that fails is tried again after the next batch; searches read the same.
+                if indexed > 0 { try? mergeSegments() }
                 if indexed == 0 {
                     // Done, unless a write came in since the look (a write after the lock below
                     // finds the task stopped and starts another).
@@ -149,6 +151,34 @@ package final class SearchIndex: Sendable {
         }
         state.withLock { $0.hasMore = hasMore }
         return count
+    }
+
+    /// Pages of merged segments one merge step writes: a few milliseconds of work.
+    static let mergePages = 64
+    /// The most merge steps after one batch: more than a batch's segments need, so merging keeps
+    /// up with indexing, however far behind an earlier run left it.
+    static let mergeStepsPerBatch = 32
+
+    /// Merges the index's segments in steps, each its own short transaction, until none is left
+    /// to merge or ``mergeStepsPerBatch`` ran. FTS5 would otherwise merge them inside whichever
+    /// write finds enough of them (automerge, off since the schema's version 12), holding the
+    /// write lock for tens of milliseconds at tens of thousands of notes.
+    func mergeSegments() throws(DatabaseError) {
+        for _ in 0..<Self.mergeStepsPerBatch {
+            guard try mergeStep() else { return }
+        }
+    }
+
+    /// One merge step; whether it merged anything.
+    private func mergeStep() throws(DatabaseError) -> Bool {
+        guard let database else { return false }
+        return try database.write { db throws(DatabaseError) -> Bool in
+            guard try db.tableExists("notes_search") else { return false }
+            let before = db.totalChanges
+            try db.execute("INSERT INTO notes_search (notes_search, rank) VALUES ('merge', \(Self.mergePages))")
+            // FTS5 counts two changes or more for a step that merged something.
+            return db.totalChanges - before >= 2
+        }
     }
 
     /// The next batch of an owner's notes after its progress (`?, ?`: the owner, the change
