@@ -38,6 +38,27 @@ struct JournalTests {
         return store.currentState
     }
 
+    @Test func theStreamWrittenLastIsTheLatestWhoeverWroteBetween() throws {
+        let path = folder.file("streams.sqlite")
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        let otherProcess = try Database(path: path, migrations: AppSchema.migrations)
+        let first = try AppJournal(database: database, stream: "app/first")
+        let second = try AppJournal(database: database, stream: "app/second")
+        let elsewhere = try AppJournal(database: otherProcess, stream: "app/elsewhere")
+        func latest() throws -> String? {
+            try database.read { db throws(DatabaseError) in
+                try db.query("SELECT stream FROM journal_streams ORDER BY last_active DESC, rowid DESC LIMIT 1") { $0.text(0) }.first
+            }
+        }
+        // Another journal on the same connection, then one on another connection, writes between
+        // two writes of the first: each write makes its own stream the latest again.
+        for (journal, writers) in [(first, "first"), (first, "first"), (second, "second"), (first, "first"), (elsewhere, "elsewhere"), (first, "first")] {
+            journal.append(.counter(.incrementTapped))
+            try journal.flush()
+            #expect(try latest() == "app/\(writers)")
+        }
+    }
+
     @Test func restoringReplaysTheJournalWithoutRunningEffects() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let live = try await recordSession(in: database)

@@ -19,6 +19,10 @@ public final class Connection {
     private var busyMilliseconds: Int32 = 0
     private var statements: [String: OpaquePointer] = [:]
     private var transactionDepth = 0
+    /// The journal stream this connection last found or made the latest (`journal_streams`),
+    /// and ``externalChangeCount()`` then: while that has not moved, no other connection wrote,
+    /// so it is still the latest. Kept by `Journal`; `nil` when unknown.
+    var latestJournalStream: (stream: String, externalChanges: Int64)?
     private(set) var isClosed = false
     /// The pages the write-ahead log holds, as SQLite reports after each commit.
     private let logSize = LogSize()

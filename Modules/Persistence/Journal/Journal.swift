@@ -232,6 +232,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 guard try database.writeWithoutWaiting(body, orFail: { $0 }) != nil else { return false }
             }
         } catch {
+            // A stream marked the latest in a transaction rolled back is not known to be it.
+            try? database.read { db throws(DatabaseError) in db.latestJournalStream = nil }
             let isNew = buffer.withLock { buffer in
                 defer { buffer.isFailing = true }
                 return !buffer.isFailing
@@ -328,17 +330,24 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Records that this stream was just written, by this process: it becomes the latest. When
     /// it is the latest already (no other process wrote since), nothing is written: a commit of a
-    /// few actions then dirties only the journal's own page.
+    /// few actions then dirties only the journal's own page. While no other connection has
+    /// written since this one last found it the latest, it is not even looked up.
     private func markActive(in db: Connection) throws(DatabaseError) {
+        let externalChanges = try db.externalChangeCount()
+        if let known = db.latestJournalStream, known.stream == stream, known.externalChanges == externalChanges { return }
+        db.latestJournalStream = nil
         let latest = try db.query("SELECT stream FROM journal_streams ORDER BY last_active DESC, rowid DESC LIMIT 1") { $0.text(0) }.first
-        if latest == stream { return }
-        let owner = StreamOwner.current
-        try db.execute(
-            """
-            INSERT INTO journal_streams (stream, last_active, owner_pid, owner_started)
-                VALUES (?, (SELECT coalesce(max(last_active), 0) + 1 FROM journal_streams), ?, ?)
-            ON CONFLICT (stream) DO UPDATE SET last_active = excluded.last_active
-            """, [.text(stream), .int(Int(owner.pid)), .int(owner.started)])
+        if latest != stream {
+            let owner = StreamOwner.current
+            try db.execute(
+                """
+                INSERT INTO journal_streams (stream, last_active, owner_pid, owner_started)
+                    VALUES (?, (SELECT coalesce(max(last_active), 0) + 1 FROM journal_streams), ?, ?)
+                ON CONFLICT (stream) DO UPDATE SET last_active = excluded.last_active
+                """, [.text(stream), .int(Int(owner.pid)), .int(owner.started)])
+        }
+        // Forgotten again if the transaction does not commit (`writing`).
+        db.latestJournalStream = (stream, externalChanges)
     }
 
     /// Stores `state` as the state after every action appended so far (flushing them first), so a
