@@ -201,7 +201,7 @@ public enum AppSchema {
         Migration(version: 12, name: "the search index merges in bounded steps") { db throws(DatabaseError) in
             // FTS5 merges its segments inside the write that finds enough of them, which at tens of
             // thousands of notes held the write lock for tens of milliseconds; the index merges in
-            // steps of its own instead (`SearchIndex.mergeStep`).
+            // steps of its own instead (`SearchIndex.mergeSegments()`).
             guard try db.tableExists("notes_search") else { return }
             try db.execute("INSERT INTO notes_search (notes_search, rank) VALUES ('automerge', 0)")
         },

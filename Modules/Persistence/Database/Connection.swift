@@ -21,7 +21,7 @@ public final class Connection {
     private var transactionDepth = 0
     /// The journal stream this connection last found or made the latest (`journal_streams`),
     /// and ``externalChangeCount()`` then: while that has not moved, no other connection wrote,
-    /// so it is still the latest. Kept by `Journal`; `nil` when unknown.
+    /// so it is still the latest. Kept by `Journal`; `nil` when unknown, and after a rollback.
     var latestJournalStream: (stream: String, externalChanges: Int64)?
     private(set) var isClosed = false
     /// The pages the write-ahead log holds, as SQLite reports after each commit.
@@ -324,6 +324,8 @@ public final class Connection {
 
     /// Undoes the transaction, or the work since `savepoint`.
     private func rollBack(to savepoint: String?) {
+        // What it may have marked is undone with it.
+        latestJournalStream = nil
         if let savepoint {
             try? execute("ROLLBACK TO \(savepoint)")
             try? execute("RELEASE \(savepoint)")

@@ -232,8 +232,6 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 guard try database.writeWithoutWaiting(body, orFail: { $0 }) != nil else { return false }
             }
         } catch {
-            // A stream marked the latest in a transaction rolled back is not known to be it.
-            try? database.read { db throws(DatabaseError) in db.latestJournalStream = nil }
             let isNew = buffer.withLock { buffer in
                 defer { buffer.isFailing = true }
                 return !buffer.isFailing
@@ -346,7 +344,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 ON CONFLICT (stream) DO UPDATE SET last_active = excluded.last_active
                 """, [.text(stream), .int(Int(owner.pid)), .int(owner.started)])
         }
-        // Forgotten again if the transaction does not commit (`writing`).
+        // Forgotten again if the transaction rolls back (`Connection.rollBack`).
         db.latestJournalStream = (stream, externalChanges)
     }
 
