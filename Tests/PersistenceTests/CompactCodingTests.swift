@@ -38,6 +38,30 @@ struct CompactCodingTests {
         var bytes = Data([0, 1, 2, 255])
     }
 
+    /// A note through its synthesized conformance, as any other value is written.
+    struct ThroughCodable: Encodable {
+        let note: Note
+        func encode(to encoder: any Encoder) throws { try note.encode(to: encoder) }
+    }
+
+    @Test func notesAreWrittenAsTheirCodableConformanceWritesThem() throws {
+        let notes = [
+            Note(id: Note.ID(UUID(sequence: 1)), text: "", createdAt: Date(timeIntervalSinceReferenceDate: 0)),
+            Note(
+                id: Note.ID(UUID(sequence: .max)), text: "naïve \u{0} \"quoted\" 🧪\nsecond line", createdAt: Date(timeIntervalSince1970: -1.5),
+                updatedAt: Date(timeIntervalSince1970: 1_800_000_000.25), version: 42),
+            Note(id: Note.ID(UUID(sequence: 7)), text: "negative version", createdAt: .distantFuture, version: -3),
+        ]
+        for note in notes {
+            #expect(try CompactCoding.encode(note) == CompactCoding.encode(ThroughCodable(note: note)), "\(note)")
+            #expect(try CompactCoding.decode(Note.self, from: CompactCoding.encode(note)) == note)
+        }
+        // Inside the containers the journal writes them in: a list, an answer, an action.
+        #expect(try CompactCoding.encode(notes) == CompactCoding.encode(notes.map(ThroughCodable.init)))
+        let actions: [Notes.Action] = [.listResponse(.success(notes)), .inserted(notes[1]), .saveResponse(notes[2].id, revision: 2, .success(notes[2]))]
+        #expect(try CompactCoding.decode([Notes.Action].self, from: CompactCoding.encode(actions)) == actions)
+    }
+
     @Test func everyKindOfValueComesBackEqual() throws {
         let value = Mixed()
         let bytes = try CompactCoding.encode(value)

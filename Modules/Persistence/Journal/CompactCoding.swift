@@ -1,3 +1,6 @@
+import Foundation
+import Models
+
 /// The journal's encoding of actions and snapshots: any `Codable` value as compact tagged
 /// binary, written in one pass and read without building a tree — several times faster than
 /// JSON, which the journal wrote before and still reads.
@@ -170,6 +173,26 @@ private final class CompactWriter {
 
     func writeNil() { bytes.append(Tag.null.rawValue) }
 
+    /// `note` as its synthesized `Encodable` conformance writes it here, byte for byte, without
+    /// a container and a type lookup per field: notes are most of what a journal holds (a list's
+    /// answer, a snapshot of ten thousand), and this writes them several times faster.
+    private func write(_ note: Note, depth: Int) {
+        close(deeperThan: depth)
+        open(.keyed)
+        writeKey("id")
+        write(note.id.description)
+        writeKey("text")
+        write(note.text)
+        writeKey("createdAt")
+        write(note.createdAt.timeIntervalSinceReferenceDate)
+        writeKey("updatedAt")
+        write(note.updatedAt.timeIntervalSinceReferenceDate)
+        if let version = note.version {
+            writeKey("version")
+            writeSigned(version)
+        }
+    }
+
     /// Writes `value` as the next value of a container at `depth` (0: the document).
     func encodeValue<T: Encodable>(_ value: T, depth: Int, codingPath: [any CodingKey]) throws {
         // The common leaves without an encoder of their own (the type test is cheap; a cast is not).
@@ -177,6 +200,7 @@ private final class CompactWriter {
         if T.self == Int.self, let value = value as? Int { return writeSigned(Int64(value)) }
         if T.self == Bool.self, let value = value as? Bool { return write(value) }
         if T.self == Double.self, let value = value as? Double { return write(value) }
+        if T.self == Note.self, let value = value as? Note { return write(value, depth: depth) }
         do {
             let start = bytes.count
             try value.encode(to: CompactValueEncoder(writer: self, depth: depth, codingPath: codingPath))
