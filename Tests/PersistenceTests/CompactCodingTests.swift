@@ -62,6 +62,63 @@ struct CompactCodingTests {
         #expect(try CompactCoding.decode([Notes.Action].self, from: CompactCoding.encode(actions)) == actions)
     }
 
+    /// A note read through its synthesized conformance, as any other value is read.
+    struct ReadThroughCodable: Decodable {
+        let note: Note
+        init(from decoder: any Decoder) throws { note = try Note(from: decoder) }
+    }
+
+    /// A document shaped like a note, with any fields.
+    struct NoteShaped: Encodable {
+        var fields: [(String, Field)]
+        enum Field { case text(String), number(Double), integer(Int64), none }
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for (name, field) in fields {
+                switch field {
+                case .text(let text): try container.encode(text, forKey: Key(stringValue: name))
+                case .number(let number): try container.encode(number, forKey: Key(stringValue: name))
+                case .integer(let integer): try container.encode(integer, forKey: Key(stringValue: name))
+                case .none: try container.encodeNil(forKey: Key(stringValue: name))
+                }
+            }
+        }
+    }
+
+    @Test func notesAreReadAsTheirCodableConformanceReadsThem() throws {
+        let id = "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"
+        let whole: [(String, NoteShaped.Field)] = [("id", .text(id)), ("text", .text("milk 🥛")), ("createdAt", .number(-1.5)), ("updatedAt", .number(2))]
+        let documents: [[(String, NoteShaped.Field)]] = [
+            whole,
+            whole + [("version", .integer(7))],
+            whole + [("version", .none)],
+            [("updatedAt", .integer(3))] + whole.filter { $0.0 != "updatedAt" },
+            [("id", .text(id.uppercased()))] + whole.dropFirst(),
+            whole.filter { $0.0 != "text" },
+            whole + [("text", .text("twice"))],
+            whole + [("colour", .text("an unknown field"))],
+            [("id", .text("not a uuid"))] + whole.dropFirst(),
+            [("id", .number(1))] + whole.dropFirst(),
+            whole + [("version", .text("seven"))],
+        ]
+        for fields in documents {
+            let bytes = try CompactCoding.encode(NoteShaped(fields: fields))
+            let plain = Result { try CompactCoding.decode(Note.self, from: bytes) }
+            let throughCodable = Result { try CompactCoding.decode(ReadThroughCodable.self, from: bytes).note }
+            switch (plain, throughCodable) {
+            case (.success(let note), .success(let expected)): #expect(note == expected, "\(fields)")
+            case (.failure(let error), .failure(let expected)): #expect("\(error)" == "\(expected)", "\(fields)")
+            default: Issue.record("\(fields): \(plain) against \(throughCodable)")
+            }
+        }
+    }
+
     @Test func everyKindOfValueComesBackEqual() throws {
         let value = Mixed()
         let bytes = try CompactCoding.encode(value)

@@ -558,8 +558,62 @@ private final class CompactReader {
         if T.self == Int.self, let value = try integer(Int.self, at: offset, codingPath()) as? T { return value }
         if T.self == Bool.self, let value = try bool(at: offset, codingPath()) as? T { return value }
         if T.self == Double.self, let value = try double(at: offset, codingPath()) as? T { return value }
+        if T.self == Note.self, let value = note(at: offset) as? T { return value }
         return try T(from: CompactValueDecoder(reader: self, offset: offset, codingPath: codingPath()))
     }
+
+    /// The note at `offset`, read in place as its synthesized conformance reads it, without a
+    /// container and a type lookup per field (see `CompactWriter.write(_:depth:)`). `nil` for
+    /// anything that conformance would not read as plainly — a field missing, twice, unknown or
+    /// of another type — which it then reads, or reports as it does.
+    private func note(at offset: Int) -> Note? {
+        guard offset < bytes.count, bytes[offset] == Tag.keyed.rawValue else { return nil }
+        var id: Note.ID?
+        var text: String?
+        var createdAt: Double?
+        var updatedAt: Double?
+        var version: Int64??
+        var next = offset + 1
+        while true {
+            guard let (key, value) = try? self.key(at: next, []) else { return nil }
+            guard let key else { break }
+            switch Array(bytes[key]) {
+            case Self.idKey where id == nil:
+                guard let string = try? stringValue(at: value, []), let parsed = Note.ID(string) else { return nil }
+                id = parsed
+            case Self.textKey where text == nil:
+                guard let string = try? stringValue(at: value, []) else { return nil }
+                text = string
+            case Self.createdAtKey where createdAt == nil:
+                guard let seconds = try? double(at: value, []) else { return nil }
+                createdAt = seconds
+            case Self.updatedAtKey where updatedAt == nil:
+                guard let seconds = try? double(at: value, []) else { return nil }
+                updatedAt = seconds
+            case Self.versionKey where version == nil:
+                guard value < bytes.count else { return nil }
+                if bytes[value] == Tag.null.rawValue {
+                    version = .some(nil)
+                } else {
+                    guard let number = try? int64(at: value, []) else { return nil }
+                    version = number
+                }
+            default: return nil
+            }
+            guard let after = try? skip(at: value, []) else { return nil }
+            next = after
+        }
+        guard let id, let text, let createdAt, let updatedAt else { return nil }
+        return Note(
+            id: id, text: text, createdAt: Date(timeIntervalSinceReferenceDate: createdAt), updatedAt: Date(timeIntervalSinceReferenceDate: updatedAt),
+            version: version ?? nil)
+    }
+
+    private static let idKey = Array("id".utf8)
+    private static let textKey = Array("text".utf8)
+    private static let createdAtKey = Array("createdAt".utf8)
+    private static let updatedAtKey = Array("updatedAt".utf8)
+    private static let versionKey = Array("version".utf8)
 }
 
 private struct CompactValueDecoder: Decoder {
