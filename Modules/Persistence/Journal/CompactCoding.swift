@@ -577,7 +577,7 @@ private final class CompactReader {
         while true {
             guard let (key, value) = try? self.key(at: next, []) else { return nil }
             guard let key else { break }
-            switch Array(bytes[key]) {
+            switch bytes[key] {
             case Self.idKey where id == nil:
                 guard let string = try? stringValue(at: value, []), let parsed = Note.ID(string) else { return nil }
                 id = parsed
@@ -591,8 +591,8 @@ private final class CompactReader {
                 guard let seconds = try? double(at: value, []) else { return nil }
                 updatedAt = seconds
             case Self.versionKey where version == nil:
-                guard value < bytes.count else { return nil }
-                if bytes[value] == Tag.null.rawValue {
+                guard let absent = try? isNil(at: value, []) else { return nil }
+                if absent {
                     version = .some(nil)
                 } else {
                     guard let number = try? int64(at: value, []) else { return nil }
@@ -609,11 +609,12 @@ private final class CompactReader {
             version: version ?? nil)
     }
 
-    private static let idKey = Array("id".utf8)
-    private static let textKey = Array("text".utf8)
-    private static let createdAtKey = Array("createdAt".utf8)
-    private static let updatedAtKey = Array("updatedAt".utf8)
-    private static let versionKey = Array("version".utf8)
+    // Slices, as the keys are read: compared in place, with no array made per key.
+    private static let idKey = Array("id".utf8)[...]
+    private static let textKey = Array("text".utf8)[...]
+    private static let createdAtKey = Array("createdAt".utf8)[...]
+    private static let updatedAtKey = Array("updatedAt".utf8)[...]
+    private static let versionKey = Array("version".utf8)[...]
 }
 
 private struct CompactValueDecoder: Decoder {
