@@ -32,7 +32,9 @@ final class IntentRunner: Sendable {
     /// Sends `actions` in order and returns once their work settled (or `timeout` passed) and is
     /// committed, measuring what changed against `before`.
     nonisolated(nonsending) func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
-        let deadline = ContinuousClock.now + timeout
+        // Read only when something waits: an intent that settles as it is sent (most of a
+        // batch script's) has the whole timeout left for its commit.
+        let started = journal != nil ? ContinuousClock.now : nil
         let tasks = actions.map { store.send($0) }
         let unsettled = tasks.filter { !$0.isSettled }
         var settled = unsettled.isEmpty
@@ -59,7 +61,7 @@ final class IntentRunner: Sendable {
         // database that does not answer costs an intent its timeout, not twice that.
         let unkept =
             if let committed { Self.unkept(committed) } else {
-                await commitJournal(within: max(ContinuousClock.now.duration(to: deadline), .seconds(1)))
+                await commitJournal(within: max(timeout - (started.map { $0.duration(to: .now) } ?? .zero), .seconds(1)))
             }
         let after = screens()
         let status: IntentOutcome.Status

@@ -76,6 +76,11 @@ public struct AppFeature: Reducer {
             }
         }
 
+        /// Whether a sign in is under way: `loginStatus.isBusy`, told without building the status.
+        public var isSigningIn: Bool {
+            if case .signedOut(let login) = account { login.isBusy } else { false }
+        }
+
         /// What the sign-in screen shows: the form while signed out, who is signed in otherwise.
         public var loginStatus: LoginStatus {
             switch account {
@@ -104,12 +109,16 @@ public struct AppFeature: Reducer {
         }
         /// The user's posts, or none while signed out.
         public var posts: Posts.State {
-            if case .signedIn(let user) = account { user.posts } else { Posts.State() }
+            if case .signedIn(let user) = account { user.posts } else { Self.noPosts }
         }
         /// The user's notes, or none while signed out.
         public var notes: Notes.State {
-            if case .signedIn(let user) = account { user.notes } else { Notes.State() }
+            if case .signedIn(let user) = account { user.notes } else { Self.noNotes }
         }
+        /// The notes and posts read while signed out, made once: the screens read them after
+        /// every change of the sign-in form.
+        private static let noNotes = Notes.State()
+        private static let noPosts = Posts.State()
     }
 
     /// Who is using the app: nobody yet (the sign-in screen's state) or a signed-in user (their
@@ -249,7 +258,7 @@ public struct AppFeature: Reducer {
                 state.session.signInAwaitsSignUp = true
                 return .none
             }
-            if login.status.isBusy, Action.userPath.extract(action) != nil {
+            if Action.userPath.extract(action) != nil, login.isBusy {
                 // Refused as any action for the user's part is while signed out, saying why.
                 return .diagnostic(.missingChild(action: action, child: "\(SignedIn.State.self)", reason: LoginRules.signingIn))
             }

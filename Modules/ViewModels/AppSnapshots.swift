@@ -6,7 +6,7 @@ extension AppFeature.State {
     public var loginSnapshot: LoginViewModel.Snapshot { LoginViewModel.Snapshot(loginStatus) }
     /// What the session screen shows for this state.
     public var sessionSnapshot: SessionViewModel.Snapshot {
-        SessionViewModel.Snapshot(session, signedIn: signedInUser, isSigningIn: loginStatus.isBusy)
+        SessionViewModel.Snapshot(session, signedIn: signedInUser, isSigningIn: isSigningIn)
     }
     /// What the profile screen shows for this state.
     public var profileSnapshot: ProfileViewModel.Snapshot { ProfileViewModel.Snapshot(profile: profile, posts: posts) }

@@ -56,6 +56,15 @@ public struct Login: Reducer {
             }
         }
 
+        /// Whether a sign in is under way: `status.isBusy`, told without building the status.
+        public var isBusy: Bool {
+            switch self {
+            case .finiteStates(let state): state.phase == .authenticating
+            case .adHoc(let state): state.isBusy
+            case .middleware(let state): state.isLoggingIn
+            }
+        }
+
         /// What the screen shows, the same for every style.
         public var status: LoginStatus {
             switch self {

@@ -99,6 +99,20 @@ struct LoginTableTests {
         return (store.currentState.status, log.entries, store.currentState)
     }
 
+    @Test func theShortcutsForBusyAndSignedInAgreeWithTheStatusInEverySituation() {
+        for style in LoginStyle.allCases {
+            for situation in Situation.allCases {
+                let login = Self.state(situation, style: style)
+                #expect(login.isBusy == login.status.isBusy, "\(style), \(situation)")
+                #expect(login.isAuthenticated == login.status.isAuthenticated, "\(style), \(situation)")
+                var app = AppFeature.State()
+                app.account = .signedOut(login)
+                #expect(app.isSigningIn == app.loginStatus.isBusy, "\(style), \(situation)")
+            }
+        }
+        #expect(Situation.allCases.contains { Self.state($0, style: .finiteStates).isBusy }, "a situation is busy")
+    }
+
     @Test func finiteStatesFollowTheTable() {
         for situation in Situation.allCases {
             for input in Input.allCases {
