@@ -32,8 +32,8 @@ final class IntentRunner: Sendable {
     /// Sends `actions` in order and returns once their work settled (or `timeout` passed) and is
     /// committed, measuring what changed against `before`.
     nonisolated(nonsending) func perform(actions: [AppFeature.Action], timeout: Duration, before: Screens) async -> IntentOutcome {
-        // Read only when something waits: an intent that settles as it is sent (most of a
-        // batch script's) has the whole timeout left for its commit.
+        // Read only with a journal, whose commit gets what is left of the timeout: in memory
+        // nothing below needs the time (settling is given the timeout itself).
         let started = journal != nil ? ContinuousClock.now : nil
         let tasks = actions.map { store.send($0) }
         let unsettled = tasks.filter { !$0.isSettled }
