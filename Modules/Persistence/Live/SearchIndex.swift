@@ -25,6 +25,8 @@ package final class SearchIndex: Sendable {
         var lastWrite = ContinuousClock.now
         /// Whether the last batch left notes to index behind (it was full).
         var hasMore = false
+        /// How many notes the next batch may take, as ``BatchSize`` steers it.
+        var batch = BatchSize()
     }
 
     private weak let database: Database?
@@ -34,10 +36,36 @@ package final class SearchIndex: Sendable {
     /// meanwhile are indexed together, in one transaction rather than one each
     /// (`LiveConfiguration.searchIndexPace`).
     private let pace: Duration
-    /// The most notes, and the most text, one batch indexes: about 20 ms of work, so another
-    /// writer waits at most that long.
-    static let batchNotes = 128
-    static let batchBytes = 64 * 1024
+    /// How many notes a batch indexes, and how much text. While notes are being written, a
+    /// batch stays small (``whileWriting``), since a writer that finds the lock taken waits out
+    /// the rest of the batch. A backlog indexed while nobody writes (after an import) is taken
+    /// in ever bigger batches, up to about ``lockHold`` of work each: there a fixed small size
+    /// would cost a transaction, an index segment and its later merging per few milliseconds
+    /// of work. A batch that held the lock longer than that halves the next one.
+    struct BatchSize: Equatable {
+        /// The most notes the next batch takes.
+        private(set) var notes = whileWriting
+        /// The most text the next batch takes, in bytes: long notes cost more than their number.
+        var bytes: Int { notes * 512 }
+
+        static let whileWriting = 128
+        static let smallest = 16
+        static let largest = 8_192
+        /// The work a batch should hold the write lock for, at most about.
+        static let lockHold = Duration.milliseconds(10)
+
+        /// The size after a batch of it that held the lock for `took`, full or not, while notes
+        /// were written or not.
+        mutating func adjust(after took: Duration, wasFull: Bool, duringWrites: Bool) {
+            if took > Self.lockHold {
+                notes = Swift.max(Self.smallest, notes / 2)
+            } else if duringWrites {
+                notes = Swift.min(notes, Self.whileWriting)
+            } else if wasFull, took < Self.lockHold / 2 {
+                notes = Swift.min(Self.largest, notes * 2)
+            }
+        }
+    }
 
     init(database: Database, pace: Duration) {
         self.database = database
@@ -109,6 +137,10 @@ package final class SearchIndex: Sendable {
     @discardableResult
     func indexNextBatch() throws(DatabaseError) -> Int {
         guard let database else { return 0 }
+        let size = state.withLock { $0.batch }
+        // Measured with the commit, which writes the batch's index segment; and with any wait
+        // for the lock, which only makes the next batch smaller.
+        let started = ContinuousClock.now
         let (count, hasMore) = try database.write { db throws(DatabaseError) -> (Int, Bool) in
             guard try db.tableExists("notes_search") else { return (0, false) }
             // The first owner with notes after its progress (accounts are few; each look is an
@@ -117,7 +149,7 @@ package final class SearchIndex: Sendable {
                 "SELECT accounts.id, coalesce(search_progress.indexed_through, 0) FROM accounts LEFT JOIN search_progress ON search_progress.owner_id = accounts.id"
             ) { (owner: $0.text(0), through: Int64($0.int(1))) }
             for (owner, through) in owners {
-                let rows = try db.query(Self.notesToIndex, [.text(owner), .integer(through)]) { row in
+                let rows = try db.query(Self.notesToIndex, [.text(owner), .integer(through), .int(size.notes)]) { row in
                     (id: row.text(0), text: row.text(1), searchRow: row.isNull(2) ? nil : row.int(2), change: Int64(row.int(3)))
                 }
                 guard !rows.isEmpty else { continue }
@@ -125,7 +157,7 @@ package final class SearchIndex: Sendable {
                 var bytes = 0
                 var taken = 0
                 for row in rows {
-                    if taken > 0, bytes + row.text.utf8.count > Self.batchBytes { break }
+                    if taken > 0, bytes + row.text.utf8.count > size.bytes { break }
                     bytes += row.text.utf8.count
                     taken += 1
                     let searchRow: Int
@@ -145,11 +177,15 @@ package final class SearchIndex: Sendable {
                     INSERT INTO search_progress (owner_id, indexed_through) VALUES (?, ?)
                     ON CONFLICT (owner_id) DO UPDATE SET indexed_through = excluded.indexed_through
                     """, [.text(owner), .integer(rows[taken - 1].change)])
-                return (taken, taken < rows.count || rows.count == Self.batchNotes)
+                return (taken, taken < rows.count || rows.count == size.notes)
             }
             return (0, false)
         }
-        state.withLock { $0.hasMore = hasMore }
+        let took = started.duration(to: .now)
+        state.withLock { state in
+            state.hasMore = hasMore
+            if count > 0 { state.batch.adjust(after: took, wasFull: hasMore, duringWrites: state.lastWrite > started) }
+        }
         return count
     }
 
@@ -185,7 +221,7 @@ package final class SearchIndex: Sendable {
     /// number indexed through), in change order, through the index of changes alone.
     static let notesToIndex = """
         SELECT id, text, search_rowid, change_sequence FROM notes INDEXED BY notes_by_change
-        WHERE owner_id = ? AND change_sequence > ? ORDER BY change_sequence LIMIT \(batchNotes)
+        WHERE owner_id = ? AND change_sequence > ? ORDER BY change_sequence LIMIT ?
         """
 
     /// The change number `owner` (an SQL expression) has its notes indexed through: its notes up
