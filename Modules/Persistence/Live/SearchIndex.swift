@@ -42,7 +42,7 @@ package final class SearchIndex: Sendable {
     /// in ever bigger batches, up to about ``lockHold`` of work each: there a fixed small size
     /// would cost a transaction, an index segment and its later merging per few milliseconds
     /// of work. A batch that held the lock longer than that halves the next one.
-    struct BatchSize: Equatable {
+    struct BatchSize {
         /// The most notes the next batch takes.
         private(set) var notes = whileWriting
         /// The most text the next batch takes, in bytes: long notes cost more than their number.
