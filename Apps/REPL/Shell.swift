@@ -75,7 +75,8 @@ final class Shell: @unchecked Sendable {
         } else {
             await runPiped()
         }
-        await end(status: 0)
+        if let lost = session.host.storageLost { FileHandle.standardError.write(Data("appcore-repl: \(lost)\n".utf8)) }
+        await end(status: session.host.storageLost == nil ? 0 : 1)
     }
 
     /// Ends the way quitting does, from the shell or from a signal's handler: the terminal

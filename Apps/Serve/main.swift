@@ -93,6 +93,12 @@ func serve(_ host: AppHost) async -> Never {
         // Written now, unless the next line is already waiting: then with its reply (a reader
         // that waits for each reply before it sends the next line gets it at once).
         guard output.write(reply + "\n", moreFollows: input.hasLineReady) else { break }
+        if let lost = host.storageLost {
+            // Nothing more can be kept: answering further intents would acknowledge what is lost.
+            output.flush()
+            FileHandle.standardError.write(Data("appcore-serve: \(lost)\n".utf8))
+            await end(host, status: 1)
+        }
     }
     output.flush()
     switch output.failure {

@@ -55,6 +55,10 @@ public final class AppHost: Sendable {
     /// The login style the sign-in screen runs (see ``init(storage:loginStyle:options:)`` for
     /// which one a database host picks).
     public let loginStyle: LoginStyle
+    /// Set once the database file was found deleted, or another file put at its path, while
+    /// the host had it open: from then on nothing can be kept, every write fails, and a front
+    /// end says so and ends (with a failure status). `nil` in memory and while all is well.
+    public var storageLost: DatabaseError? { opened.database?.lostFile }
     /// The screens that changed when the app resumed from the journal (a session that lost its
     /// token ends); empty in memory or on a fresh database.
     public var resumed: [Screen] { resumedScreens.withLock { $0 } }

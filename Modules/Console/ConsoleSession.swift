@@ -37,7 +37,8 @@ public final class ConsoleSession: Sendable {
         public var output: String
         /// The screens whose content changed, in `Screen.allCases` order.
         public var changed: [Screen]
-        /// Whether the line asks to leave.
+        /// Whether the session ends after the line: it asked to leave, or the database file
+        /// was lost (`AppHost.storageLost`: the shells then end with a failure status).
         public var quits = false
         /// The screens as the line left them, when it read them anyway.
         var screens: ConsoleScreens?
@@ -122,6 +123,11 @@ public final class ConsoleSession: Sendable {
     /// line itself quoted in an error) shows its control characters visibly (`TerminalText`).
     nonisolated(nonsending) public func execute(_ line: String) async -> Result {
         var result = await runLine(line)
+        if let lost = host.storageLost {
+            // Nothing more can be kept: the session ends rather than acknowledge lines it loses.
+            result.quits = true
+            if result.succeeded { result.status = .failed(lost.reason) }
+        }
         result.output = TerminalText.visible(result.output)
         switch result.status {
         case .ok: break

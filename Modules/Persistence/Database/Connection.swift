@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import StateStore
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,9 @@ public final class Connection {
 
     /// Whether the file was opened for reading only (``Database/init(readingOnly:migrations:)``).
     let isReadOnly: Bool
+    /// Set once a write found the file deleted or replaced at its path: every later write
+    /// fails with it, and nothing more goes to the file this connection still holds.
+    let lostFile = Locked<DatabaseError?>(nil)
 
     private init(handle: OpaquePointer, path: String, isReadOnly: Bool) {
         self.handle = handle
@@ -38,47 +42,26 @@ public final class Connection {
 
     // MARK: - Opening
 
+    /// A connection to `path` (`":memory:"` for a private in-memory database): a file is checked
+    /// first, and created owner-only when missing (see ``DatabaseFile``).
     static func open(path: String, readOnly: Bool = false) throws(DatabaseError) -> Connection {
-        let operation = "open \(path)"
-        if path != ":memory:", !readOnly { try createOwnerOnly(path, operation: operation) }
+        guard path != ":memory:" else { return try openHandle(path: path, readOnly: readOnly) }
+        return try DatabaseFile.opening(path, forWriting: !readOnly) { () throws(DatabaseError) in
+            try openHandle(path: path, readOnly: readOnly)
+        }
+    }
+
+    private static func openHandle(path: String, readOnly: Bool) throws(DatabaseError) -> Connection {
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let handle { sqlite3_close_v2(handle) }
-            throw Self.error(code: code, operation: operation, message: message)
+            throw Self.error(code: code, operation: "open \(path)", message: message)
         }
         sqlite3_extended_result_codes(handle, 1)
         return Connection(handle: handle, path: path, isReadOnly: readOnly)
-    }
-
-    /// Creates the file with mode 0600 if it does not exist, so SQLite (and its -wal and -shm
-    /// files, which copy the database's mode) never make it readable by others.
-    private static func createOwnerOnly(_ path: String, operation: String) throws(DatabaseError) {
-        let descriptor = openFile(path, O_RDWR | O_CREAT, 0o600)
-        if descriptor >= 0 {
-            closeFile(descriptor)
-            // A file that existed with wider permissions is narrowed, and so are its -wal and
-            // -shm (SQLite gives new ones the database's mode).
-            for file in [path, path + "-wal", path + "-shm"] { narrowToOwner(file) }
-            return
-        }
-        let reason = String(cString: strerror(errno))
-        if errno == EACCES || errno == EROFS || errno == EPERM {
-            // SQLite would open a file it cannot write read-only, and every write would fail
-            // later, one by one: refuse it now.
-            let what = access(path, F_OK) == 0 ? "the file cannot be written" : "the file cannot be created"
-            throw DatabaseError(.readOnly, operation: operation, message: "\(what) (\(reason))")
-        }
-        throw DatabaseError(.cannotOpen, operation: operation, message: reason)
-    }
-
-    /// Takes group and other permissions off `file` if it exists and has any.
-    private static func narrowToOwner(_ file: String) {
-        var status = stat()
-        guard stat(file, &status) == 0, status.st_mode & 0o077 != 0 else { return }
-        _ = chmod(file, status.st_mode & 0o700)
     }
 
     /// How long a statement waits for another connection's lock before failing with `busy`.
@@ -137,7 +120,7 @@ public final class Connection {
     /// Copies what it can of the write-ahead log into the file (with a disk flush), without
     /// waiting for other connections.
     func checkpoint() {
-        guard !isClosed else { return }
+        guard !isClosed, lostFile.withLock({ $0 == nil }) else { return }
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         logSize.pages = 0
     }
@@ -145,7 +128,7 @@ public final class Connection {
     /// Copies the write-ahead log into the file and empties it, when no other connection reads
     /// from it (then the log keeps old pages until it is reused): best effort, on closing.
     func checkpointAndTruncateLog() {
-        guard !isClosed else { return }
+        guard !isClosed, lostFile.withLock({ $0 == nil }) else { return }
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 
@@ -262,6 +245,7 @@ public final class Connection {
         let savepoint = transactionDepth == 0 ? nil : "s\(transactionDepth)"
         do {
             try execute(savepoint.map { "SAVEPOINT \($0)" } ?? "BEGIN IMMEDIATE")
+            if savepoint == nil { try checkFileInPlace() }
         } catch {
             throw failure(error)
         }
@@ -296,7 +280,36 @@ public final class Connection {
         } catch {
             throw failure(error)
         }
+        do {
+            try checkFileInPlace()
+        } catch {
+            throw failure(error)
+        }
         return try inTransaction(body, savepoint: nil, orFail: failure)
+    }
+
+    /// Throws, with the transaction just begun rolled back, when the file this connection opened
+    /// is no longer the one at its path (deleted, or another renamed over it): what it wrote
+    /// would be acknowledged and lost.
+    private func checkFileInPlace() throws(DatabaseError) {
+        if let lost = lostFile.withLock({ $0 }) {
+            rollBack(to: nil)
+            throw lost
+        }
+        var moved: Int32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK, moved != 0 else { return }
+        let lost = DatabaseError(
+            .moved, operation: "write \(path)",
+            message: "the database file was deleted or replaced while this program had it open, so nothing more is written")
+        lostFile.withLock { $0 = lost }
+        rollBack(to: nil)
+        // The log beside the path is still this file's: its pages go into the file they belong
+        // to (wherever it was moved), and the log is emptied, so a file put at the path never
+        // reads them as its own. Then nothing more is written, not even on closing, when SQLite
+        // would otherwise remove the log and index by their names.
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        _ = appcore_sqlite3_no_checkpoint_on_close(handle)
+        throw lost
     }
 
     /// Runs `body` in the transaction (or the savepoint) just begun, then commits (releases) it,
@@ -496,16 +509,6 @@ public final class Connection {
 
 /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes.
 private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-/// POSIX `open` with a mode (outside ``Connection``, whose own `close` would shadow the C one).
-private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    open(path, flags, mode)
-}
-
-/// POSIX `close`.
-private func closeFile(_ descriptor: Int32) {
-    _ = close(descriptor)
-}
 
 /// One row of a query's result, read by column index.
 public struct Row {

@@ -49,6 +49,8 @@ public final class Database: Sendable {
     /// checkpoint is queued there: a write that could run on its caller's thread goes behind
     /// those calls instead, so calls keep their order.
     private let queued = Locked((calls: 0, checkpoint: false))
+    /// The connection's ``Connection/lostFile``, readable while a call holds the connection.
+    private let lost: Locked<DatabaseError?>
     /// Copies the write-ahead log into the file without holding ``connection`` (a file opened
     /// for writing has one).
     let checkpointer: Checkpointer?
@@ -76,6 +78,7 @@ public final class Database: Sendable {
             // Everything that could refuse the file comes before anything that changes it.
             connection.setBusyTimeout(busyTimeout)
             try connection.checkOwnership(applicationID: applicationID, migrations: migrations)
+            if path != ":memory:" { DatabaseFile.narrowToOwner(path) }
             try connection.configure(durability: durability, isFile: path != ":memory:", busyTimeout: busyTimeout)
             try connection.migrate(with: migrations, applicationID: applicationID)
         } catch {
@@ -83,6 +86,7 @@ public final class Database: Sendable {
             throw error
         }
         checkpointer = path == ":memory:" ? nil : Checkpointer(path: path)
+        lost = connection.lostFile
         self.connection = Locked(connection)
         workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
@@ -113,6 +117,7 @@ public final class Database: Sendable {
             throw error
         }
         checkpointer = nil
+        lost = connection.lostFile
         self.connection = Locked(connection)
         workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
@@ -155,6 +160,11 @@ public final class Database: Sendable {
     var isOnWorkQueue: Bool {
         DispatchQueue.getSpecific(key: Self.workQueueKey) == ObjectIdentifier(self)
     }
+
+    /// Set once a write found the file deleted, or another file put at its path, while it was
+    /// open (``DatabaseError/Kind/moved``): that write and every later one failed, and nothing
+    /// more is written. A program says so and ends, since what it would keep is lost.
+    public var lostFile: DatabaseError? { lost.withLock { $0 } }
 
     /// Whether ``close()`` was called.
     public var isClosed: Bool {

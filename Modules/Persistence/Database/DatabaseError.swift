@@ -16,6 +16,9 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         case openedReadOnly
         /// The disk is full.
         case full
+        /// The file was deleted, or another put in its place, while it was open: nothing more
+        /// can be kept in it.
+        case moved
         /// The file could not be read or written (an input/output error of the disk or file
         /// system): often passing, so worth trying again.
         case io
@@ -55,6 +58,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
     public var reason: String {
         switch kind {
         case .full: "the disk is full; free some disk space and retry"
+        case .moved:
+            "the database file was deleted or replaced while the program ran, so nothing more can be kept; quit and start again to use the file now at its path"
         case .io: "the database file could not be read or written (an input/output error); try again, and check the disk if it keeps failing"
         case .busy: "another process is using the database; retry"
         case .readOnly: "the database is read-only; check its permissions and its folder's"
@@ -71,6 +76,7 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         switch kind {
         case .readOnly: "the database or its folder is read-only; check the permissions, or open it with --read-only to look without changing it"
         case .full: "free some disk space and retry"
+        case .moved: "nothing more can be kept in it; quit and start again"
         case .io: "an input/output error of the disk; try again, and check the disk if it keeps failing"
         case .busy: "another process is using the database; retry"
         case .notADatabase: "the file is not an AppCore database and was left untouched; choose another path"

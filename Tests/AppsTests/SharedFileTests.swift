@@ -1,0 +1,201 @@
+import Foundation
+import StateStore
+import TestSupport
+import Testing
+
+@testable import Persistence
+
+/// A database file shared by processes stays whole: no process drops the locks SQLite holds on
+/// it, and a file deleted or replaced under a process is noticed, not written into unseen.
+@Suite("A shared database file")
+struct SharedFileTests {
+    /// The POSIX locks process `pid` holds on the file at `path`, as `/proc/locks` lists them.
+    static func locks(of pid: Int32, on path: String) throws -> [String] {
+        var status = stat()
+        try #require(stat(path, &status) == 0)
+        let table = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        return table.split(separator: "\n").filter { line in
+            // "1: POSIX  ADVISORY  READ 1234 08:01:5678 128 128"
+            let fields = line.split(separator: " ")
+            guard let kind = fields.firstIndex(of: "POSIX"), fields.count > kind + 4 else { return false }
+            let device = fields[kind + 4].split(separator: ":")
+            return Int32(fields[kind + 3]) == pid && device.count == 3 && UInt64(device[2]) == UInt64(status.st_ino)
+        }.map(String.init)
+    }
+
+    typealias Run = (status: Int32, output: String, errors: String)
+
+    /// Runs `appcore-serve` on `path` with `lines` as its input, written while its replies are
+    /// read (a long input and long replies would fill both pipes otherwise).
+    static func serve(_ path: String, lines: [String] = [], folder: String, arguments: [String] = []) async throws -> Run {
+        try await onOwnThread {
+            let process = Process()
+            process.executableURL = try TwoProcessTests.executable("appcore-serve")
+            process.arguments = ["--db", path] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: folder)
+            process.environment = ["HOME": folder]
+            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            let input = Data(lines.map { $0 + "\n" }.joined().utf8)
+            let writer = Thread {
+                stdin.fileHandleForWriting.write(input)
+                try? stdin.fileHandleForWriting.close()
+            }
+            writer.start()
+            let errors = Locked(Data())
+            let errorsRead = DispatchSemaphore(value: 0)
+            Thread {
+                errors.withLock { $0 = stderr.fileHandleForReading.readDataToEndOfFile() }
+                errorsRead.signal()
+            }.start()
+            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            errorsRead.wait()
+            return (process.terminationStatus, output, String(decoding: errors.withLock { $0 }, as: UTF8.self))
+        }
+    }
+
+    @Test func aProcessKeepsItsLocksWhenItsCheckpointerOpensAndAnotherProcessOpensAndQuits() async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-locks")
+        let database = try AppSchema.open(path)
+        defer { database.close() }
+        try database.write { db throws(DatabaseError) in db.checkpointPages = 64 }
+        try database.write { db throws(DatabaseError) in try db.execute("CREATE TABLE filler (bytes BLOB)") }
+        // Enough log for the checkpointer to open a connection of its own and copy it.
+        for _ in 0..<8 {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO filler VALUES (zeroblob(100000))") }
+        }
+        let checkpointer = try #require(database.checkpointer)
+        await checkpointer.waitUntilIdle()
+        #expect(
+            try !Self.locks(of: getpid(), on: path).isEmpty,
+            "SQLite's lock on the database file is gone once the checkpointer opened its connection")
+
+        // A process that opens the file and quits must not take it for unused.
+        let other = try await Self.serve(path, folder: folder.path)
+        #expect(other.status == 0, "\(other.errors)")
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the other process removed the log of a database still open")
+        for _ in 0..<8 {
+            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO filler VALUES (zeroblob(100000))") }
+        }
+        let check = try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } }
+        #expect(check == ["ok"])
+    }
+
+    @Test func fiftyWritersKeepEveryAcknowledgedNoteAndTheFileWhole() async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-fifty")
+        let (writers, adds) = (50, 8)
+        // Long notes (100 KB) make the log pass a checkpoint in several of the processes.
+        let runs = try await withThrowingTaskGroup(of: (Int, Run).self) { group in
+            for writer in 0..<writers {
+                let user = "writer.\(writer)"
+                let lines =
+                    ConflictTests.signIn(user, signingUp: true)
+                    + (0..<adds).map { #"{"addNote":{"text":"\#(user) note \#($0) \#(String(repeating: "x", count: $0 % 2 == 0 ? 100_000 : 10))"}}"# }
+                group.addTask { (writer, try await Self.serve(path, lines: lines, folder: folder.path)) }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+        defer { database.close() }
+        var (lost, acknowledgedInAll) = (0, 0)
+        for writer in 0..<writers {
+            let run = try #require(runs[writer])
+            #expect(run.status == 0, "writer \(writer): \(run.errors)")
+            let replies = run.output.split(separator: "\n")
+            #expect(replies.count == adds + 4, "writer \(writer): every line is answered")
+            // On a loaded machine a write may wait past the busy timeout: it is then refused,
+            // saying so (or, for an add, that the sign in before it did not happen), never
+            // acknowledged and lost.
+            for reply in replies where !reply.contains(#""status":{"completed""#) {
+                #expect(
+                    reply.contains("another process is using the database") || reply.contains("not signed in"),
+                    "writer \(writer): \(reply.suffix(600))")
+            }
+            let acknowledged = replies.dropFirst(4).filter { $0.contains(#""status":{"completed""#) }.count
+            let stored = try database.read { db throws(DatabaseError) in
+                try db.query("SELECT count(*) FROM notes WHERE text LIKE ?", [.text("writer.\(writer) note %")]) { $0.int(0) }.first ?? 0
+            }
+            #expect(stored <= adds)
+            lost += max(0, acknowledged - stored)
+            acknowledgedInAll += acknowledged
+        }
+        #expect(acknowledgedInAll > 0)
+        #expect(lost == 0, "acknowledged notes missing")
+        let check = try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } }
+        #expect(check == ["ok"])
+    }
+}
+
+/// What `appcore-serve` refuses it leaves exactly as it was.
+@Suite("Files the shells refuse")
+struct RefusedByShellTests {
+    @Test func aTextFileKeepsItsModeAndGetsNoSideFilesAndADeviceIsRefusedBeforeAnything() async throws {
+        let (folder, _) = try SignalTests.databaseFolder("appcore-refused")
+        let text = folder.path + "/notes.txt"
+        #expect(FileManager.default.createFile(atPath: text, contents: Data("precious\n".utf8), attributes: [.posixPermissions: 0o644]))
+        let run = try await SharedFileTests.serve(text, lines: [#"{"increment":{}}"#], folder: folder.path)
+        #expect(run.status == 2)
+        #expect(run.errors.contains("not an AppCore database and was left untouched"), "\(run.errors)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: text)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644)
+        #expect(try ServeCommandLineTests.made(in: folder.path) == ["notes.txt"])
+
+        let device = try await SharedFileTests.serve("/dev/null", lines: [#"{"increment":{}}"#], folder: folder.path)
+        #expect(device.status == 2)
+        #expect(device.errors.contains("/dev/null is a character device, not a regular file"), "\(device.errors)")
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-journal"))
+    }
+}
+
+/// A database deleted, or replaced by another file, under a running process is noticed at the
+/// next write: that write fails saying so, nothing is written elsewhere, and the process ends
+/// with a failure status.
+@Suite("A database lost under a running process")
+struct LostFileTests {
+    enum Loss: String, CaseIterable, Sendable {
+        case deleted, replaced
+    }
+
+    @Test(arguments: Loss.allCases)
+    func serveFailsTheNextWriteAndEndsNonZero(loss: Loss) async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-lost")
+        let serve = try ConflictTests.Serve(path, folder: folder.path)
+        let before = try await serve.perform(
+            ConflictTests.signIn("alice.liddell", signingUp: true) + [#"{"addNote":{"text":"kept 1"}}"#, #"{"addNote":{"text":"kept 2"}}"#])
+        #expect(before.allSatisfy { ConflictTests.status($0).completed })
+        let other = folder.path + "/other.sqlite"
+        switch loss {
+        case .deleted:
+            #expect(unlink(path) == 0)
+        case .replaced:
+            AppSchemaFile.make(other)
+            #expect(rename(other, path) == 0)
+        }
+        let lost = try await serve.perform([#"{"addNote":{"text":"lost"}}"#])
+        let status = ConflictTests.status(lost[0])
+        #expect(!status.completed)
+        #expect(status.reason?.contains("deleted or replaced") == true, "\(lost)")
+        try await onOwnThread { serve.driven.process.waitUntilExit() }
+        #expect(serve.driven.process.terminationStatus != 0)
+        let errors = String(decoding: serve.driven.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(errors.contains("deleted or replaced"), "\(errors)")
+        if loss == .replaced {
+            // The file now at the path is the other one, and nothing of the lost process's went in.
+            let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+            defer { database.close() }
+            let notes = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes") { $0.int(0) }.first }
+            #expect(notes == 0)
+        }
+    }
+}
+
+/// An empty AppCore database, made and closed.
+enum AppSchemaFile {
+    static func make(_ path: String) {
+        if let database = try? AppSchema.open(path) { database.close() }
+    }
+}
