@@ -82,7 +82,8 @@ func serve(_ host: AppHost) async -> Never {
             // Returns once everything the intent started has finished and is kept: real work (a
             // password hash, a disk shared with other processes) that a loaded machine can slow
             // down, so given the shells' minute rather than the host's 10 s.
-            let outcome = await host.perform(intent, timeout: ConsoleSession.liveTimeout)
+            // Measured against what the reader holds: an edit is based on the version it was sent.
+            let outcome = await host.perform(intent, timeout: ConsoleSession.liveTimeout, since: shown)
             reply = try outcome.update(since: shown).jsonLine() // sized by the change, not by the notes
             shown = outcome.screens
         } catch {

@@ -150,7 +150,9 @@ public final class AppHost: Sendable {
     ///   - timeout: How long to wait for the intent's work (real time).
     ///   - earlier: The screens the outcome's ``IntentOutcome/changed`` is measured against: by
     ///     default the screens just before the intent; a front end that shows screens can pass
-    ///     the ones it shows, and redraw exactly what `changed` lists.
+    ///     the ones it shows, and redraw exactly what `changed` lists. An edit or a delete is
+    ///     then based on the version of the note they show: one stored since by another
+    ///     process, which the user never saw, makes it a conflict rather than overwrite it.
     @discardableResult
     nonisolated(nonsending) public func perform(_ intent: Intent, timeout: Duration = .seconds(10), since earlier: Screens? = nil) async -> IntentOutcome {
         let before = earlier ?? screens
@@ -159,7 +161,8 @@ public final class AppHost: Sendable {
             let now = screens
             return IntentOutcome(status: .rejected(reason: refusal.reason), changed: now.changed(since: before), screens: now)
         case .success(let actions):
-            return await runner.perform(actions: actions, timeout: timeout, before: before)
+            let based = earlier.map { shown in actions.map { $0.based(on: shown, now: store.currentState.notes) } } ?? actions
+            return await runner.perform(actions: based, timeout: timeout, before: before)
         }
     }
 
@@ -280,5 +283,29 @@ public final class AppHost: Sendable {
         }
         timeline?.stopRecording()
         try await opened.close(finalState: store.currentState)
+    }
+}
+
+extension AppFeature.Action {
+    /// The action with an edit or a delete based on the version of the note `shown` lists, when
+    /// that is not the one `notes` holds now: a front end that says what it shows changes what
+    /// its user saw, and a version stored since (by another process, heard of in the
+    /// background) makes the change a conflict.
+    fileprivate func based(on shown: Screens, now notes: Notes.State) -> Self {
+        switch self {
+        case .notes(.edited(let id, let text, nil)):
+            guard let version = Self.version(of: id, in: shown, unlike: notes) else { return self }
+            return .notes(.edited(id, text, basedOn: version))
+        case .notes(.deleteTapped(let id, nil)):
+            guard let version = Self.version(of: id, in: shown, unlike: notes) else { return self }
+            return .notes(.deleteTapped(id, basedOn: version))
+        default:
+            return self
+        }
+    }
+
+    private static func version(of id: Note.ID, in shown: Screens, unlike notes: Notes.State) -> Int64? {
+        guard let version = shown.notes.rows.note(id)?.version, version != notes.items[id: id]?.note.version else { return nil }
+        return version
     }
 }

@@ -50,12 +50,20 @@ struct HistoryLine {
         case .optional:
             return mirror.children.first.map { words($0.value) } ?? ["nil"]
         case .tuple:
-            return mirror.children.flatMap { words($0.value) }
+            // A labelled argument left out (`basedOn: nil`) is not shown.
+            return mirror.children.filter { !Self.isOmitted($0) }.flatMap { words($0.value) }
         case .collection, .set, .dictionary:
             return ["(\(mirror.children.count) item\(mirror.children.count == 1 ? "" : "s"))"]
         default:
             return [ValueRenderer.oneLine(value, limit: 60)]
         }
+    }
+
+    /// Whether `child` is a labelled optional argument that is `nil`.
+    private static func isOmitted(_ child: Mirror.Child) -> Bool {
+        guard let label = child.label, !label.hasPrefix(".") else { return false }
+        let mirror = Mirror(reflecting: child.value)
+        return mirror.displayStyle == .optional && mirror.children.isEmpty
     }
 
     /// An enum value's case name and payload, if `value` is an enum.

@@ -179,12 +179,15 @@ public struct Notes: Reducer {
         case addTapped(String)
         /// A new note, with the id and date chosen for it, enters the list and is saved.
         case inserted(Note)
-        /// The user changed the text of a note.
-        case edited(Note.ID, String)
-        /// A note's text changed at `at`: applied and saved.
-        case changed(Note.ID, String, at: Date)
-        /// Delete a note.
-        case deleteTapped(Note.ID)
+        /// The user changed the text of a note. `basedOn` is the version of it the user was
+        /// shown, when the front end says (`nil`: the state's): a version stored since, which
+        /// the user never saw, makes the save a conflict instead of overwriting it.
+        case edited(Note.ID, String, basedOn: Int64? = nil)
+        /// A note's text changed at `at`: applied and saved, based on version `basedOn` as
+        /// ``edited(_:_:basedOn:)`` says.
+        case changed(Note.ID, String, at: Date, basedOn: Int64? = nil)
+        /// Delete a note; `basedOn` as for ``edited(_:_:basedOn:)``.
+        case deleteTapped(Note.ID, basedOn: Int64? = nil)
         /// Open a note, or close the open one with `nil`.
         case selected(Note.ID?)
         /// The search field changed (a keystroke): searched once typing pauses.
@@ -310,18 +313,20 @@ public struct Notes: Reducer {
             state.selectedID = note.id
             return save(note, revision: 1, isStored: false, token: token)
 
-        case .edited(let id, let text):
+        case .edited(let id, let text, let basedOn):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
             if item.isDeleting { return reject(action, state, "the note is being deleted") }
             guard item.note.text != text else { return .none }
             let now = now
-            return .send { .changed(id, text, at: now()) }
+            return .send { .changed(id, text, at: now(), basedOn: basedOn) }
 
-        case .changed(let id, let text, let date):
+        case .changed(let id, let text, let date, let basedOn):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
             if item.isDeleting { return reject(action, state, "the note is being deleted") }
             guard item.note.text != text else { return .none }
             var edited = item
+            // The store refuses a save based on a version it no longer holds.
+            if let basedOn { edited.note.version = basedOn }
             edited.note.text = text
             edited.note.updatedAt = date
             edited.revision += 1
@@ -360,7 +365,7 @@ public struct Notes: Reducer {
             }
             return .none
 
-        case .deleteTapped(let id):
+        case .deleteTapped(let id, let basedOn):
             guard let item = state.items[id: id] else { return reject(action, state, Self.unknown(id)) }
             if item.isDeleting { return reject(action, state, "the note is already being deleted") }
             state.items.modify(id: id) { item in
@@ -368,7 +373,9 @@ public struct Notes: Reducer {
                 // A save still in flight is cancelled below; if the delete fails, it can be retried.
                 if item.save == .saving { item.save = .failed(.cancelled) }
             }
-            let (client, token, note) = (client, token, item.note)
+            var based = item.note
+            if let basedOn { based.version = basedOn }
+            let (client, token, note) = (client, token, based)
             return .concatenate(
                 .cancel(id: SaveID(note: id)),
                 .run { send in
@@ -569,7 +576,7 @@ extension Notes.Action: FeatureAction {
     /// The text of the notes it carries, and of a search's query.
     public var payloadBytes: Int {
         switch self {
-        case .addTapped(let text), .edited(_, let text), .changed(_, let text, _), .searchQueryChanged(let text), .searchSubmitted(let text):
+        case .addTapped(let text), .edited(_, let text, _), .changed(_, let text, _, _), .searchQueryChanged(let text), .searchSubmitted(let text):
             text.utf8.count
         case .inserted(let note), .saveResponse(_, _, .success(let note)): note.text.utf8.count
         case .listResponse(.success(let notes)):

@@ -187,6 +187,16 @@ public final class NotesViewModel: FeatureViewModel {
             }
         }
 
+        /// The note behind row `id`, as it was when these rows were made; `nil` when no row
+        /// shows it, or the rows were built already.
+        package func note(_ id: Note.ID) -> Note? {
+            switch storage {
+            case .list(let items, _): items[id: id]?.note
+            case .found(let found): found.lists(id) ? found.items[id: id]?.note : nil
+            case .built: nil
+            }
+        }
+
         /// The first position.
         public var startIndex: Int { 0 }
 

@@ -126,6 +126,42 @@ struct AppHostTests {
         try await host.close()
     }
 
+    @Test func anEditOfTheScreensAFrontEndShowsIsAConflictWhenAnotherHostChangedTheNoteUnseen() async throws {
+        let path = NSTemporaryDirectory() + "appcore-shown-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil, live: .testing))
+        await signIn(host)
+        let added = await host.perform(.addNote(text: "base"), timeout: patience)
+        let id = try #require(added.screens.notes.rows.first?.id)
+        let shown = added.screens
+
+        let other = try await otherHost(on: path, live: .testing)
+        #expect(await other.perform(.editNote(id: id, text: "theirs"), timeout: patience).status == .completed)
+        try await other.close()
+        // The host hears of it by itself; the front end has not drawn it.
+        let heard = Task {
+            for await screens in host.changes() where screens.notes.rows.first?.title == "theirs" { return true }
+            return false
+        }
+        let timeout = Task {
+            try? await Task.sleep(for: patience)
+            heard.cancel()
+        }
+        #expect(await heard.value)
+        timeout.cancel()
+
+        let edit = await host.perform(.editNote(id: id, text: "mine"), timeout: patience, since: shown)
+        guard case .failed(let reason) = edit.status else {
+            Issue.record("an edit of a version its front end never showed was stored: \(edit.status)")
+            return
+        }
+        #expect(reason.contains("Another process changed this note since you opened it"), "\(reason)")
+        #expect(edit.screens.notes.rows.first?.isUnsaved == true, "the user's text stays, unsaved")
+        // A front end that draws every change (no `since`) was shown theirs: its edit is stored.
+        #expect(await host.perform(.editNote(id: id, text: "mine, knowingly"), timeout: patience).status == .completed)
+        try await host.close()
+    }
+
     @Test func notesReloadWithWhatAnotherHostWroteAndTheirErrorCanBeDismissed() async throws {
         let path = NSTemporaryDirectory() + "appcore-reload-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

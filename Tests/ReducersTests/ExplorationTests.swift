@@ -366,7 +366,7 @@ struct ExplorationTests {
                     let typed: (id: Note.ID?, text: String)? =
                         switch transition.step.action {
                         case .addTapped(let text): (nil, text)
-                        case .edited(let id, let text): (id, text)
+                        case .edited(let id, let text, _): (id, text)
                         default: nil
                         }
                     guard let typed, transition.rejections.isEmpty else { return true }
