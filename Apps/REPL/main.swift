@@ -46,11 +46,12 @@ func exitWithUsage(_ message: String) -> Never {
 let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: REPLOptions())
 
 let terminal = Terminal()
-let dataDirectory = DataDirectory.path()
+// The line history lives in the data folder; without one (no home), it is not kept.
+let dataDirectory = options.inMemory ? nil : try? DataDirectory.path()
 let shell: Shell
 do {
     shell = try await Shell.start(
-        databasePath: options.inMemory || !options.live ? nil : (options.databasePath ?? DataDirectory.defaultDatabase),
+        databasePath: options.inMemory || !options.live ? nil : try (options.databasePath ?? DataDirectory.defaultDatabase),
         loginStyle: options.loginStyle,
         readOnly: options.readOnly,
         durability: options.durability,
@@ -63,4 +64,4 @@ do {
 // SIGTERM, SIGHUP (the terminal closed) and SIGINT from outside end the REPL as quitting does;
 // at the prompt Ctrl-C is a key that cancels running effects.
 TerminationSignals.catching { signal in Task { await shell.end(status: 128 + signal) } }
-await shell.run(historyPath: options.inMemory ? nil : dataDirectory + "/history")
+await shell.run(historyPath: options.inMemory ? nil : dataDirectory.map { $0 + "/history" })

@@ -61,7 +61,8 @@ if options.inMemory {
 } else if let path = options.databasePath {
     storage = .database(path: path)
 } else {
-    let path = DataDirectory.defaultDatabase
+    let path: String
+    do { path = try DataDirectory.defaultDatabase } catch { fail("\(error)") }
     FileHandle.standardError.write(Data("appcore-serve: database \(path) (--db PATH picks another, --in-memory keeps nothing)\n".utf8))
     storage = .database(path: path)
 }

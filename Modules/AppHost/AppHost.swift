@@ -65,6 +65,9 @@ public final class AppHost: Sendable {
 
     /// The storage, opened: the clients, and on a database the file and the journal.
     private let opened: OpenedStorage
+    /// Whether a database was opened only to look (``Options/readOnly``): every intent is refused.
+    private let isReadOnly: Bool
+    private static let readOnlyRefusal = DatabaseError(.openedReadOnly, operation: "perform", message: "").reason
     private let recording: Locked<StoreSubscription?>
     /// Runs the intents.
     private let runner: IntentRunner
@@ -94,6 +97,7 @@ public final class AppHost: Sendable {
         let opened = try OpenedStorage.open(storage, requestedStyle: requestedStyle, options: options, failures: failures)
         let (environment, journal, initialState, replayed) = (opened.environment, opened.journal, opened.initialState, opened.replayed)
         self.opened = opened
+        isReadOnly = options.readOnly && opened.database != nil
         self.environment = environment
         restoredActions = replayed
         loginStyle = initialState.loginStyle
@@ -156,6 +160,11 @@ public final class AppHost: Sendable {
     @discardableResult
     nonisolated(nonsending) public func perform(_ intent: Intent, timeout: Duration = .seconds(10), since earlier: Screens? = nil) async -> IntentOutcome {
         let before = earlier ?? screens
+        if isReadOnly {
+            // Every intent changes what the journal would keep, which it does not here.
+            let now = screens
+            return IntentOutcome(status: .rejected(reason: Self.readOnlyRefusal), changed: now.changed(since: before), screens: now)
+        }
         switch intent.actions(in: { store.currentState }) {
         case .failure(let refusal):
             let now = screens

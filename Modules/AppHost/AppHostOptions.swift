@@ -39,8 +39,9 @@ extension AppHost {
         /// `Durability.powerLoss` a power loss too, at the cost of a disk flush per commit.
         public var durability: Durability
         /// Whether a database is opened for reading only (`--read-only`): to look at a file that
-        /// may not be changed. The journal is restored, not recorded; anything that would write
-        /// fails with a clear error, and the app goes on.
+        /// may not be changed. The journal is restored, not recorded, so every intent (the
+        /// counter and the sign-in form too, whose changes the journal would keep) is rejected
+        /// saying so, and the app goes on; the screens show the state the journal left.
         public var readOnly: Bool
         /// Where the host reports trouble with kept data as it happens, one line each: the
         /// journal failing to be written (once per episode) and writing again, damaged journal

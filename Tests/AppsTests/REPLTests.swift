@@ -294,9 +294,14 @@ struct REPLTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let refused = try await Self.runPiped(["--db", path], input: "view counter\n")
         #expect(refused.contains("cannot be written") && refused.contains("--read-only"), "\(refused)")
-        let looked = try await Self.runPiped(["--db", path, "--read-only"], input: "expect counter.count == 2\nsignup alice.liddell wonderland\n")
+        let looked = try await Self.runPiped(
+            ["--db", path, "--read-only"],
+            input: "expect counter.count == 2\nsignup alice.liddell wonderland\ncounter.increment\nlogin.username alice.liddell\nexpect counter.count == 2\n")
         #expect(looked.contains("ok: counter.count is 2"), "\(looked)")
-        #expect(looked.contains("The account was not created: the database was opened only to look (--read-only), so nothing can be changed"), "\(looked)")
+        // Everything that would change what is kept says it cannot: the counter and the form too.
+        let refusal = "rejected: the database was opened only to look (--read-only), so nothing can be changed"
+        #expect(looked.components(separatedBy: refusal).count - 1 == 3, "\(looked)")
+        #expect(!looked.contains("counter: 3"), "\(looked)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file did not change")
     }
 
