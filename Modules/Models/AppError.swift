@@ -22,6 +22,9 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
     case storage(reason: String)
     /// The request was cancelled before it finished (a newer one replaced it, or the user left).
     case cancelled
+    /// Too many sign ins failed for this username lately: the next is checked once
+    /// `retryAfter` more seconds have passed (answered at once, never waited for).
+    case tooManySignInAttempts(retryAfter: Int)
     /// A change was based on a version of a note that another writer (another process on the
     /// same database) has since replaced or deleted, so it was not stored: the user chooses
     /// between overwriting theirs and taking it.
@@ -58,6 +61,8 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
             "\(reason.prefix(1).uppercased() + reason.dropFirst()). Nothing you typed was lost; retry when the problem is fixed."
         case .cancelled:
             "The request was cancelled."
+        case .tooManySignInAttempts(let seconds):
+            "Too many sign ins failed for this username. Wait \(seconds) second\(seconds == 1 ? "" : "s"), then sign in again."
         case .conflict(.changed(let theirs)):
             "Another process changed this note since you opened it (theirs: “\(theirs.title)”), so yours was not saved. Retry to overwrite theirs with yours, or reload to take theirs."
         case .conflict(.deleted):

@@ -205,5 +205,13 @@ public enum AppSchema {
             guard try db.tableExists("notes_search") else { return }
             try db.execute("INSERT INTO notes_search (notes_search, rank) VALUES ('automerge', 0)")
         },
+        Migration(
+            version: 13, name: "sign-ins spaced across processes",
+            sql: """
+                -- The earliest time the username's next sign in is checked: an attempt is counted
+                -- (as failed, until it succeeds) and the next one spaced when it is let in, so
+                -- attempts made at once by several processes are spaced too.
+                ALTER TABLE sign_in_failures ADD COLUMN next_attempt_at REAL NOT NULL DEFAULT 0;
+                """),
     ]
 }

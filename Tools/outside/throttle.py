@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Five wrong-password sign-ins for an account that exists and five for a username that does not,
-# through appcore-serve: prints each attempt's seconds and outcome. Both should slow down alike.
+# through appcore-serve: prints each attempt's seconds and outcome. Both should be throttled alike, and
+# every attempt answered at once (a throttled one says how long to wait).
 #   Tools/outside/throttle.py .build/release/appcore-serve [pos]   (pos: a lone database argument)
 import subprocess, json, os, sys, time, tempfile
 S=sys.argv[1]; pos=len(sys.argv)>2

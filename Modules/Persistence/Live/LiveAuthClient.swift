@@ -45,23 +45,19 @@ extension LiveBackend {
     /// What signing in checks a password against.
     private struct Account: Sendable { let user: User; let hash: [UInt8]; let salt: [UInt8]; let iterations: Int }
 
-    /// A session for the account `credentials` name, if the password is its: the account and
-    /// the username's failures are read and the outcome written on the database's queue, the
-    /// candidate hashed on the hashing queue, with the throttle's wait (on the injected clock)
-    /// in between.
+    /// A session for the account `credentials` name, if the password is its: the attempt is let
+    /// in (or refused at once while the username's throttle says wait) and the account read on
+    /// the database's queue, the candidate hashed on the hashing queue, and a session written
+    /// on the database's queue.
     ///
     /// A username no account has is treated as a wrong password in every way that can be
     /// measured: it is throttled by its own failures, hashed with the same rounds and counted
     /// with the same write, so neither the answer nor its time tells whether the account exists.
     func authenticate(_ credentials: Credentials) async throws(AppError) -> AuthSession {
         let username = credentials.username
-        let (account, failures) = try await offCaller { () throws(AppError) in
-            (try self.account(named: username), try self.failedSignIns(of: username))
-        }
-        if failures >= configuration.freeAttempts {
-            // Each failure beyond the free ones doubles the wait, on the injected clock.
-            let delay = configuration.throttleDelay(afterFailures: failures)
-            do { try await clock.sleep(for: delay) } catch { throw .cancelled }
+        let account = try await offCaller { () throws(AppError) in
+            try self.letSignInAttempt(for: username)
+            return try self.account(named: username)
         }
         let salt = account?.salt ?? Array(repeating: 0, count: 16)
         let iterations = account?.iterations ?? configuration.passwordIterations
@@ -71,6 +67,36 @@ extension LiveBackend {
             }
         }
         return try await offCaller { () throws(AppError) in try self.openSession(for: account, named: username, ifItsHashIs: candidate) }
+    }
+
+    /// Counts one more attempt against `username`, as failed until it succeeds, and spaces the
+    /// next one by the throttle; refuses at once, saying how long to wait, while the spacing
+    /// set by an earlier attempt (of any process) has not passed. One transaction: attempts made
+    /// at once from several processes are let in one by one, each spacing the next.
+    private func letSignInAttempt(for username: Username) throws(AppError) {
+        let key: SQLValue = .text(username.normalized)
+        let now = now().timeIntervalSinceReferenceDate
+        let forgottenBefore = now - configuration.failureMemory
+        let wait = try storage { () throws(DatabaseError) -> TimeInterval? in
+            try database.write { db throws(DatabaseError) -> TimeInterval? in
+                // Counts older than the memory start again; rows that old go (an index seek).
+                try db.execute("DELETE FROM sign_in_failures WHERE last_failed_at < ?", [.real(forgottenBefore)])
+                let earlier = try db.query("SELECT failures, next_attempt_at FROM sign_in_failures WHERE username_key = ?", [key]) {
+                    ($0.int(0), $0.double(1))
+                }.first
+                if let earlier, now < earlier.1 { return earlier.1 - now }
+                let attempts = (earlier?.0 ?? 0) + 1
+                let spacing = attempts >= configuration.freeAttempts ? configuration.throttleDelay(afterFailures: attempts) : .zero
+                let next = now + Double(spacing.components.seconds) + Double(spacing.components.attoseconds) / 1e18
+                try db.execute(
+                    """
+                    INSERT INTO sign_in_failures (username_key, failures, last_failed_at, next_attempt_at) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT (username_key) DO UPDATE SET failures = ?2, last_failed_at = ?3, next_attempt_at = ?4
+                    """, [key, .int(attempts), .real(now), .real(next)])
+                return nil
+            }
+        }
+        if let wait { throw .tooManySignInAttempts(retryAfter: max(1, Int(wait.rounded(.up)))) }
     }
 
     private func account(named username: Username) throws(AppError) -> Account? {
@@ -92,39 +118,12 @@ extension LiveBackend {
         }
     }
 
-    /// The failed sign-ins counted against `username` (whether an account has it or not).
-    private func failedSignIns(of username: Username) throws(AppError) -> Int {
-        let forgottenBefore = now().addingTimeInterval(-configuration.failureMemory).timeIntervalSinceReferenceDate
-        return try storage { () throws(DatabaseError) in
-            try database.read { db throws(DatabaseError) in
-                try db.query(
-                    "SELECT failures FROM sign_in_failures WHERE username_key = ? AND last_failed_at >= ?",
-                    [.text(username.normalized), .real(forgottenBefore)]
-                ) { $0.int(0) }.first ?? 0
-            }
-        }
-    }
-
-    /// A new session for `account` when `candidate` is its hash; otherwise one more failure
-    /// counted against `username`, the same write whether the account exists or not.
+    /// A new session for `account` when `candidate` is its hash (the attempt's count goes);
+    /// otherwise the failure stands as counted when the attempt was let in.
     private func openSession(for account: Account?, named username: Username, ifItsHashIs candidate: [UInt8]) throws(AppError) -> AuthSession {
         let key: SQLValue = .text(username.normalized)
         let now = now().timeIntervalSinceReferenceDate
-        guard let account, Crypto.constantTimeEquals(candidate, account.hash) else {
-            try storage { () throws(DatabaseError) in
-                try database.write { db throws(DatabaseError) in
-                    // Counts older than the memory start again; rows that old go (an index seek).
-                    try db.execute(
-                        """
-                        INSERT INTO sign_in_failures (username_key, failures, last_failed_at) VALUES (?1, 1, ?2)
-                        ON CONFLICT (username_key) DO UPDATE SET
-                            failures = CASE WHEN last_failed_at >= ?3 THEN failures + 1 ELSE 1 END, last_failed_at = ?2
-                        """, [key, .real(now), .real(now - configuration.failureMemory)])
-                    try db.execute("DELETE FROM sign_in_failures WHERE last_failed_at < ?", [.real(now - configuration.failureMemory)])
-                }
-            }
-            throw .invalidCredentials
-        }
+        guard let account, Crypto.constantTimeEquals(candidate, account.hash) else { throw .invalidCredentials }
         let tokenBytes = try storage { () throws(DatabaseError) in try Crypto.randomBytes(32) }
         let token = AccessToken(Crypto.hex(tokenBytes))
         let tokenHash = try storage { () throws(DatabaseError) in try Crypto.sha256(Array(token.revealed.utf8)) }
