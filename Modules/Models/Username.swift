@@ -1,7 +1,15 @@
+import Foundation
+
 /// The name a person signs in with, as typed.
 ///
 /// Any text can be held (the user is still typing); ``isValid`` says whether it may be used to
-/// sign in or sign up. Usernames are unique regardless of case (``normalized``).
+/// sign in or sign up. The rule follows RFC 8265's username profile (UsernameCaseMapped): at
+/// least ``minimumLength`` characters, no spaces, no control, format, invisible, private-use or
+/// unassigned characters (a tab, a NUL, a zero-width joiner, a soft hyphen, a bidi override are
+/// refused), and letters of one alphabet among Latin, Greek and Cyrillic, whose look-alikes
+/// ("аlice" with a Cyrillic а) would otherwise pass for another's name. Usernames are compared
+/// by ``normalized``: fullwidth forms made narrow, case folded, in Unicode's composed form, so
+/// "José" typed composed or decomposed, "ALICE" and "ａｌｉｃｅ" each name one account.
 public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The fewest characters a valid username has.
     public static let minimumLength = 8
@@ -19,34 +27,82 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
         self.init(value)
     }
 
-    /// Whether the username has at least ``minimumLength`` characters and is not all whitespace.
+    /// Whether the username may be used: ``problem`` is `nil`. Read from the bytes while they
+    /// are printable ASCII: the login screen asks on every keystroke.
     public var isValid: Bool {
-        rawValue.count >= Self.minimumLength && !isAllWhitespace
+        if rawValue.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) { return rawValue.utf8.count >= Self.minimumLength }
+        return problem == nil
     }
 
     /// Why the username cannot be used, or `nil` when it is valid.
     public var problem: String? {
-        if isAllWhitespace && !rawValue.isEmpty {
+        if !rawValue.isEmpty, rawValue.allSatisfy(\.isWhitespace) {
             return "A username cannot be only spaces."
         }
         if rawValue.count < Self.minimumLength {
             return "A username needs at least \(Self.minimumLength) characters (it has \(rawValue.count))."
         }
+        var alphabets: Set<Alphabet> = []
+        for scalar in rawValue.unicodeScalars {
+            let properties = scalar.properties
+            if properties.isWhitespace {
+                return "A username cannot contain spaces, tabs or line breaks."
+            }
+            switch properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned:
+                return "A username cannot contain invisible or control characters (it has U+\(Self.hex(scalar)))."
+            default:
+                if properties.isDefaultIgnorableCodePoint || properties.isNoncharacterCodePoint {
+                    return "A username cannot contain invisible or control characters (it has U+\(Self.hex(scalar)))."
+                }
+            }
+            if properties.isAlphabetic, let alphabet = Alphabet(scalar) { alphabets.insert(alphabet) }
+        }
+        if alphabets.count > 1 {
+            let names = alphabets.map(\.rawValue).sorted().joined(separator: " and ")
+            return "A username cannot mix letters of different alphabets (it has \(names)), which look alike."
+        }
         return nil
     }
 
-    /// Whether every character is whitespace (so is the empty username), read from the bytes
-    /// while they are ASCII: the login screen asks on every keystroke.
-    private var isAllWhitespace: Bool {
-        for byte in rawValue.utf8 {
-            if byte >= 0x80 { return rawValue.allSatisfy(\.isWhitespace) }
-            if byte != 0x20, !(0x09...0x0D).contains(byte) { return false }
+    /// The alphabets whose letters look alike, and so may not be mixed in one username.
+    private enum Alphabet: String {
+        case latin = "Latin", greek = "Greek", cyrillic = "Cyrillic"
+
+        init?(_ scalar: Unicode.Scalar) {
+            switch scalar.value {
+            case 0x41...0x5A, 0x61...0x7A, 0xC0...0x24F, 0x1E00...0x1EFF, 0x2C60...0x2C7F, 0xA720...0xA7FF, 0xAB30...0xAB6F, 0xFF21...0xFF3A,
+                0xFF41...0xFF5A:
+                self = .latin
+            case 0x370...0x3FF, 0x1F00...0x1FFF: self = .greek
+            case 0x400...0x52F, 0x1C80...0x1C8F, 0x2DE0...0x2DFF, 0xA640...0xA69F: self = .cyrillic
+            default: return nil
+            }
         }
-        return true
     }
 
-    /// The form used to compare usernames: lowercased, so "Alice" and "alice" are one account.
-    public var normalized: String { rawValue.lowercased() }
+    private static func hex(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// The form usernames are compared in: fullwidth and halfwidth forms made plain, lowercased,
+    /// and composed (NFC), so every way of typing one name gives one account, in memory and in
+    /// a database alike.
+    public var normalized: String {
+        if rawValue.utf8.allSatisfy({ $0 < 0x80 }) { return rawValue.lowercased() }
+        var narrowed = ""
+        for scalar in rawValue.unicodeScalars {
+            // The Halfwidth and Fullwidth Forms block: each maps to its plain form alone (RFC
+            // 8265's width mapping), which compatibility normalization of that one character gives.
+            if (0xFF00...0xFFEF).contains(scalar.value) {
+                narrowed += String(scalar).precomposedStringWithCompatibilityMapping
+            } else {
+                narrowed.unicodeScalars.append(scalar)
+            }
+        }
+        return narrowed.lowercased().precomposedStringWithCanonicalMapping
+    }
 
     /// Whether nothing was typed.
     public var isEmpty: Bool { rawValue.isEmpty }

@@ -1,3 +1,5 @@
+import Models
+
 /// AppCore's database schema, one ``Migration`` per version.
 public enum AppSchema {
     /// AppCore's mark in every database it owns (`PRAGMA application_id`): "ApCo".
@@ -213,5 +215,28 @@ public enum AppSchema {
                 -- attempts made at once by several processes are spaced too.
                 ALTER TABLE sign_in_failures ADD COLUMN next_attempt_at REAL NOT NULL DEFAULT 0;
                 """),
+        Migration(version: 14, name: "usernames compared composed, case folded and narrowed") { db throws(DatabaseError) in
+            // `Username.normalized` was the lowercased text: keys are made again, oldest account
+            // first. Of two accounts one name now names (typed composed and decomposed), the
+            // older keeps it; the younger's key becomes one no username gives.
+            let accounts = try db.query("SELECT id, username, username_key FROM accounts ORDER BY created_at, id") { ($0.text(0), $0.text(1), $0.text(2)) }
+            var claimed: Set<String> = []
+            var changes: [(id: String, key: String)] = []
+            for (id, username, key) in accounts {
+                let normalized = Username(username).normalized
+                let final = claimed.contains(normalized) ? "\(normalized)\u{0}\(id)" : normalized
+                claimed.insert(final)
+                // By bytes: Swift's `==` holds composed and decomposed text equal.
+                if !final.utf8.elementsEqual(key.utf8) { changes.append((id, final)) }
+            }
+            // Each changed key is set aside first, so no new key meets an old one still held.
+            for change in changes {
+                try db.execute("UPDATE accounts SET username_key = ? WHERE id = ?", [.text("\u{0}" + change.id), .text(change.id)])
+            }
+            for change in changes {
+                try db.execute("UPDATE accounts SET username_key = ? WHERE id = ?", [.text(change.key), .text(change.id)])
+            }
+            try db.execute("DELETE FROM sign_in_failures")
+        },
     ]
 }

@@ -25,11 +25,10 @@ struct ConflictTests {
         /// The answers to the next `count` intents sent.
         func replies(_ count: Int) async throws -> [[String: Any]] {
             let target = answered + count
-            let text = try await driven.read { $0.split(separator: "\n").count >= target }
-            let lines = text.split(separator: "\n")
-            guard lines.count >= target else { throw ServeEnded(printed: text) }
+            let lines = try await driven.lines(atLeast: target)
+            guard lines.count >= target else { throw ServeEnded(printed: lines.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")) }
             defer { answered = target }
-            return try lines[answered..<target].map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            return try lines[answered..<target].map { try #require(try JSONSerialization.jsonObject(with: $0) as? [String: Any]) }
         }
 
         func perform(_ intents: [String]) async throws -> [[String: Any]] {

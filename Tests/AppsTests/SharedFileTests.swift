@@ -1,9 +1,8 @@
 import Foundation
+import Persistence
 import StateStore
 import TestSupport
 import Testing
-
-@testable import Persistence
 
 /// A database file shared by processes stays whole: no process drops the locks SQLite holds on
 /// it, and a file deleted or replaced under a process is noticed, not written into unseen.
@@ -28,10 +27,15 @@ struct SharedFileTests {
     /// Runs `appcore-serve` on `path` with `lines` as its input, written while its replies are
     /// read (a long input and long replies would fill both pipes otherwise).
     static func serve(_ path: String, lines: [String] = [], folder: String, arguments: [String] = []) async throws -> Run {
+        try await serve(arguments: ["--db", path] + arguments, lines: lines, folder: folder)
+    }
+
+    /// Runs `appcore-serve` with `arguments` and `lines`, as ``serve(_:lines:folder:arguments:)``.
+    static func serve(arguments: [String], lines: [String], folder: String) async throws -> Run {
         try await onOwnThread {
             let process = Process()
             process.executableURL = try TwoProcessTests.executable("appcore-serve")
-            process.arguments = ["--db", path] + arguments
+            process.arguments = arguments
             process.currentDirectoryURL = URL(fileURLWithPath: folder)
             process.environment = ["HOME": folder]
             let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -58,31 +62,43 @@ struct SharedFileTests {
         }
     }
 
+    /// How many descriptors process `pid` holds on the file at `path`.
+    static func descriptors(of pid: Int32, on path: String) -> Int {
+        let folder = "/proc/\(pid)/fd"
+        let links = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return links.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)) == path }.count
+    }
+
     @Test func aProcessKeepsItsLocksWhenItsCheckpointerOpensAndAnotherProcessOpensAndQuits() async throws {
         let (folder, path) = try SignalTests.databaseFolder("appcore-locks")
-        let database = try AppSchema.open(path)
-        defer { database.close() }
-        try database.write { db throws(DatabaseError) in db.checkpointPages = 64 }
-        try database.write { db throws(DatabaseError) in try db.execute("CREATE TABLE filler (bytes BLOB)") }
-        // Enough log for the checkpointer to open a connection of its own and copy it.
-        for _ in 0..<8 {
-            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO filler VALUES (zeroblob(100000))") }
+        let writer = try ConflictTests.Serve(path, folder: folder.path)
+        let pid = writer.driven.process.processIdentifier
+        _ = try await writer.perform(ConflictTests.signIn("alice.liddell", signingUp: true))
+        // About 22 MB of notes: the log passes a checkpoint, and the checkpointer opens a
+        // connection of its own (a second descriptor of the file).
+        let long = String(repeating: "x", count: 900_000)
+        // One at a time: each reply holds the note's text (the selected note's), which would fill
+        // the pipe while the next line is written.
+        for number in 0..<24 {
+            #expect(ConflictTests.status(try await writer.perform([#"{"addNote":{"text":"\#(number) \#(long)"}}"#])[0]).completed)
         }
-        let checkpointer = try #require(database.checkpointer)
-        await checkpointer.waitUntilIdle()
-        #expect(
-            try !Self.locks(of: getpid(), on: path).isEmpty,
-            "SQLite's lock on the database file is gone once the checkpointer opened its connection")
+        #expect(await eventually { Self.descriptors(of: pid, on: path) >= 2 }, "the checkpointer never opened its connection")
+        #expect(try !Self.locks(of: pid, on: path).isEmpty, "SQLite's lock on the database file is gone once the checkpointer opened")
 
         // A process that opens the file and quits must not take it for unused.
         let other = try await Self.serve(path, folder: folder.path)
         #expect(other.status == 0, "\(other.errors)")
         #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the other process removed the log of a database still open")
-        for _ in 0..<8 {
-            try database.write { db throws(DatabaseError) in try db.execute("INSERT INTO filler VALUES (zeroblob(100000))") }
+        for number in 0..<4 {
+            #expect(ConflictTests.status(try await writer.perform([#"{"addNote":{"text":"after \#(number) \#(long)"}}"#])[0]).completed)
         }
+        _ = try await writer.driven.end(with: SIGTERM)
+        let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+        defer { database.close() }
         let check = try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } }
         #expect(check == ["ok"])
+        let notes = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes") { $0.int(0) } }
+        #expect(notes == [28])
     }
 
     @Test func fiftyWritersKeepEveryAcknowledgedNoteAndTheFileWhole() async throws {

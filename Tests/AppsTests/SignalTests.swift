@@ -39,6 +39,28 @@ struct SignalTests {
             }
         }
 
+        /// The whole lines of standard output, read until there are `count` (or it ended): cost
+        /// by the bytes read, for replies of megabytes.
+        func lines(atLeast count: Int) async throws -> [Data] {
+            try await onOwnThread { [self] in
+                while completeLines.count < count {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    let offset = read.count
+                    read += chunk
+                    // Scanned through a buffer: Data's own search is slow in a debug build.
+                    let ends = chunk.withUnsafeBytes { bytes in bytes.indices.filter { bytes[$0] == UInt8(ascii: "\n") } }
+                    for end in ends {
+                        completeLines.append(read.subdata(in: lineStart..<(offset + end)))
+                        lineStart = offset + end + 1
+                    }
+                }
+                return completeLines
+            }
+        }
+        private var completeLines: [Data] = []
+        private var lineStart = 0
+
         func end(with signal: Int32) async throws -> (status: Int32, errors: String) {
             kill(process.processIdentifier, signal)
             try await onOwnThread { [process] in process.waitUntilExit() }

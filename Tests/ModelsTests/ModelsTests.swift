@@ -9,7 +9,7 @@ struct ModelsTests {
         #expect(Username("eight888").isValid)
         #expect(!Username("        ").isValid, "only spaces")
         #expect(Username("   \u{00A0}\u{2003}\u{3000}  \r\n").problem == "A username cannot be only spaces.", "only spaces, some beyond ASCII")
-        #expect(Username("        \u{00A0}é").isValid, "spaces, then a letter beyond ASCII")
+        #expect(Username("        \u{00A0}é").problem == "A username cannot contain spaces, tabs or line breaks.", "spaces, then a letter beyond ASCII")
         #expect(!Password("seven77").isValid)
         #expect(Password("eight888").isValid)
         #expect(Username("Alice.Liddell").normalized == Username("alice.liddell").normalized)
@@ -19,9 +19,39 @@ struct ModelsTests {
         #expect(problem.contains("password needs at least 8"))
     }
 
+    /// Variants of "alice.liddell" that look like it or hide a character: each is refused, or
+    /// names the same account.
+    @Test func aUsernameThatLooksLikeAnotherIsRefusedOrTheSameAccount() {
+        let alice = Username("alice.liddell")
+        let refused: [(String, String)] = [
+            ("\u{0430}lice.liddell", "alphabets"), // Cyrillic а
+            ("alice.l\u{043E}ddell", "alphabets"), // Cyrillic о (in place of i, still a look-alike mix)
+            (" alice.liddell", "spaces"), ("alice.liddell ", "spaces"), ("alice.\tliddell", "spaces"),
+            ("alice.\u{200D}liddell", "U+200D"), ("alice.\u{200B}liddell", "U+200B"), ("alice.\u{00AD}liddell", "U+00AD"),
+            ("\u{202E}alice.liddell", "U+202E"), ("alice.\u{0}liddell", "U+0000"), ("alice.\u{E000}liddell", "U+E000"),
+        ]
+        for (text, said) in refused {
+            let problem = Username(text).problem
+            #expect(problem?.contains(said) == true, "\(text.unicodeScalars.map { String($0.value, radix: 16) }): \(problem ?? "accepted")")
+            #expect(!Username(text).isValid)
+        }
+        // One account whatever the width, the case or the composition.
+        #expect(Username("\u{FF41}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}.liddell").normalized == alice.normalized)
+        #expect(Username("ALICE.LIDDELL").normalized == alice.normalized)
+        let composed = Username("jos\u{E9}.garcia"), decomposed = Username("jose\u{301}.garcia")
+        #expect(composed.isValid && decomposed.isValid)
+        #expect(composed.normalized.unicodeScalars.elementsEqual(decomposed.normalized.unicodeScalars))
+        #expect(Username("JOSE\u{301}.GARCIA").normalized.unicodeScalars.elementsEqual(composed.normalized.unicodeScalars))
+        // Other alphabets are welcome, alone.
+        #expect(Username("алиса.лидделл").isValid)
+        #expect(Username("αλίκη.λίντελ").isValid)
+        #expect(Username("ありすりでる123").isValid)
+    }
+
     @Test(arguments: [
         "", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀",
-        "\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}",
+        "\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}", "alice.l\u{0}ddell", "ａｌｉｃｅ.liddell",
+        "алиса.lidd", "alice liddell",
     ])
     func validityAndProblemAlwaysAgree(text: String) {
         #expect(Username(text).isValid == (Username(text).problem == nil))

@@ -50,7 +50,7 @@ struct LiveClientTests {
 
     @Test func hostileUsernamesAndPasswordsAreStoredAndCheckedAsTyped() async throws {
         let live = try environment()
-        for username in ["O'Brien_100%\"--", "ünïcødé 👩‍💻 user", "Robert'); DROP TABLE accounts;--"] {
+        for username in ["O'Brien_100%\"--", "ünïcødé_👀_user", "Robert');DROP/**/TABLE/**/accounts;--"] {
             let hostile = Credentials(username: Username(username), password: Password("p'%_\"\\ 👀 \(username)"))
             let user = try await live.auth.signUp(hostile)
             #expect(user.username.rawValue == username)
@@ -146,6 +146,31 @@ struct LiveClientTests {
         await #expect(throws: AppError.tooManySignInAttempts(retryAfter: 30)) { try await processes[0].auth.authenticate(credentials) }
         await clock.advance(by: .seconds(30))
         _ = try await processes[0].auth.authenticate(credentials)
+    }
+
+    @Test func version14KeysUsernamesComposedAndTheOlderOfTwoAccountsKeepsTheName() async throws {
+        let path = folder.file("v13.sqlite")
+        let old = try Database(path: path, migrations: Array(AppSchema.migrations.prefix(13)))
+        let live = try environment(old)
+        _ = try await live.auth.signUp(Credentials(username: "older.account", password: "wonderland"))
+        await clock.advance(by: .seconds(1))
+        _ = try await live.auth.signUp(Credentials(username: "younger.account", password: "looking-glass"))
+        // Before version 14 a name typed decomposed and composed were two accounts.
+        try old.write { db throws(DatabaseError) in
+            for (old, typed) in [("older.account", "Jose\u{301}.Garcia"), ("younger.account", "Jos\u{E9}.Garcia")] {
+                try db.execute(
+                    "UPDATE accounts SET username = ?, username_key = ? WHERE username = ?", [.text(typed), .text(typed.lowercased()), .text(old)])
+            }
+        }
+        old.close()
+        let migrated = try environment(Database(path: path, migrations: AppSchema.migrations))
+        for typed in ["Jos\u{E9}.Garcia", "JOSE\u{301}.GARCIA"] {
+            let session = try await migrated.auth.authenticate(Credentials(username: Username(typed), password: "wonderland"))
+            #expect(session.user.username.rawValue == "Jose\u{301}.Garcia", "the older account keeps the name")
+        }
+        await #expect(throws: AppError.usernameTaken(Username("jos\u{E9}.garcia"))) {
+            try await migrated.auth.signUp(Credentials(username: "jos\u{E9}.garcia", password: "wonderland"))
+        }
     }
 
     @Test func tokensAreStoredHashedAndExpireAndSignOutRevokesThem() async throws {

@@ -126,9 +126,12 @@ public final class Connection {
     }
 
     /// Copies the write-ahead log into the file and empties it, when no other connection reads
-    /// from it (then the log keeps old pages until it is reused): best effort, on closing.
+    /// from it (then the log keeps old pages until it is reused): best effort, on closing, so it
+    /// waits for no other connection (busy ones would hold a closing program for the timeout).
     func checkpointAndTruncateLog() {
         guard !isClosed, lostFile.withLock({ $0 == nil }) else { return }
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyMilliseconds) }
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 
