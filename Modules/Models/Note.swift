@@ -96,11 +96,13 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
 /// "cafe" finds "Café", "ét" finds "ÉTÉ", and "Résumé" typed composed finds it stored decomposed.
 public enum SearchText {
     /// `text` as searches compare it: compatibility-normalized, then case, diacritics and
-    /// width folded (`"ÉTÉ"` → `"ete"`, `"ﬁ"` → `"fi"`).
+    /// width folded (`"ÉTÉ"` → `"ete"`, `"ﬁ"` → `"fi"`). A NUL becomes U+2400 (␀), which
+    /// SQLite's full-text search reads as text where it takes a NUL for the end.
     public static func folded(_ text: String) -> String {
         // ASCII (most notes) needs only lowercasing.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
-        return text.precomposedStringWithCompatibilityMapping
+        if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) { return text.lowercased() }
+        let visible = text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{2400}") : text
+        return visible.precomposedStringWithCompatibilityMapping
             .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             .precomposedStringWithCanonicalMapping
     }
@@ -120,7 +122,7 @@ public enum SearchText {
     /// of ``folded(_:)``, without making the folded text when `text` is ASCII.
     public static func text(_ text: String, holdsEvery words: [String]) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return matches(folded(text), words: words) }
+        guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0 }) else { return matches(folded(text), words: words) }
         return words.allSatisfy { word in
             let needle = Array(word.utf8)
             guard needle.count <= bytes.count else { return false }

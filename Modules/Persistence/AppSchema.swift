@@ -238,5 +238,16 @@ public enum AppSchema {
             }
             try db.execute("DELETE FROM sign_in_failures")
         },
+        Migration(version: 15, name: "notes holding a NUL indexed whole") { db throws(DatabaseError) in
+            // The index read a note's folded text only up to a NUL; folded text has none now.
+            guard try db.tableExists("notes_search") else { return }
+            let rows = try db.query("SELECT search_rowid, text FROM notes WHERE search_rowid IS NOT NULL AND instr(text, char(0)) > 0") {
+                ($0.int(0), $0.text(1))
+            }
+            for (row, text) in rows {
+                try SearchIndex.remove(row: row, in: db)
+                try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(row), .text(SearchText.folded(text))])
+            }
+        },
     ]
 }

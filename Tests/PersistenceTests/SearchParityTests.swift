@@ -15,15 +15,17 @@ struct SearchParityTests {
 
     static let texts = [
         "Café au lait", "ÉTÉ indien", "Re\u{301}sume\u{301} (decomposed)", "Résumé (composed)", "ﬁle cabinet",
-        "ＡＢＣ full width", "milk and eggs", "naïve ÇA", "straße",
+        "ＡＢＣ full width", "milk and eggs", "naïve ÇA", "straße", "before\u{0}afterword",
     ]
 
     /// Each query, and the notes it must find (by their index in ``texts``).
     static let cases: [(query: String, finds: Set<Int>)] = [
         ("cafe", [0]), ("CAFÉ", [0]), ("ét", [1, 4]), ("ete", [1]), ("Résumé", [2, 3]),
         ("Re\u{301}sume\u{301}", [2, 3]), ("resume", [2, 3]), ("file", [4]), ("abc", [5]), ("ＡＢＣ", [5]),
-        ("milk eggs", [6]), ("mlik", []), ("naive ca", [7]), ("ca", [0, 4, 7]), ("e", [0, 1, 2, 3, 4, 6, 7, 8]),
+        ("milk eggs", [6]), ("mlik", []), ("naive ca", [7]), ("ca", [0, 4, 7]), ("e", [0, 1, 2, 3, 4, 6, 7, 8, 9]),
         ("straße", [8]), ("STRASSE", [8]),
+        // A NUL is text like any other, in a note and in a query.
+        ("afterword", [9]), ("e\u{0}a", [9]), ("\u{0}", [9]), ("re\u{0}AFT", [9]), ("eggs\u{0}", []),
     ]
 
     func found(_ notes: NotesClient, _ token: AccessToken, _ query: String) async throws -> Set<Int> {
@@ -59,6 +61,29 @@ struct SearchParityTests {
         for (query, finds) in Self.cases {
             #expect(try await found(live.notes, tokens[1], query) == finds, "on a database, indexed: \(query)")
         }
+    }
+
+    @Test func version15IndexesAgainTheNotesAnIndexReadOnlyUpToANul() async throws {
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let path = folder.file("v14.sqlite")
+        let configuration = LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600))
+        let old = try Database(path: path, migrations: Array(AppSchema.migrations.prefix(14)))
+        let live = AppEnvironment.live(database: old, configuration: configuration, clock: TestClock())
+        _ = try await live.auth.signUp(credentials)
+        let token = try await live.auth.authenticate(credentials).token
+        let note = Note(id: Note.ID(UUID(sequence: 1)), text: "before\u{0}afterword", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+        _ = try await live.notes.create(token, note)
+        try SearchIndex.indexAll(in: old)
+        // As version 14 indexed it: the text with its NUL, which the index reads only up to it.
+        try old.write { db throws(DatabaseError) in
+            let row = try db.query("SELECT search_rowid FROM notes") { $0.int(0) }.first ?? 0
+            try SearchIndex.remove(row: row, in: db)
+            try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(row), .text(note.text)])
+        }
+        #expect(try await live.notes.search(token, "afterword").isEmpty, "the damage version 15 mends")
+        old.close()
+        let migrated = AppEnvironment.live(database: try Database(path: path, migrations: AppSchema.migrations), configuration: configuration, clock: TestClock())
+        #expect(try await migrated.notes.search(token, "afterword").map(\.text) == [note.text])
     }
 
     @Test func aSearchForACallerThatHoldsNotesFindsTheSameAndHandsOverOnlyWhatItLacks() async throws {
