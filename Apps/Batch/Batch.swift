@@ -55,9 +55,14 @@ struct Batch {
     /// What runs the scripts; ``ScriptRunner/end()`` ends them on a signal.
     let runner: ScriptRunner
 
+    /// Standard input's lines, when it is the script.
+    let input: InputLines?
+
     init(options: BatchOptions) {
         self.options = options
-        runner = Self.makeRunner(options)
+        let readsStandardInput = options.scripts.count == 1 && options.scripts.first.map(Self.standardInputNames.contains) == true
+        input = readsStandardInput ? InputLines() : nil
+        runner = Self.makeRunner(options, input: input)
     }
 
     /// The script names that mean standard input, read and answered line by line.
@@ -70,8 +75,8 @@ struct Batch {
             return 2
         }
         if options.live, options.databasePath == nil { throw BatchError("--env live needs --db PATH") }
-        if options.scripts.count == 1, let name = options.scripts.first, Self.standardInputNames.contains(name) {
-            return await runStandardInput(runner)
+        if let input {
+            return await runStandardInput(runner, input: input)
         }
         let selected = options.selectedScripts
         if options.list {
@@ -154,7 +159,7 @@ struct Batch {
 
     /// The sessions scripts run in: in memory on a test clock, or on the database's live clients
     /// without its journal (each script starts from a fresh app).
-    private static func makeRunner(_ options: BatchOptions) -> ScriptRunner {
+    private static func makeRunner(_ options: BatchOptions, input: InputLines?) -> ScriptRunner {
         var runner = ScriptRunner {
             guard options.live, let path = options.databasePath else {
                 return try await ConsoleSession.scripted(
@@ -162,7 +167,10 @@ struct Batch {
             }
             let hostOptions = AppHost.Options(
                 journal: .off, history: options.history, durability: options.durability, readOnly: options.readOnly, injectsFailures: true)
-            let host = try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
+            // Given up when standard input (the script) ends and a stuck database keeps it from opening.
+            let host = try await ShellOpening.host(whileReading: input) {
+                try await AppHost(storage: .database(path: path), loginStyle: options.loginStyle, options: hostOptions)
+            }
             return ConsoleSession(host: host, waitsForEffects: options.wait, defaultTimeout: ConsoleSession.liveTimeout)
         }
         runner.stopsAtFirstFailure = options.failFast
@@ -173,9 +181,8 @@ struct Batch {
     /// Runs standard input as one script, answering each line as soon as it has run, so another
     /// process can drive the app line by line; the answers to lines already waiting go out
     /// together, in one write.
-    private func runStandardInput(_ runner: ScriptRunner) async -> Int32 {
+    private func runStandardInput(_ runner: ScriptRunner, input: InputLines) async -> Int32 {
         let options = options
-        let input = InputLines()
         let report = await runner.run(name: "stdin", lines: input) { line in
             if options.json {
                 standardOutput.write(line.jsonLine(script: "stdin") + "\n", moreFollows: input.hasLineReady)

@@ -13,6 +13,8 @@ import Darwin
 final class Shell: @unchecked Sendable {
     let session: ConsoleSession
     let terminal: Terminal
+    /// Standard input's lines, when they are piped rather than typed.
+    let input: InputLines
     /// Where the line history is kept (set only at a terminal), the editor's lines, and how many
     /// of them were in the file already or are saved: read by a signal's handler too, so kept
     /// apart from the line editor.
@@ -22,15 +24,17 @@ final class Shell: @unchecked Sendable {
     /// Standard output, each answer written whole or not at all.
     private let output = StandardOutput()
 
-    private init(session: ConsoleSession, terminal: Terminal) {
+    private init(session: ConsoleSession, terminal: Terminal, input: InputLines?) {
         self.session = session
         self.terminal = terminal
+        self.input = input ?? InputLines()
     }
 
     /// Opens the database (if any) through the host, which restores the last session from its
     /// journal, and prints where everything is.
     static func start(
-        databasePath: String?, loginStyle: ConsoleLoginStyle?, readOnly: Bool, durability: Durability, history: HistoryLimits, terminal: Terminal
+        databasePath: String?, loginStyle: ConsoleLoginStyle?, readOnly: Bool, durability: Durability, history: HistoryLimits, terminal: Terminal,
+        input: InputLines?
     ) async throws -> Shell {
         let session: ConsoleSession
         if databasePath == nil, !terminal.isInteractive {
@@ -38,16 +42,19 @@ final class Shell: @unchecked Sendable {
             // a terminal time is real, since nobody would move the clock for a debounced search.
             session = try await ConsoleSession.scripted(loginStyle: loginStyle ?? .finiteStates, history: history)
         } else {
-            let host = try await AppHost(
-                storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
-                loginStyle: loginStyle,
-                options: {
-                    // The console's `fail` works at the REPL too.
-                    var options = AppHost.Options(history: history, durability: durability, readOnly: readOnly, injectsFailures: true)
-                    // At a terminal, trouble with kept data shows above the line being edited.
-                    if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: " + TerminalText.visible($0), "33")) } }
-                    return options
-                }())
+            // Piped, given up when the input ends and a stuck database keeps it from opening.
+            let host = try await ShellOpening.host(whileReading: input) {
+                try await AppHost(
+                    storage: databasePath.map { .database(path: $0) } ?? .inMemory(),
+                    loginStyle: loginStyle,
+                    options: {
+                        // The console's `fail` works at the REPL too.
+                        var options = AppHost.Options(history: history, durability: durability, readOnly: readOnly, injectsFailures: true)
+                        // At a terminal, trouble with kept data shows above the line being edited.
+                        if terminal.isInteractive { options.warnings = { terminal.printAbove(terminal.colour("warning: " + TerminalText.visible($0), "33")) } }
+                        return options
+                    }())
+            }
             session = ConsoleSession(host: host, waitsForEffects: !terminal.isInteractive, defaultTimeout: ConsoleSession.liveTimeout)
         }
         let host = session.host
@@ -60,7 +67,7 @@ final class Shell: @unchecked Sendable {
                 terminal.printAbove("appcore: in memory, nothing is kept (type help)")
             }
         }
-        return Shell(session: session, terminal: terminal)
+        return Shell(session: session, terminal: terminal, input: input)
     }
 
     /// Runs until the user quits or input ends, then ends as ``end(status:)`` does.
@@ -98,7 +105,7 @@ final class Shell: @unchecked Sendable {
     /// is written as soon as it is known (a driver reads it line by line).
     private func runPiped() async {
         // Read on a thread of their own: a blocking read must not hold a thread tasks share.
-        for await bytes in InputLines() {
+        for await bytes in input {
             let line = String(decoding: bytes, as: UTF8.self)
             let result = await session.execute(line)
             let text = describe(result) + "\n"

@@ -56,7 +56,8 @@ do {
         readOnly: options.readOnly,
         durability: options.durability,
         history: options.history,
-        terminal: terminal
+        terminal: terminal,
+        input: terminal.isInteractive ? nil : InputLines()
     )
 } catch {
     exitWithUsage("\(error)")

@@ -48,7 +48,7 @@ let output = StandardOutput()
 
 func end(_ host: AppHost, status: Int32) async -> Never {
     var failure: (any Error)?
-    do { try await host.close() } catch { failure = error }
+    do { try await host.close(timeout: ConsoleSession.endingTime) } catch { failure = error }
     output.flush() // replies held to go with the next, once no intent is performed after them
     if let failure { fail("\(failure)") }
     ProcessExit.exit(status)
@@ -68,12 +68,17 @@ if options.inMemory {
 }
 // No intent undoes, so no history is recorded.
 let hostOptions = AppHost.Options(history: nil, durability: options.durability, readOnly: options.readOnly)
+let input = InputLines() // read on a thread of its own, never blocking a task
 let host: AppHost
-do { host = try await AppHost(storage: storage, loginStyle: options.loginStyle, options: hostOptions) } catch { fail("\(error)") }
+do {
+    // Given up when the input ends and a stuck database keeps it from opening.
+    host = try await ShellOpening.host(whileReading: input) { try await AppHost(storage: storage, loginStyle: options.loginStyle, options: hostOptions) }
+} catch {
+    fail("\(error)")
+}
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
 /// Answers intents until the input ends, off the main actor (nothing here needs it).
-func serve(_ host: AppHost) async -> Never {
-    let input = InputLines() // read on a thread of its own, never blocking a task
+func serve(_ host: AppHost, _ input: InputLines) async -> Never {
     var shown: Screens? // what the reader holds: replies carry what changed since
     for await line in input {
         if line.isEmpty { continue }
@@ -111,4 +116,4 @@ func serve(_ host: AppHost) async -> Never {
         await end(host, status: 1)
     }
 }
-await serve(host)
+await serve(host, input)

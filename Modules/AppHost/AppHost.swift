@@ -256,9 +256,11 @@ public final class AppHost: Sendable {
 
     // MARK: - Closing
 
-    /// Lets running work finish (up to `timeout`), stops the app, stops recording, writes the
-    /// rest of the journal and closes the database (its `-wal` and `-shm` files go away).
-    /// Calling it again, from anywhere, waits for that closing and reports how it went.
+    /// Lets running work finish, stops the app, stops recording, writes the rest of the journal
+    /// and closes the database (its `-wal` and `-shm` files go away), all within `timeout`:
+    /// running work gets half of it, and a database that does not answer in the rest is left
+    /// open, saying what may not be kept. Calling it again, from anywhere, waits for that
+    /// closing and reports how it went.
     public func close(timeout: Duration = .seconds(5)) async throws(AppHostError) {
         // One closing, however many callers (a shell quitting and a signal's handler at once):
         // each waits for it and hears how it went.
@@ -283,15 +285,16 @@ public final class AppHost: Sendable {
     }
 
     private func closeOnce(timeout: Duration) async throws(AppHostError) {
+        let deadline = ContinuousClock.now + timeout
         externalWrites.cancel()
-        await store.waitForEffects(timeout: timeout)
+        await store.waitForEffects(timeout: timeout / 2)
         store.shutDown()
         recording.withLock { subscription in
             subscription?.cancel()
             subscription = nil
         }
         timeline?.stopRecording()
-        try await opened.close(finalState: store.currentState)
+        try await opened.close(finalState: store.currentState, within: max(ContinuousClock.now.duration(to: deadline), .milliseconds(500)))
     }
 }
 

@@ -54,6 +54,14 @@ public struct InputLines: AsyncSequence, Sendable {
     /// front end that answers line by line may then hold an answer to write it with the next.
     public var hasLineReady: Bool { reader.hasLineReady }
 
+    /// Starts reading ahead now, rather than at the first line asked for: a program that does
+    /// something else first (opens a database) can learn meanwhile that its input ended.
+    public func readAhead() { reader.start() }
+
+    /// Returns once the input has ended: every line is read ahead (or reading failed). Reading
+    /// ahead starts if it had not.
+    public func ended() async { await reader.ended() }
+
     /// An iterator over the lines; all iterators share the one reader.
     public func makeAsyncIterator() -> Iterator {
         Iterator(reader: reader)
@@ -93,6 +101,8 @@ public struct InputLines: AsyncSequence, Sendable {
             var readerWaits = false
             /// The one consumer waiting for a line, when none was read ahead.
             var consumer: CheckedContinuation<[UInt8]?, Never>?
+            /// Those waiting for the end of the input (``ended()``).
+            var endWaiters: [CheckedContinuation<Void, Never>] = []
 
             var count: Int { lines.count - head }
 
@@ -131,6 +141,27 @@ public struct InputLines: AsyncSequence, Sendable {
 
         var hasLineReady: Bool { state.withLock { $0.count > 0 } }
 
+        /// Starts the reading thread unless it runs.
+        func start() {
+            let isFirst = state.withLock { state -> Bool in
+                defer { state.started = true }
+                return !state.started
+            }
+            if isFirst { Thread { [self] in run() }.start() }
+        }
+
+        func ended() async {
+            start()
+            await withCheckedContinuation { continuation in
+                let isOver = state.withLock { state -> Bool in
+                    if state.ended { return true }
+                    state.endWaiters.append(continuation)
+                    return false
+                }
+                if isOver { continuation.resume() }
+            }
+        }
+
         nonisolated(nonsending) func next() async -> [UInt8]? {
             enum Next { case line([UInt8]), end, wait }
             let (next, start, wakeReader) = state.withLock { state -> (Next, Bool, Bool) in
@@ -164,22 +195,25 @@ public struct InputLines: AsyncSequence, Sendable {
             defer { close(descriptor) }
             while true {
                 let line = input.next()
-                let (consumer, full) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, Bool) in
+                let (consumer, full, endWaiters) = state.withLock {
+                    state -> (CheckedContinuation<[UInt8]?, Never>?, Bool, [CheckedContinuation<Void, Never>]) in
+                    var endWaiters: [CheckedContinuation<Void, Never>] = []
+                    if line == nil {
+                        state.ended = true
+                        swap(&endWaiters, &state.endWaiters)
+                    }
                     if let consumer = state.consumer {
                         state.consumer = nil
-                        if line == nil { state.ended = true }
-                        return (consumer, false)
+                        return (consumer, false, endWaiters)
                     }
-                    guard let line else {
-                        state.ended = true
-                        return (nil, false)
-                    }
+                    guard let line else { return (nil, false, endWaiters) }
                     state.lines.append(line)
                     state.bytes += line.count
                     state.readerWaits = state.count >= Self.lineLimit || state.bytes >= Self.byteLimit
-                    return (nil, state.readerWaits)
+                    return (nil, state.readerWaits, endWaiters)
                 }
                 consumer?.resume(returning: line)
+                for waiter in endWaiters { waiter.resume() }
                 if line == nil { return }
                 if full { room.wait() }
             }

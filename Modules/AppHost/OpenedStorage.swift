@@ -81,12 +81,12 @@ struct OpenedStorage: Sendable {
 
     /// Writes the rest of the journal, compacted to `finalState` (what the app ended in: a
     /// deleted note's text leaves the journal too), and closes the database. On a thread of its
-    /// own, and waited for a bounded time: a database call that is stuck (a lock the file system
-    /// never gives back) must not keep a program from ending.
-    func close(finalState: AppFeature.State) async throws(AppHostError) {
+    /// own, and waited for `timeout` at most: a database call that is stuck (a lock the file
+    /// system never gives back) must not keep a program from ending.
+    func close(finalState: AppFeature.State, within timeout: Duration) async throws(AppHostError) {
         guard let database else { return }
         let journal = journal
-        let closed = await Self.onOwnThread(atMost: Self.closingTimeout) { () -> Result<Void, AppHostError> in
+        let closed = await Self.onOwnThread(atMost: timeout) { () -> Result<Void, AppHostError> in
             defer { database.close() }
             do throws(DatabaseError) {
                 try journal?.close(finalState: finalState)
@@ -103,14 +103,17 @@ struct OpenedStorage: Sendable {
         guard let closed else {
             let unwritten = journal?.unwrittenCount ?? 0
             throw AppHostError(
-                "the database did not answer within \(Self.closingTimeout) (a call to it is stuck), so it was left open"
+                "the database did not answer within \(Self.seconds(timeout)) s (a call to it is stuck), so it was left open"
                     + (unwritten > 0 ? ": the last \(unwritten) action\(unwritten == 1 ? "" : "s") may not be kept" : ""))
         }
         try closed.get()
     }
 
-    /// How long closing waits for the database before it gives up on it.
-    static let closingTimeout: Duration = .seconds(5)
+    /// `duration` in seconds, to a tenth.
+    private static func seconds(_ duration: Duration) -> String {
+        let tenths = (duration.components.seconds * 10) + duration.components.attoseconds / 100_000_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
 
     /// `work`'s result, run on a thread of its own; `nil` when it has not ended within `timeout`
     /// (it goes on, and its result is dropped).

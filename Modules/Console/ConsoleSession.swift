@@ -185,19 +185,25 @@ public final class ConsoleSession: Sendable {
     }
 
     /// Ends the session the way quitting does, from any task (a signal's handler): no further
-    /// line runs, the one running finishes (or times out), and the host is closed, its journal
-    /// written and its database closed. Calling it again, or closing the host too, does no harm.
+    /// line runs, the one running gets a moment to finish, and the host is closed, its journal
+    /// written and its database closed, all within ``endingTime``. Calling it again, or closing
+    /// the host too, does no harm.
     public func end() async throws(AppHostError) {
         display.withLock { $0.isEnding = true }
         let clock = ContinuousClock()
+        let deadline = clock.now + Self.endingTime
         // A line stuck on a database call must not keep the program from ending.
-        let deadline = clock.now + min(defaultTimeout, .seconds(5)) + .seconds(1)
-        while display.withLock({ $0.isExecuting }), clock.now < deadline {
-            // Only on the way out, for at most one line's time.
+        let lineDeadline = clock.now + Self.endingTime / 3
+        while display.withLock({ $0.isExecuting }), clock.now < lineDeadline {
+            // Only on the way out, for a moment at most.
             try? await Task.sleep(for: .milliseconds(5))
         }
-        try await host.close()
+        try await host.close(timeout: max(clock.now.duration(to: deadline), .seconds(1)))
     }
+
+    /// The longest ending takes (``end()``), so that a shell ends within 5 s of being asked,
+    /// whatever its database does.
+    public static let endingTime: Duration = .milliseconds(4_500)
 
     /// Performs `intent`, waiting for its work if the session does, and reports what changed.
     nonisolated(nonsending) func perform(_ intent: Intent) async -> Result {

@@ -231,11 +231,20 @@ public struct ScriptRunner: Sendable {
     /// further line runs, the running ones finish, and each session's host is closed. Returns
     /// what failed to close.
     public func end() async -> [AppHostError] {
-        var failures: [AppHostError] = []
-        for session in running.withLock({ Array($0.values) }) {
-            do { try await session.end() } catch { failures.append(error) }
+        // All at once: each may take its whole ending time.
+        await withTaskGroup(of: AppHostError?.self) { group in
+            for session in running.withLock({ Array($0.values) }) {
+                group.addTask {
+                    do throws(AppHostError) {
+                        try await session.end()
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            return await group.reduce(into: []) { if let error = $1 { $0.append(error) } }
         }
-        return failures
     }
 }
 

@@ -120,7 +120,11 @@ struct SharedFileTests {
         var (lost, acknowledgedInAll) = (0, 0)
         for writer in 0..<writers {
             let run = try #require(runs[writer])
-            #expect(run.status == 0, "writer \(writer): \(run.errors)")
+            // Fifty processes closing at once wait their turns for the write lock; on a loaded
+            // machine one may reach the shells' ending time first, and end saying so (exit 2):
+            // what it answered is kept all the same, as checked below.
+            let endedInTime = run.status == 2 && run.errors.contains("the database did not answer within")
+            #expect(run.status == 0 || endedInTime, "writer \(writer): \(run.errors)")
             let replies = run.output.split(separator: "\n")
             #expect(replies.count == adds + 4, "writer \(writer): every line is answered")
             // On a loaded machine a write may wait past the busy timeout: it is then refused,

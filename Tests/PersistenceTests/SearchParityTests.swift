@@ -82,7 +82,8 @@ struct SearchParityTests {
         }
         #expect(try await live.notes.search(token, "afterword").isEmpty, "the damage version 15 mends")
         old.close()
-        let migrated = AppEnvironment.live(database: try Database(path: path, migrations: AppSchema.migrations), configuration: configuration, clock: TestClock())
+        let migrated = AppEnvironment.live(
+            database: try Database(path: path, migrations: AppSchema.migrations), configuration: configuration, clock: TestClock())
         #expect(try await migrated.notes.search(token, "afterword").map(\.text) == [note.text])
     }
 
