@@ -87,6 +87,9 @@ struct Batch {
         // may be), not into memory whole: here only whether it can be read is checked.
         let scripts = try selected.map { path -> String in
             if Self.standardInputNames.contains(path) { throw BatchError("standard input (\(path)) can only be the one script given") }
+            if let database = self.options.databasePath, DatabaseFiles.contain(path, database: database) {
+                throw BatchError("the script \(TerminalText.visible(path)) is the database or one of its files")
+            }
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
                 FileManager.default.isReadableFile(atPath: path)

@@ -319,6 +319,9 @@ extension ConsoleSession {
         let flags = try line.flags()
         let includeSecrets = flags.contains(.includeSecrets), force = flags.contains(.force)
         let path = line.arguments[0].text
+        if case .database(let database) = host.storage, DatabaseFiles.contain(path, database: database) {
+            throw LineError("“\(path)” is the database or one of its files; record to another file")
+        }
         if !force, FileManager.default.fileExists(atPath: path) {
             throw LineError("“\(path)” exists; record --force \(path) replaces it")
         }

@@ -171,6 +171,27 @@ struct RefusedByShellTests {
     }
 }
 
+/// Nothing but SQLite opens a database's files while it is open: the shells refuse to record a
+/// script into them or run them as scripts.
+@Suite("The database's files are SQLite's alone")
+struct DatabaseFilesTests {
+    @Test func recordingIntoTheDatabaseOrRunningItAsAScriptIsRefused() async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-own-files")
+        let printed = try await REPLTests.runPiped(
+            ["--db", path],
+            input: "counter.increment\nrecord \(path) --force\nrecord \(folder.path)/./app.sqlite-wal --force\ncounter.increment\n",
+            environment: ["HOME": folder.path])
+        #expect(printed.components(separatedBy: "is the database or one of its files; record to another file").count == 3, "\(printed)")
+        #expect(printed.contains("counter: 2"))
+        let batch = try await BatchTests.batch(["--env", "live", "--db", path, path])
+        #expect(batch.status == 2)
+        #expect(batch.errors.contains("is the database or one of its files"), "\(batch.errors)")
+        let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+        defer { database.close() }
+        #expect(try database.read { db throws(DatabaseError) in try db.query("PRAGMA integrity_check") { $0.text(0) } } == ["ok"])
+    }
+}
+
 /// A database deleted, or replaced by another file, under a running process is noticed at the
 /// next write: that write fails saying so, nothing is written elsewhere, and the process ends
 /// with a failure status.
