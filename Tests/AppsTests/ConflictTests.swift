@@ -45,6 +45,13 @@ struct ConflictTests {
         ]
     }
 
+    /// The id of the note an `addNote` reply shows added (the first row it upserts).
+    static func addedID(_ reply: [String: Any]?) throws -> String {
+        let rows = ((reply?["screens"] as? [String: Any])?["notes"] as? [String: Any])?["rows"] as? [String: Any]
+        let upserted = (rows?["changes"] as? [String: Any])?["upserted"] as? [[String: Any]]
+        return try #require((upserted?.first?["row"] as? [String: Any])?["id"] as? String)
+    }
+
     /// Whether an outcome completed, or the reason it failed or was rejected.
     static func status(_ reply: [String: Any]) -> (completed: Bool, reason: String?) {
         let status = reply["status"] as? [String: Any] ?? [:]
@@ -81,9 +88,7 @@ struct ConflictTests {
         let (folder, path) = try SignalTests.databaseFolder("appcore-conflict-shown")
         let first = try Serve(path, folder: folder.path)
         let added = try await first.perform(Self.signIn("alice.liddell", signingUp: true) + [#"{"addNote":{"text":"base"}}"#])
-        let rows = ((added.last?["screens"] as? [String: Any])?["notes"] as? [String: Any])?["rows"] as? [String: Any]
-        let upserted = (rows?["changes"] as? [String: Any])?["upserted"] as? [[String: Any]]
-        let id = try #require((upserted?.first?["row"] as? [String: Any])?["id"] as? String)
+        let id = try Self.addedID(added.last)
         let second = try Serve(path, folder: folder.path)
         _ = try await second.perform(Self.signIn("alice.liddell", signingUp: false))
         let secondProcess = second.driven.process.processIdentifier
@@ -105,9 +110,7 @@ struct ConflictTests {
         let (folder, path) = try SignalTests.databaseFolder("appcore-conflict")
         let first = try Serve(path, folder: folder.path)
         let added = try await first.perform(Self.signIn("alice.liddell", signingUp: true) + [#"{"addNote":{"text":"base"}}"#])
-        let rows = ((added.last?["screens"] as? [String: Any])?["notes"] as? [String: Any])?["rows"] as? [String: Any]
-        let upserted = (rows?["changes"] as? [String: Any])?["upserted"] as? [[String: Any]]
-        let id = try #require((upserted?.first?["row"] as? [String: Any])?["id"] as? String)
+        let id = try Self.addedID(added.last)
         let second = try Serve(path, folder: folder.path)
         _ = try await second.perform(Self.signIn("alice.liddell", signingUp: false))
 
@@ -145,9 +148,7 @@ struct ConflictTests {
         var outcomes: [String: Int] = [:]
         for round in 1...10 {
             let added = try await first.perform([#"{"addNote":{"text":"note \#(round)"}}"#])
-            let rows = ((added.last?["screens"] as? [String: Any])?["notes"] as? [String: Any])?["rows"] as? [String: Any]
-            let upserted = (rows?["changes"] as? [String: Any])?["upserted"] as? [[String: Any]]
-            let id = try #require((upserted?.first?["row"] as? [String: Any])?["id"] as? String)
+            let id = try Self.addedID(added.last)
             // The second process lists the note before it acts on it.
             _ = try await second.perform([#"{"reloadNotes":{}}"#])
             first.send([#"{"deleteNote":{"id":"\#(id)"}}"#])

@@ -69,24 +69,7 @@ struct ServeCommandLineTests {
     /// Runs `appcore-serve` in `folder` (its working directory and home) with `arguments` and
     /// `input`; its status, standard output and standard error.
     static func serve(_ arguments: [String], input: String = "", in folder: String) async throws -> (status: Int32, output: String, errors: String) {
-        try await onOwnThread {
-            let process = Process()
-            process.executableURL = try TwoProcessTests.executable("appcore-serve")
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: folder)
-            process.environment = ["HOME": folder]
-            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stderr
-            try process.run()
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-            let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, output, errors)
-        }
+        try await SharedFileTests.serve(arguments: arguments, input: input, folder: folder)
     }
 
     /// The files in `folder`, but the profiles a coverage build writes where it runs.

@@ -32,6 +32,12 @@ struct SharedFileTests {
 
     /// Runs `appcore-serve` with `arguments` and `lines`, as ``serve(_:lines:folder:arguments:)``.
     static func serve(arguments: [String], lines: [String], folder: String) async throws -> Run {
+        try await serve(arguments: arguments, input: lines.map { $0 + "\n" }.joined(), folder: folder)
+    }
+
+    /// Runs `appcore-serve` in `folder` (its working directory and home) with `arguments` and
+    /// `input`, written while its output is read.
+    static func serve(arguments: [String], input: String, folder: String) async throws -> Run {
         try await onOwnThread {
             let process = Process()
             process.executableURL = try TwoProcessTests.executable("appcore-serve")
@@ -43,7 +49,7 @@ struct SharedFileTests {
             process.standardOutput = stdout
             process.standardError = stderr
             try process.run()
-            let input = Data(lines.map { $0 + "\n" }.joined().utf8)
+            let input = Data(input.utf8)
             let writer = Thread {
                 stdin.fileHandleForWriting.write(input)
                 try? stdin.fileHandleForWriting.close()
