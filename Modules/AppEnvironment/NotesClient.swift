@@ -21,6 +21,15 @@ public struct NotesClient: Sendable {
     public var delete: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+    /// A page of the user's notes, or with a `query` of those that match it (as ``search`` finds
+    /// them), in list order: at most `limit` notes, starting after `after` (the first page with
+    /// `nil`), and how many there are in all. What a screen shows costs a page and a count,
+    /// however many notes there are.
+    public var page: PageEndpoint
+
+    /// The shape of ``page``.
+    public typealias PageEndpoint =
+        @Sendable (_ token: AccessToken, _ query: String, _ after: NotesPosition?, _ limit: Int) async throws(AppError) -> NotePage
     /// ``search`` for a caller that holds most notes already (a list on screen): every match's
     /// id, and in full only the matches `isHeld` says it does not hold, so that a search reads
     /// and hands over no more than the caller lacks. `nil` in a client made without it:
@@ -53,7 +62,8 @@ public struct NotesClient: Sendable {
             NoteChanges(cursor: since ?? NotesCursor(position: 0))
         },
         externalWrites: @escaping @Sendable () -> AsyncStream<Void> = { AsyncStream { _ in } },
-        searchMatches: SearchMatches? = nil
+        searchMatches: SearchMatches? = nil,
+        page: PageEndpoint? = nil
     ) {
         self.list = list
         self.create = create
@@ -63,6 +73,24 @@ public struct NotesClient: Sendable {
         self.changes = changes
         self.externalWrites = externalWrites
         self.searchMatches = searchMatches
+        // Without a page endpoint of its own, a page is cut from the whole list or search.
+        self.page = page ?? Self.pages(cutFrom: list, search)
+    }
+
+    /// Pages cut from the whole list, or from the whole search, that `list` and `search` give.
+    private static func pages(
+        cutFrom list: @escaping @Sendable (_ token: AccessToken) async throws(AppError) -> [Note],
+        _ search: @escaping @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
+    ) -> PageEndpoint {
+        { token, query, after, limit throws(AppError) in
+            let all: [Note]
+            if query.allSatisfy(\.isWhitespace) {
+                all = try await list(token)
+            } else {
+                all = try await search(token, query)
+            }
+            return NotePage(of: all, after: after, limit: limit)
+        }
     }
 
     /// The notes that match `query`, as ``search`` finds them: every match's id, and in full
@@ -135,7 +163,11 @@ public struct NotesClient: Sendable {
                 return try await base.changes(token, since)
             },
             externalWrites: base.externalWrites,
-            searchMatches: base.searchMatches.map { searchMatches in intercepting(searchMatches, hook) }
+            searchMatches: base.searchMatches.map { searchMatches in intercepting(searchMatches, hook) },
+            page: { token, query, after, limit throws(AppError) in
+                try await hook(query.allSatisfy(\.isWhitespace) ? .notesList : .notesSearch)
+                return try await base.page(token, query, after, limit)
+            }
         )
     }
 }

@@ -207,3 +207,48 @@ public struct NoteMatches: Hashable, Sendable {
         self.init(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
     }
 }
+
+/// A place in the list's order (``Note/isListed(before:)``): a page of notes starts after it.
+public struct NotesPosition: Hashable, Sendable, Codable {
+    /// The update time of the note at this place.
+    public var updatedAt: Date
+    /// Its id, which orders notes updated at the same time.
+    public var id: Note.ID
+
+    /// The place of `note`.
+    public init(_ note: Note) {
+        self.init(updatedAt: note.updatedAt, id: note.id)
+    }
+
+    /// The place of a note updated at `updatedAt` with id `id`.
+    public init(updatedAt: Date, id: Note.ID) {
+        self.updatedAt = updatedAt
+        self.id = id
+    }
+
+    /// Whether `note` is listed after this place (on a later page).
+    public func comesBefore(_ note: Note) -> Bool {
+        (updatedAt, id) > (note.updatedAt, note.id)
+    }
+}
+
+/// A page of a user's notes, or of those a search finds, in list order, and how many there are
+/// in all: what a screen shows, and what it costs to read, whatever the number of notes.
+public struct NotePage: Hashable, Sendable, Codable {
+    /// The notes of the page, most recently changed first.
+    public var notes: [Note]
+    /// How many notes the list (or the search) holds in all, this page's and the others'.
+    public var total: Int
+
+    /// A page of `notes` out of `total`.
+    public init(notes: [Note], total: Int) {
+        self.notes = notes
+        self.total = total
+    }
+
+    /// The page of `all` (in list order) that starts after `position`, at most `limit` notes.
+    public init(of all: [Note], after position: NotesPosition?, limit: Int) {
+        let start = position.map { position in all.firstIndex { position.comesBefore($0) } ?? all.endIndex } ?? all.startIndex
+        self.init(notes: Array(all[start...].prefix(Swift.max(0, limit))), total: all.count)
+    }
+}

@@ -63,6 +63,53 @@ struct SearchParityTests {
         }
     }
 
+    /// Every page of `query` in `notes`, `size` at a time, and the totals each page said.
+    func pages(_ notes: NotesClient, _ token: AccessToken, _ query: String, size: Int) async throws -> (notes: [Note], totals: Set<Int>) {
+        var (all, totals, after): ([Note], Set<Int>, NotesPosition?) = ([], [], nil)
+        while true {
+            let page = try await notes.page(token, query, after, size)
+            all += page.notes
+            totals.insert(page.total)
+            guard page.notes.count == size, let last = page.notes.last else { return (all, totals) }
+            after = NotesPosition(last)
+        }
+    }
+
+    @Test func pagesWalkTheListAndEachSearchInOrderAndCountThemOnBothBackends() async throws {
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let memory = AppEnvironment.inMemory()
+        let database = try Database(path: folder.file("pages.sqlite"), migrations: AppSchema.migrations)
+        let live = AppEnvironment.live(
+            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
+        var tokens: [AccessToken] = []
+        for environment in [memory, live] {
+            _ = try await environment.auth.signUp(credentials)
+            let token = try await environment.auth.authenticate(credentials).token
+            // Some at the same moment: their ids order them.
+            for (offset, text) in Self.texts.enumerated() {
+                _ = try await environment.notes.create(
+                    token,
+                    Note(
+                        id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text,
+                        createdAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(offset / 3))))
+            }
+            tokens.append(token)
+        }
+        for indexed in [false, true] {
+            if indexed { try SearchIndex.indexAll(in: database) }
+            for query in [""] + Self.cases.map(\.query) {
+                for (environment, token) in zip([memory, live], tokens) {
+                    let whole = query.isEmpty ? try await environment.notes.list(token) : try await environment.notes.search(token, query)
+                    for size in [1, 2, 4, 50] {
+                        let paged = try await pages(environment.notes, token, query, size: size)
+                        #expect(paged.notes == whole, "“\(query)”, pages of \(size), indexed \(indexed)")
+                        #expect(paged.totals == [whole.count], "“\(query)”, pages of \(size), indexed \(indexed)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func version15IndexesAgainTheNotesAnIndexReadOnlyUpToANul() async throws {
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let path = folder.file("v14.sqlite")

@@ -169,6 +169,9 @@ extension AppEnvironment {
                 externalWrites: { backend.externalWrites() },
                 searchMatches: { token, query, isHeld throws(AppError) in
                     try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query, holding: isHeld) }
+                },
+                page: { token, query, after, limit throws(AppError) in
+                    try await backend.offCaller { () throws(AppError) in try backend.page(token, matching: query, after: after, limit: limit) }
                 }
             ),
             clock: clock,

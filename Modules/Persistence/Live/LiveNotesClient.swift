@@ -85,6 +85,65 @@ extension LiveBackend {
         return matches
     }
 
+    /// A page of the user's notes, or of those that match `query`, after `after`, at most `limit`,
+    /// and how many there are in all: a page read in the list's order from an index and a count,
+    /// so its cost grows with the page and with SQLite's count, not with the notes. A search's
+    /// matches come from the full-text index, and the few notes written since its progress are
+    /// read and matched here, as ``notes(_:matching:)`` does.
+    func page(_ token: AccessToken, matching query: String, after: NotesPosition?, limit: Int) throws(AppError) -> NotePage {
+        let words = SearchText.words(of: query)
+        var damaged: [String] = []
+        let page = try reading(token) { db, owner throws(AppError) in
+            try storage { () throws(DatabaseError) -> NotePage? in
+                // One read transaction: the page, its count and the index's progress as one moment.
+                try db.readTransaction(
+                    { (db: Connection) throws(DatabaseError) -> NotePage? in
+                        let read = { (row: Row) in Self.read(row, Self.note, damaged: &damaged) }
+                        let owner: [SQLValue] = [.text(owner.description)]
+                        let (afterCondition, afterBindings) = Self.after(after, in: "notes")
+                        let limitBinding: [SQLValue] = [.int(max(0, limit))]
+                        if words.isEmpty {
+                            let notes = try db.query(
+                                Self.noteColumns + " WHERE owner_id = ?" + afterCondition + Self.listOrder + " LIMIT ?",
+                                owner + afterBindings + limitBinding, read)
+                            let total = try db.query("SELECT count(*) FROM notes WHERE owner_id = ?", owner) { $0.int(0) }.first ?? 0
+                            return NotePage(notes: notes.compactMap { $0 }, total: total)
+                        }
+                        guard try db.tableExists("notes_search") else { return nil }
+                        let (condition, bindings) = Self.indexCondition(words)
+                        let indexed = try db.query(
+                            Self.indexedMatches(condition) + afterCondition + " ORDER BY notes.updated_at DESC, notes.id DESC LIMIT ?",
+                            bindings + owner + owner + afterBindings + limitBinding, read)
+                        let indexedCount =
+                            try db.query(
+                                "SELECT count(*) FROM (\(Self.indexedMatchIDs(condition)) AND notes.change_sequence <= \(SearchIndex.progress(ofOwner: "?")))",
+                                bindings + owner + owner
+                            ) { $0.int(0) }.first ?? 0
+                        let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
+                            .filter { SearchText.text($0.text, holdsEvery: words) }
+                        let notes = (indexed.compactMap { $0 } + recent.filter { after?.comesBefore($0) ?? true })
+                            .sorted { $0.isListed(before: $1) }.prefix(max(0, limit))
+                        return NotePage(notes: Array(notes), total: indexedCount + recent.count)
+                    }, orFail: { $0 })
+            }
+        }
+        warn(damaged: damaged)
+        if !words.isEmpty { searchIndex.catchUp() }
+        if let page { return page }
+        // Without a full-text index, every note is read and matched anyway.
+        return NotePage(of: try notes(token, matching: query), after: after, limit: limit)
+    }
+
+    /// The condition (to add to a `WHERE`) and its values that keep the notes of `table` listed
+    /// after `position`.
+    private static func after(_ position: NotesPosition?, in table: String) -> (String, [SQLValue]) {
+        guard let position else { return ("", []) }
+        let time: SQLValue = .real(position.updatedAt.timeIntervalSinceReferenceDate)
+        return (
+            " AND (\(table).updated_at < ? OR (\(table).updated_at = ? AND \(table).id < ?))", [time, time, .text(position.id.description)]
+        )
+    }
+
     /// Says that `damaged` notes (their ids' first characters) could not be read.
     private func warn(damaged: [String]) {
         guard !damaged.isEmpty else { return }
