@@ -21,11 +21,10 @@ public struct NotesClient: Sendable {
     public var delete: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
-    /// A page of the user's notes, or with a `query` of those that match it (as ``search`` finds
-    /// them), in list order: at most `limit` notes, starting after `after` (the first page with
-    /// `nil`), and how many there are in all. What a screen shows costs a page and a count,
-    /// however many notes there are.
-    public var page: PageEndpoint
+    /// Reads a page of the notes as ``page(_:_:after:limit:)`` describes it, at the cost of the
+    /// page and a count. `nil` in a client made without it: pages are then cut from ``list``
+    /// and ``search``.
+    public var pages: PageEndpoint?
 
     /// The shape of ``page``.
     public typealias PageEndpoint =
@@ -74,23 +73,22 @@ public struct NotesClient: Sendable {
         self.externalWrites = externalWrites
         self.searchMatches = searchMatches
         // Without a page endpoint of its own, a page is cut from the whole list or search.
-        self.page = page ?? Self.pages(cutFrom: list, search)
+        pages = page
     }
 
-    /// Pages cut from the whole list, or from the whole search, that `list` and `search` give.
-    private static func pages(
-        cutFrom list: @escaping @Sendable (_ token: AccessToken) async throws(AppError) -> [Note],
-        _ search: @escaping @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
-    ) -> PageEndpoint {
-        { token, query, after, limit throws(AppError) in
-            let all: [Note]
-            if query.allSatisfy(\.isWhitespace) {
-                all = try await list(token)
-            } else {
-                all = try await search(token, query)
-            }
-            return NotePage(of: all, after: after, limit: limit)
+    /// A page of the user's notes, or with a `query` of those that match it (as ``search`` finds
+    /// them), in list order: at most `limit` notes, starting after `after` (the first page with
+    /// `nil`), and how many there are in all; through ``pages`` when the client has it, else cut
+    /// from ``list`` or ``search``.
+    public func page(_ token: AccessToken, _ query: String, after: NotesPosition?, limit: Int) async throws(AppError) -> NotePage {
+        if let pages { return try await pages(token, query, after, limit) }
+        let all: [Note]
+        if query.allSatisfy(\.isWhitespace) {
+            all = try await list(token)
+        } else {
+            all = try await search(token, query)
         }
+        return NotePage(of: all, after: after, limit: limit)
     }
 
     /// The notes that match `query`, as ``search`` finds them: every match's id, and in full
@@ -134,6 +132,14 @@ public struct NotesClient: Sendable {
         }
     }
 
+    /// `pages` with `hook` run before each call (as a list's or a search's).
+    private func intercepting(_ pages: @escaping PageEndpoint, _ hook: @escaping EndpointHook) -> PageEndpoint {
+        { token, query, after, limit throws(AppError) in
+            try await hook(query.allSatisfy(\.isWhitespace) ? .notesList : .notesSearch)
+            return try await pages(token, query, after, limit)
+        }
+    }
+
     /// This client with `hook` run before each call.
     public func intercepting(_ hook: @escaping EndpointHook) -> NotesClient {
         let base = self
@@ -164,10 +170,7 @@ public struct NotesClient: Sendable {
             },
             externalWrites: base.externalWrites,
             searchMatches: base.searchMatches.map { searchMatches in intercepting(searchMatches, hook) },
-            page: { token, query, after, limit throws(AppError) in
-                try await hook(query.allSatisfy(\.isWhitespace) ? .notesList : .notesSearch)
-                return try await base.page(token, query, after, limit)
-            }
+            page: base.pages.map { pages in intercepting(pages, hook) }
         )
     }
 }

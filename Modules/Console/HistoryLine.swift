@@ -31,6 +31,8 @@ struct HistoryLine {
         case let note as Note: return noteIDs.shortIDs(of: [note.id]) + [Self.quoted(note.text)]
         case let item as Notes.Item: return words(item.note)
         case let results as Notes.SearchResults: return words(results.ids)
+        case let page as NotePage: return ["(\(page.notes.count) of \(page.total))"]
+        case let position as NotesPosition: return ["after"] + noteIDs.shortIDs(of: [position.id])
         case let username as Username: return [username.rawValue]
         case let credentials as Credentials: return [credentials.username.rawValue, "<redacted>"]
         case let user as User: return [user.username.rawValue]

@@ -175,13 +175,17 @@ public struct NoteChanges: Hashable, Sendable, Codable {
     /// Whether ``changed`` is the whole list, to replace the reader's (its cursor was older than
     /// the store's record of deletions). Journals written before it existed hold a change.
     @Defaulted<DefaultFalse> public var replacesAll: Bool
+    /// How many notes the user has now, when the store says (a reader that holds a page of them
+    /// learns how many the others are); `nil` in journals written before.
+    public var total: Int?
 
-    /// A change, or with `replacesAll` the whole list.
-    public init(changed: [Note] = [], removed: [Note.ID] = [], cursor: NotesCursor, replacesAll: Bool = false) {
+    /// A change, or with `replacesAll` the whole list; `total` the notes there are now.
+    public init(changed: [Note] = [], removed: [Note.ID] = [], cursor: NotesCursor, replacesAll: Bool = false, total: Int? = nil) {
         self.changed = changed
         self.removed = removed
         self.cursor = cursor
         self.replacesAll = replacesAll
+        self.total = total
     }
 
     /// Whether nothing changed.

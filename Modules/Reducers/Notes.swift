@@ -116,8 +116,13 @@ public struct Notes: Reducer {
     }
 
     /// The notes screen.
+    ///
+    /// It holds what a screen shows, not every stored note: the list's notes read so far (a
+    /// page, and a page more as the reader asks), the search's matches read so far, the notes
+    /// with changes not stored yet, and how many there are in all. The rest stay in the store.
     public struct State: Hashable, Sendable, Codable {
-        /// The notes, most recently updated first.
+        /// The notes the session holds, most recently updated first: those of the list read so
+        /// far (through ``listEnd``), those of the search's pages, and those with local changes.
         public var items: IdentifiedArray<Item>
         /// The note open for editing.
         public var selectedID: Note.ID?
@@ -137,6 +142,16 @@ public struct Notes: Reducer {
         /// How many of the rows a reader of the screen is sent (the rest on request): a page,
         /// and a page more for each ``Action/moreRowsRequested``.
         @Defaulted<FirstPage> public var rowLimit = Notes.pageSize
+        /// The last stored note of the list read so far, when more may follow it; `nil` when
+        /// the list is held whole (and in journals written before pages).
+        public var listEnd: NotesPosition?
+        /// How many notes the list has in all, read or not; `nil`: as many as are held.
+        public var listTotal: Int?
+        /// The last match of the search read so far, when more may follow it; `nil` when every
+        /// match is held.
+        public var searchEnd: NotesPosition?
+        /// How many notes the search found in all, read or not; `nil`: as many as are held.
+        public var searchTotal: Int?
 
         /// A notes state; empty and not loaded by default.
         public init(
@@ -162,18 +177,37 @@ public struct Notes: Reducer {
         /// The selected note, if any.
         public var selected: Item? { selectedID.flatMap { items[id: $0] } }
 
-        /// The notes to show: the search results while searching, otherwise every note.
+        /// The notes to show: the search's matches read so far while searching, otherwise the
+        /// list's notes read so far.
         public var visibleItems: [Item] {
             guard let searchResults else { return items.elements }
             return searchResults.compactMap { items[id: $0] }
         }
+
+        /// How many notes the list (or the search) has in all, those not read yet included, as
+        /// the store last counted them; `nil` when every one is held (journals written before pages).
+        public var total: Int? {
+            searchResults == nil ? listTotal : searchTotal
+        }
+
+        /// Where the next page of what is shown starts; `nil` when every note of it is held.
+        var end: NotesPosition? { searchResults == nil ? listEnd : searchEnd }
+
+        /// Whether `note`, stored, belongs to the part of the list read so far.
+        func listReaches(_ note: Note) -> Bool {
+            listEnd.map { !$0.comesBefore(note) } ?? true
+        }
+
+        /// How many held notes were never stored (added here, their save not done or failed):
+        /// the store does not count them.
+        var unstoredCount: Int { items.lazy.filter { !$0.isStored }.count }
     }
 
     /// What happens on the notes screen.
     public enum Action: Hashable, Sendable, Codable {
-        /// Fetch the list.
+        /// Fetch the list's first page.
         case listRequested
-        /// The client answered the list request.
+        /// The client answered the list request with every note (journals written before pages).
         case listResponse(Outcome<[Note]>)
         /// Add a note with this text; it is selected.
         case addTapped(String)
@@ -194,8 +228,11 @@ public struct Notes: Reducer {
         case searchQueryChanged(String)
         /// A search was submitted: searched at once.
         case searchSubmitted(String)
-        /// The client answered the search for `query`.
+        /// The client answered the search for `query` (journals written before pages).
         case searchResponse(query: String, Outcome<SearchResults>)
+        /// The client answered with a page of the list (`query` empty) or of the search for
+        /// `query`: the first (`after` is `nil`), or the one after `after`.
+        case pageResponse(query: String, after: NotesPosition?, Outcome<NotePage>)
         /// A reader of the list asked for its next page of rows.
         case moreRowsRequested
         /// Save again a note whose save failed.
@@ -249,14 +286,14 @@ public struct Notes: Reducer {
         case .listRequested:
             if state.list == .loading { return reject(action, state, "the notes are already loading") }
             state.list = .loading
-            let (client, token) = (client, token)
+            let (client, token, limit) = (client, token, state.rowLimit)
             return .run { send in
                 // The cursor first: a change made between the two reads is asked for again later,
                 // and merging it twice changes nothing.
                 let cursor = try? await client.changes(token, nil).cursor
-                let outcome = await Outcome { () async throws(AppError) in try await client.list(token) }
+                let outcome = await Outcome { () async throws(AppError) in try await client.page(token, "", after: nil, limit: limit) }
                 if case .success = outcome, let cursor { send(.followingChanges(from: cursor)) }
-                send(.listResponse(outcome))
+                send(.pageResponse(query: "", after: nil, outcome))
             }
 
         case .followingChanges(let cursor):
@@ -283,6 +320,7 @@ public struct Notes: Reducer {
                 state.changeCursor = changes.cursor
                 // Too far behind for a change: the whole list, merged as a reload would be.
                 if changes.replacesAll { merge(stored: changes.changed, into: &state) } else { apply(changes, into: &state) }
+                if let total = changes.total, state.listTotal != nil { state.listTotal = total + state.unstoredCount }
             case .failure(let error):
                 state.error = error
             }
@@ -293,12 +331,17 @@ public struct Notes: Reducer {
             switch outcome {
             case .success(let notes):
                 state.list = .loaded
+                state.listEnd = nil
+                state.listTotal = nil
                 merge(stored: notes, into: &state)
             case .failure(let error):
                 state.list = .failed(error)
                 state.error = error
             }
             return .none
+
+        case .pageResponse(let query, let after, let outcome):
+            return receive(outcome, of: query, after: after, into: &state, action: action, token: token)
 
         case .addTapped(let text):
             // The id and date are chosen by an effect and carried by the action that applies
@@ -310,6 +353,7 @@ public struct Notes: Reducer {
         case .inserted(let note):
             if state.items[id: note.id] != nil { return reject(action, state, "a note with id \(note.id) already exists") }
             state.list(Item(note: note, save: .saving, isStored: false, revision: 1))
+            state.listTotal? += 1
             state.selectedID = note.id
             return save(note, revision: 1, isStored: false, token: token)
 
@@ -397,7 +441,11 @@ public struct Notes: Reducer {
             case .success, .failure(.notFound):
                 state.items.remove(id: id)
                 if state.selectedID == id { state.selectedID = nil }
-                state.searchResults?.removeAll { $0 == id }
+                state.listTotal? -= 1
+                if state.searchResults?.contains(id) == true {
+                    state.searchResults?.removeAll { $0 == id }
+                    state.searchTotal? -= 1
+                }
             case .failure(let error):
                 state.items.modify(id: id) { item in
                     item.isDeleting = false
@@ -440,10 +488,11 @@ public struct Notes: Reducer {
             return .none
 
         case .moreRowsRequested:
-            let listed = state.searchResults?.count ?? state.items.count
-            guard state.rowLimit < listed else { return reject(action, state, "every row is shown already") }
+            guard state.rowLimit < state.total ?? state.searchResults?.count ?? state.items.count else {
+                return reject(action, state, "every row is shown already")
+            }
             state.rowLimit += Self.pageSize
-            return .none
+            return readMore(state, token: token)
 
         case .errorDismissed:
             guard state.error != nil else { return reject(action, state, "there is no error to dismiss") }
@@ -460,24 +509,91 @@ public struct Notes: Reducer {
         state.searchQuery = query
         guard !query.allSatisfy(\.isWhitespace) else {
             state.searchResults = nil
+            state.searchEnd = nil
+            state.searchTotal = nil
             state.isSearching = false
+            // The matches read beyond the list's part leave with the search.
+            let leaving = state.items.filter { $0.isStored && $0.save == .saved && !$0.isDeleting && $0.id != state.selectedID && !state.listReaches($0.note) }
+            for item in leaving { state.items.remove(id: item.id) }
             return .cancel(id: SearchID())
         }
         state.isSearching = true
-        // The list as the search starts (a copy shares its storage): the answer carries in full
-        // only the matches it does not hold, and the ids of the rest.
-        let (client, token, listed) = (client, token, state.items)
+        // The first page of matches and their count: what it costs grows with the page, not
+        // with the matches.
+        let (client, token, limit) = (client, token, state.rowLimit)
         let searching = Effect<Action>.run { send in
             send(
-                .searchResponse(
-                    query: query,
-                    await Outcome { () async throws(AppError) in
-                        SearchResults(try await client.matches(token, query, holding: { listed.contains(id: $0) }), listed: listed)
-                    }))
+                .pageResponse(
+                    query: query, after: nil, await Outcome { () async throws(AppError) in try await client.page(token, query, after: nil, limit: limit) }))
         }
         return isTyped
             ? searching.debounce(id: SearchID(), for: Self.searchDebounce, clock: clock)
             : searching.cancellable(id: SearchID(), cancelInFlight: true)
+    }
+
+    /// Takes a page the client answered with: the first of the list (a reload) or of a search
+    /// replaces what they held; a later one adds to it. Then reads on while the reader was
+    /// promised more rows (``State/rowLimit``) than are held and more exist.
+    private func receive(
+        _ outcome: Outcome<NotePage>, of query: String, after: NotesPosition?, into state: inout State, action: Action, token: AccessToken
+    ) -> Effect<Action> {
+        let isList = query.allSatisfy(\.isWhitespace)
+        if let after {
+            // A later page: only for what is still shown, from where it still ends.
+            guard isList ? state.searchResults == nil : (state.searchResults != nil && query == state.searchQuery), after == state.end else {
+                return reject(action, state, "the page after “\(after.id)” was superseded")
+            }
+        } else if isList {
+            guard state.list == .loading else { return reject(action, state, "no list request is in flight") }
+        } else {
+            guard state.isSearching, query == state.searchQuery else { return reject(action, state, "the search for “\(query)” was superseded") }
+            state.isSearching = false
+        }
+        var page: NotePage
+        switch outcome {
+        case .success(let read):
+            page = read
+            // In the list's order, whatever order a client answered in.
+            page.notes.sort { $0.isListed(before: $1) }
+        case .failure(let error):
+            if isList, after == nil { state.list = .failed(error) }
+            state.error = error
+            return .none
+        }
+        if isList {
+            if after == nil {
+                state.list = .loaded
+                state.listEnd = nil
+                merge(stored: page.notes, into: &state)
+            } else {
+                for note in page.notes where state.items[id: note.id] == nil { state.list(Item(note: note)) }
+            }
+            let read = state.items.lazy.filter { $0.isStored }.count
+            state.listEnd = read < page.total ? page.notes.last.map(NotesPosition.init) ?? state.listEnd : nil
+            state.listTotal = page.total + state.unstoredCount
+        } else {
+            for note in page.notes where state.items[id: note.id] == nil { state.list(Item(note: note)) }
+            // A match deleted here while the page was read stays deleted.
+            let found = page.notes.map(\.id).filter { state.items.contains(id: $0) }
+            state.searchResults = after == nil ? found : (state.searchResults ?? []) + found.filter { !(state.searchResults ?? []).contains($0) }
+            state.searchTotal = page.total
+            state.searchEnd = (state.searchResults?.count ?? 0) < page.total ? page.notes.last.map(NotesPosition.init) ?? state.searchEnd : nil
+        }
+        return readMore(state, token: token)
+    }
+
+    /// Reads the next page of what is shown when fewer rows are held than the reader was
+    /// promised and more exist.
+    private func readMore(_ state: State, token: AccessToken) -> Effect<Action> {
+        guard let end = state.end else { return .none }
+        let held = state.searchResults?.count ?? state.items.count
+        guard held < state.rowLimit else { return .none }
+        let (client, token, query, limit) = (client, token, state.searchResults == nil ? "" : state.searchQuery, state.rowLimit - held)
+        return .run { send in
+            send(
+                .pageResponse(
+                    query: query, after: end, await Outcome { () async throws(AppError) in try await client.page(token, query, after: end, limit: limit) }))
+        }
     }
 
     /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
@@ -533,6 +649,9 @@ public struct Notes: Reducer {
                     if local.isInConflict { state.items.modify(id: note.id) { $0.updateConflict(.changed(note)) } }
                     continue
                 }
+            } else if !state.listReaches(note) {
+                // Beyond the part of the list read so far: it is read with its page.
+                continue
             }
             state.list(Item(note: note))
         }
@@ -558,14 +677,14 @@ extension Notes.Action: FeatureAction {
     public var failure: AppError? {
         switch self {
         case .listResponse(.failure(let error)), .saveResponse(_, _, .failure(let error)), .searchResponse(_, .failure(let error)),
-            .changesResponse(_, .failure(let error)):
+            .changesResponse(_, .failure(let error)), .pageResponse(_, _, .failure(let error)):
             error
         case .deleteResponse(_, .failure(.notFound)): nil
         case .deleteResponse(_, .failure(let error)): error
         case .listRequested, .listResponse(.success), .addTapped, .inserted, .edited, .changed, .deleteTapped, .selected,
             .searchQueryChanged, .searchSubmitted, .searchResponse(_, .success), .moreRowsRequested, .retrySaveTapped, .saveResponse(_, _, .success),
             .deleteResponse(_, .success),
-            .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .success):
+            .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .success), .pageResponse(_, _, .success):
             nil
         }
     }
@@ -581,11 +700,13 @@ extension Notes.Action: FeatureAction {
         case .inserted(let note), .saveResponse(_, _, .success(let note)): note.text.utf8.count
         case .listResponse(.success(let notes)):
             notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
+        case .pageResponse(_, _, .success(let page)):
+            page.notes.reduce(0) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
         case .searchResponse(_, .success(let results)):
             results.unlisted.reduce(results.ids.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
         case .changesResponse(_, .success(let changes)):
             changes.changed.reduce(changes.removed.count * MemoryLayout<Note.ID>.stride) { $0 + MemoryLayout<Note>.stride + $1.text.utf8.count }
-        case .searchResponse(let query, .failure): query.utf8.count
+        case .searchResponse(let query, .failure), .pageResponse(let query, _, .failure): query.utf8.count
         case .listRequested, .listResponse(.failure), .deleteTapped, .selected, .retrySaveTapped, .saveResponse(_, _, .failure),
             .deleteResponse, .errorDismissed, .followingChanges, .externalChangesNoticed, .changesResponse(_, .failure), .moreRowsRequested:
             0

@@ -38,7 +38,8 @@ public final class NotesViewModel: FeatureViewModel {
     public struct Snapshot: Hashable, Sendable, Codable {
         /// The rows to list: the search results while searching, otherwise every note.
         public var rows: Rows
-        /// How many rows are listed.
+        /// How many notes the list (or the search) holds in all: ``rows`` holds those read so
+        /// far, a page or more.
         public var count: Int
         /// The open note's id; `nil` when none.
         public var selectedID: Note.ID?
@@ -73,7 +74,7 @@ public final class NotesViewModel: FeatureViewModel {
         /// earlier state, where it can be.
         init(_ state: Notes.State, after before: Snapshot?) {
             rows = Rows(state, after: before?.rows)
-            count = rows.count
+            count = max(state.total ?? 0, rows.count)
             let selected = state.selected
             selectedID = selected?.id
             selectedText = selected?.note.text

@@ -23,7 +23,7 @@ struct JournalFixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journals")
     /// The fixture this version writes when asked to.
-    static let current = "schema-11.sqlite"
+    static let current = "schema-15.sqlite"
 
     /// A session of every kind of action, journaled with snapshots every 7 actions and no
     /// compaction, so the file holds both.

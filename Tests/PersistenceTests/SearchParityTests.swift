@@ -67,7 +67,7 @@ struct SearchParityTests {
     func pages(_ notes: NotesClient, _ token: AccessToken, _ query: String, size: Int) async throws -> (notes: [Note], totals: Set<Int>) {
         var (all, totals, after): ([Note], Set<Int>, NotesPosition?) = ([], [], nil)
         while true {
-            let page = try await notes.page(token, query, after, size)
+            let page = try await notes.page(token, query, after: after, limit: size)
             all += page.notes
             totals.insert(page.total)
             guard page.notes.count == size, let last = page.notes.last else { return (all, totals) }

@@ -73,9 +73,10 @@ struct AppFeatureTests {
         await store.receive(.profile(.loaded(alice))) { $0.user?.profile = .loaded(alice) }
         await store.receive(.posts(.loaded(Self.profilePosts))) { $0.user?.posts.phase = .loaded(Self.profilePosts) }
         await store.receive(.notes(.followingChanges(from: Self.storedCursor))) { $0.user?.notes.changeCursor = Self.storedCursor }
-        await store.receive(.notes(.listResponse(.success(Self.storedNotes)))) {
+        await store.receive(.notes(.pageResponse(query: "", after: nil, .success(NotePage(notes: Self.storedNotes, total: 1))))) {
             $0.user?.notes.list = .loaded
             $0.user?.notes.items = [Notes.Item(note: Self.storedNotes[0])]
+            $0.user?.notes.listTotal = 1
         }
         await store.finish()
     }
@@ -97,7 +98,7 @@ struct AppFeatureTests {
         await store.receive(.posts(.load)) { $0.user?.posts.phase = .loading }
         await store.receive(.notes(.listRequested)) { $0.user?.notes.list = .loading }
         store.exhaustivity = .off
-        await store.receive(.notes(.listResponse(.success(Self.storedNotes))))
+        await store.receive(.notes(.pageResponse(query: "", after: nil, .success(NotePage(notes: Self.storedNotes, total: 1)))))
         #expect(store.state.profile == .loaded(alice))
         await store.finish()
     }

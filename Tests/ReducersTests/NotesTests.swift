@@ -40,16 +40,19 @@ struct NotesTests {
             $0.changes = { _, _ in NoteChanges(cursor: cursor) }
         }
         await store.send(.listRequested) { $0.list = .loading }
-        await store.receive(.listResponse(.failure(.network(reason: "offline")))) {
+        await store.receive(.pageResponse(query: "", after: nil, .failure(.network(reason: "offline")))) {
             $0.list = .failed(.network(reason: "offline"))
             $0.error = .network(reason: "offline")
         }
         await store.send(.errorDismissed) { $0.error = nil }
         await store.send(.listRequested) { $0.list = .loading }
         await store.receive(.followingChanges(from: cursor)) { $0.changeCursor = cursor }
-        await store.receive(.listResponse(.success([note(7, "milk", updated: 2), note(8, "eggs", updated: 1)]))) {
+        await store.receive(
+            .pageResponse(query: "", after: nil, .success(NotePage(notes: [note(7, "milk", updated: 2), note(8, "eggs", updated: 1)], total: 2)))
+        ) {
             $0.list = .loaded
             $0.items = [Notes.Item(note: note(7, "milk", updated: 2)), Notes.Item(note: note(8, "eggs", updated: 1))]
+            $0.listTotal = 2
         }
         await store.finish()
     }
@@ -257,15 +260,17 @@ struct NotesTests {
         await clock.advance(by: .milliseconds(299))
         #expect(queries.withLock { $0 }.isEmpty, "nothing is searched before the query rests")
         await clock.advance(by: .milliseconds(1))
-        await store.receive(.searchResponse(query: "mil", .success(Notes.SearchResults(ids: [note(7, "milk").id])))) {
+        await store.receive(.pageResponse(query: "mil", after: nil, .success(NotePage(notes: [note(7, "milk")], total: 1)))) {
             $0.isSearching = false
             $0.searchResults = [note(7, "milk").id]
+            $0.searchTotal = 1
         }
         #expect(queries.withLock { $0 } == ["mil"])
         #expect(store.state.visibleItems.map(\.note.text) == ["milk"])
         await store.send(.searchQueryChanged("")) {
             $0.searchQuery = ""
             $0.searchResults = nil
+            $0.searchTotal = nil
         }
         await store.finish()
     }
@@ -280,20 +285,22 @@ struct NotesTests {
         #expect(await clock.untilSleeping())
         // Submitted before typing paused: the typed search is dropped, the clock is not waited on.
         await store.send(.searchSubmitted("eggs")) { $0.searchQuery = "eggs" }
-        await store.receive(.searchResponse(query: "eggs", .success(Notes.SearchResults(ids: [note(8, "eggs").id])))) {
+        await store.receive(.pageResponse(query: "eggs", after: nil, .success(NotePage(notes: [note(8, "eggs")], total: 1)))) {
             $0.isSearching = false
             $0.searchResults = [note(8, "eggs").id]
+            $0.searchTotal = 1
         }
         await clock.advance(by: Notes.searchDebounce)
         #expect(queries.withLock { $0 } == ["eggs"], "the typed query was never searched")
         await store.send(.searchSubmitted(" ")) {
             $0.searchQuery = " "
             $0.searchResults = nil
+            $0.searchTotal = nil
         }
         await store.finish()
     }
 
-    @Test func aSearchAnswerCarriesInFullOnlyTheMatchesTheListDidNotHold() async {
+    @Test func aSearchPageListsTheMatchesTheListDidNotHold() async {
         let queries = Locked<[String]>([])
         // Note 9 was written elsewhere and is not listed yet.
         let store = searchingStore(finding: [note(8, "eggs"), note(9, "egg cups")], asked: queries)
@@ -301,12 +308,11 @@ struct NotesTests {
             $0.searchQuery = "egg"; $0.isSearching = true
         }
         // In the list's order (the newer note first), whatever order the client answered in.
-        await store.receive(
-            .searchResponse(query: "egg", .success(Notes.SearchResults(ids: [note(9, "egg cups").id, note(8, "eggs").id], unlisted: [note(9, "egg cups")])))
-        ) {
+        await store.receive(.pageResponse(query: "egg", after: nil, .success(NotePage(notes: [note(8, "eggs"), note(9, "egg cups")], total: 2)))) {
             $0.isSearching = false
             $0.items.insert(Notes.Item(note: note(9, "egg cups")), at: 0)
             $0.searchResults = [note(9, "egg cups").id, note(8, "eggs").id]
+            $0.searchTotal = 2
         }
         #expect(store.state.visibleItems.map(\.note.text) == ["egg cups", "eggs"])
         await store.finish()
@@ -328,7 +334,7 @@ struct NotesTests {
         }
         #expect(await clock.untilSleeping())
         await clock.advance(by: Notes.searchDebounce)
-        await store.receive(.searchResponse(query: "milk", .failure(.network(reason: "offline")))) {
+        await store.receive(.pageResponse(query: "milk", after: nil, .failure(.network(reason: "offline")))) {
             $0.isSearching = false
             $0.error = .network(reason: "offline")
         }
@@ -405,9 +411,12 @@ struct NotesTests {
         }
         await store.send(.listRequested) { $0.list = .loading }
         await store.receive(.followingChanges(from: NotesCursor(position: 1))) { $0.changeCursor = NotesCursor(position: 1) }
-        await store.receive(.listResponse(.success([note(7, "server text", updated: 1), note(8, "other", updated: 2)]))) {
+        await store.receive(
+            .pageResponse(query: "", after: nil, .success(NotePage(notes: [note(7, "server text", updated: 1), note(8, "other", updated: 2)], total: 2)))
+        ) {
             $0.list = .loaded
             $0.items = [neverStored, unsaved, Notes.Item(note: note(8, "other", updated: 2))]
+            $0.listTotal = 3
         }
         await store.finish()
     }
@@ -456,9 +465,10 @@ struct NotesTests {
         }
         await store.send(.listRequested) { $0.list = .loading }
         await store.receive(.followingChanges(from: NotesCursor(position: 9))) { $0.changeCursor = NotesCursor(position: 9) }
-        await store.receive(.listResponse(.success([note(8, "eggs", updated: 0), theirs]))) {
+        await store.receive(.pageResponse(query: "", after: nil, .success(NotePage(notes: [note(8, "eggs", updated: 0), theirs], total: 2)))) {
             $0.list = .loaded
             $0.items = [offline, Notes.Item(note: theirs)]
+            $0.listTotal = 2
         }
         await store.finish()
     }

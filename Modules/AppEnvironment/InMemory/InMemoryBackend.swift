@@ -209,12 +209,12 @@ public final class InMemoryBackend: Sendable {
             let id = try Self.owner(of: token, in: storage)
             let log = storage.noteChanges[id] ?? NoteChangeLog()
             let now = NotesCursor(position: log.count)
-            guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
             let notes = storage.notes[id] ?? [:]
+            guard let cursor, cursor < now else { return NoteChanges(cursor: now, total: notes.count) }
             return NoteChanges(
                 changed: log.changedAt.filter { $0.value > cursor.position }.compactMap { notes[$0.key] }.sorted { $0.isListed(before: $1) },
                 removed: log.removedAt.filter { $0.value > cursor.position }.map(\.key).sorted(),
-                cursor: now)
+                cursor: now, total: notes.count)
         }
     }
 

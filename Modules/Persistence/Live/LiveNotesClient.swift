@@ -364,7 +364,8 @@ extension LiveBackend {
             try storage { () throws(DatabaseError) -> NoteChanges in
                 let ownerID: SQLValue = .text(owner.description)
                 let now = NotesCursor(position: try db.query("SELECT \(Self.nextChange) - 1", [ownerID]) { $0.int(0) }.first.map(Int64.init) ?? 0)
-                guard let cursor, cursor < now else { return NoteChanges(cursor: now) }
+                let total = try db.query("SELECT count(*) FROM notes WHERE owner_id = ?", [ownerID]) { $0.int(0) }.first ?? 0
+                guard let cursor, cursor < now else { return NoteChanges(cursor: now, total: total) }
                 let read = { (row: Row) -> Note? in
                     let note = Self.note(row)
                     if note == nil { damaged += 1 }
@@ -372,7 +373,7 @@ extension LiveBackend {
                 }
                 if cursor.position < now.position - configuration.keptDeletionChanges {
                     let all = try db.query(Self.noteColumns + " WHERE owner_id = ?" + Self.listOrder, [ownerID], read)
-                    return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true)
+                    return NoteChanges(changed: all.compactMap { $0 }, cursor: now, replacesAll: true, total: total)
                 }
                 let after: [SQLValue] = [ownerID, .integer(cursor.position)]
                 let changed = try db.query(
@@ -380,7 +381,7 @@ extension LiveBackend {
                 let removed = try db.query("SELECT id FROM note_removals WHERE owner_id = ? AND change_sequence > ? ORDER BY id", after) { row in
                     try? Self.id(row, 0, "note_removals.id") as Note.ID
                 }
-                return NoteChanges(changed: changed.compactMap { $0 }, removed: removed.compactMap { $0 }, cursor: now)
+                return NoteChanges(changed: changed.compactMap { $0 }, removed: removed.compactMap { $0 }, cursor: now, total: total)
             }
         }
         if damaged > 0 {
