@@ -11,10 +11,12 @@ public enum ShellOpening {
     }
 
     /// `open`'s host. When `input` is given, it is read ahead meanwhile, and once it has ended,
-    /// an opening still not done after `patience` is given up with ``Stuck`` (nothing was
-    /// answered, so nothing is lost): the shell then ends within its promised time.
+    /// an opening still not done after `patience` (`patienceWithLines` when lines wait to be
+    /// answered: a database busy with other processes may be slow to open) is given up with
+    /// ``Stuck``; nothing was answered, so nothing is lost.
     public static func host(
-        whileReading input: InputLines?, patience: Duration = .seconds(3), _ open: @escaping @Sendable () async throws -> AppHost
+        whileReading input: InputLines?, patience: Duration = .seconds(3), patienceWithLines: Duration = .seconds(30),
+        _ open: @escaping @Sendable () async throws -> AppHost
     ) async throws -> AppHost {
         guard let input else { return try await open() }
         input.readAhead()
@@ -33,12 +35,13 @@ public enum ShellOpening {
             }
             Task {
                 await input.ended()
-                try? await Task.sleep(for: patience)
+                let waited = input.hasLineReady ? patienceWithLines : patience
+                try? await Task.sleep(for: waited)
                 answer(
                     .failure(
                         Stuck(
                             description:
-                                "the database did not open within \(patience) of the end of the input (a call to it is stuck); nothing was done")))
+                                "the database did not open within \(waited) of the end of the input (a call to it is stuck); nothing was done")))
             }
         }
     }

@@ -249,5 +249,12 @@ public enum AppSchema {
                 try db.execute("INSERT INTO notes_search (rowid, text) VALUES (?, ?)", [.int(row), .text(SearchText.folded(text))])
             }
         },
+        Migration(
+            version: 16, name: "notes read a page at a time in the list's order",
+            sql: """
+                -- A page of the list, and of a search's many matches, is read from here in order,
+                -- the index's row and the note's change told without reading the note.
+                CREATE INDEX notes_in_list_order ON notes(owner_id, updated_at, id, search_rowid, change_sequence);
+                """),
     ]
 }

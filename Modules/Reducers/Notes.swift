@@ -446,6 +446,8 @@ public struct Notes: Reducer {
                     state.searchResults?.removeAll { $0 == id }
                     state.searchTotal? -= 1
                 }
+                // The page keeps its rows: the note after it moves in.
+                return readMore(state, token: token)
             case .failure(let error):
                 state.items.modify(id: id) { item in
                     item.isDeleting = false

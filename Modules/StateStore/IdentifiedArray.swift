@@ -482,9 +482,10 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// How many steps back a diff can reach before falling back to comparing everything.
+    /// How many steps back a diff can reach before falling back to comparing everything: more
+    /// than a page of rows read at once (64 against 50), so a page added is told by its ids.
     @inlinable
-    static var capacity: Int { 32 }
+    static var capacity: Int { 64 }
 
     @usableFromInline var version: UInt64 = 0
     @usableFromInline var entries: ContiguousArray<Entry> = []

@@ -110,6 +110,36 @@ struct SearchParityTests {
         }
     }
 
+    @Test func aSearchOfManyMatchesWalksTheListInOrderAndCountsTheOwnersOnly() async throws {
+        let database = try Database(path: folder.file("many.sqlite"), migrations: AppSchema.migrations)
+        let live = AppEnvironment.live(
+            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
+        var tokens: [AccessToken] = []
+        for name in ["alice.liddell", "bob.builder"] {
+            let credentials = Credentials(username: Username(name), password: "wonderland")
+            _ = try await live.auth.signUp(credentials)
+            tokens.append(try await live.auth.authenticate(credentials).token)
+        }
+        // More matches than a page is sorted from whole (every owner's), most of them Alice's.
+        let count = LiveBackend.matchesSortedWhole + 200
+        for number in 0..<count {
+            let text = number % 7 == 0 ? "common and rare" : "common"
+            let note = Note(
+                id: Note.ID(UUID(sequence: UInt64(number + 1))), text: text, createdAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(number / 2)))
+            _ = try await live.notes.create(number % 10 == 0 ? tokens[1] : tokens[0], note)
+        }
+        try SearchIndex.indexAll(in: database)
+        // Written since the index's progress: read and matched directly.
+        _ = try await live.notes.create(
+            tokens[0], Note(id: Note.ID(UUID(sequence: 9_999)), text: "common, new", createdAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        for query in ["common", "rare", "common rare"] {
+            let whole = try await live.notes.search(tokens[0], query)
+            let paged = try await pages(live.notes, tokens[0], query, size: 50)
+            #expect(paged.notes == whole, "“\(query)”")
+            #expect(paged.totals == [whole.count], "“\(query)”")
+        }
+    }
+
     @Test func version15IndexesAgainTheNotesAnIndexReadOnlyUpToANul() async throws {
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let path = folder.file("v14.sqlite")

@@ -104,21 +104,38 @@ extension LiveBackend {
                         let limitBinding: [SQLValue] = [.int(max(0, limit))]
                         if words.isEmpty {
                             let notes = try db.query(
-                                Self.noteColumns + " WHERE owner_id = ?" + afterCondition + Self.listOrder + " LIMIT ?",
+                                Self.noteColumns + " INDEXED BY notes_in_list_order WHERE owner_id = ?" + afterCondition + Self.listOrder + " LIMIT ?",
                                 owner + afterBindings + limitBinding, read)
                             let total = try db.query("SELECT count(*) FROM notes WHERE owner_id = ?", owner) { $0.int(0) }.first ?? 0
                             return NotePage(notes: notes.compactMap { $0 }, total: total)
                         }
                         guard try db.tableExists("notes_search") else { return nil }
                         let (condition, bindings) = Self.indexCondition(words)
-                        let indexed = try db.query(
-                            Self.indexedMatches(condition) + afterCondition + " ORDER BY notes.updated_at DESC, notes.id DESC LIMIT ?",
-                            bindings + owner + owner + afterBindings + limitBinding, read)
-                        let indexedCount =
-                            try db.query(
-                                "SELECT count(*) FROM (\(Self.indexedMatchIDs(condition)) AND notes.change_sequence <= \(SearchIndex.progress(ofOwner: "?")))",
-                                bindings + owner + owner
-                            ) { $0.int(0) }.first ?? 0
+                        // Few matches (every owner's, from the index alone): each is read and the
+                        // page sorted from them. Many: the owner's notes are walked in the list's
+                        // order, each kept if the index's matches hold it, until the page is full.
+                        let matches = try db.query("SELECT count(*) FROM notes_search WHERE " + condition, bindings) { $0.int(0) }.first ?? 0
+                        let indexed: [Note?]
+                        let indexedCount: Int
+                        if matches <= Self.matchesSortedWhole {
+                            indexed = try db.query(
+                                Self.indexedMatches(condition) + afterCondition + " ORDER BY notes.updated_at DESC, notes.id DESC LIMIT ?",
+                                bindings + owner + owner + afterBindings + limitBinding, read)
+                            indexedCount =
+                                try db.query(
+                                    "SELECT count(*) FROM (\(Self.indexedMatchIDs(condition)) AND notes.change_sequence <= \(SearchIndex.progress(ofOwner: "?")))",
+                                    bindings + owner + owner
+                                ) { $0.int(0) }.first ?? 0
+                        } else {
+                            let matching = " AND notes.search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))"
+                            let indexedNotes =
+                                " INDEXED BY notes_in_list_order WHERE owner_id = ? AND change_sequence <= \(SearchIndex.progress(ofOwner: "?"))"
+                            indexed = try db.query(
+                                Self.noteColumns + indexedNotes + afterCondition + matching + Self.listOrder + " LIMIT ?",
+                                owner + owner + afterBindings + bindings + limitBinding, read)
+                            indexedCount =
+                                try db.query("SELECT count(*) FROM notes" + indexedNotes + matching, owner + owner + bindings) { $0.int(0) }.first ?? 0
+                        }
                         let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
                             .filter { SearchText.text($0.text, holdsEvery: words) }
                         let notes = (indexed.compactMap { $0 } + recent.filter { after?.comesBefore($0) ?? true })
@@ -134,13 +151,17 @@ extension LiveBackend {
         return NotePage(of: try notes(token, matching: query), after: after, limit: limit)
     }
 
+    /// Up to how many matches of the index (every owner's) a search page is sorted from them
+    /// all; with more, the owner's notes are walked in the list's order instead.
+    static let matchesSortedWhole = 1_000
+
     /// The condition (to add to a `WHERE`) and its values that keep the notes of `table` listed
     /// after `position`.
     private static func after(_ position: NotesPosition?, in table: String) -> (String, [SQLValue]) {
         guard let position else { return ("", []) }
         let time: SQLValue = .real(position.updatedAt.timeIntervalSinceReferenceDate)
         return (
-            " AND (\(table).updated_at < ? OR (\(table).updated_at = ? AND \(table).id < ?))", [time, time, .text(position.id.description)]
+            " AND (\(table).updated_at, \(table).id) < (?, ?)", [time, .text(position.id.description)]
         )
     }
 
