@@ -167,7 +167,7 @@ public struct NotesCursor: Hashable, Sendable, Codable, Comparable, CustomString
 /// list instead of applying a change.
 public struct NoteChanges: Hashable, Sendable, Codable {
     /// The notes created or updated, as they are now; with ``replacesAll``, every note.
-    public var changed: [Note]
+    @StoredByReference public var changed: [Note]
     /// The ids of the notes deleted.
     public var removed: [Note.ID]
     /// Where the next question starts.
@@ -240,7 +240,7 @@ public struct NotesPosition: Hashable, Sendable, Codable {
 /// in all: what a screen shows, and what it costs to read, whatever the number of notes.
 public struct NotePage: Hashable, Sendable, Codable {
     /// The notes of the page, most recently changed first.
-    public var notes: [Note]
+    @StoredByReference public var notes: [Note]
     /// How many notes the list (or the search) holds in all, this page's and the others'.
     public var total: Int
 

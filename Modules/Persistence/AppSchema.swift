@@ -13,6 +13,19 @@ public enum AppSchema {
             : try Database(path: path, migrations: migrations, durability: durability, applicationID: applicationID)
     }
 
+    /// The notes of `database` as a document names them by reference (an action journal's
+    /// records and snapshots do): read back as stored now, `nil` once deleted. A note's id is
+    /// its owner's choice, so the one of the version named is preferred.
+    public static func storedNotes(in database: Database) -> StoredNotes {
+        StoredNotes { id, version in
+            let notes = try? database.read { db throws(DatabaseError) -> [Note] in
+                guard try db.tableExists("notes") else { return [] }
+                return try db.query(LiveBackend.noteColumns + " WHERE id = ?", [.text(id.description)], LiveBackend.note).compactMap { $0 }
+            }
+            return notes?.first { $0.version == version } ?? notes?.first
+        }
+    }
+
     /// Every step, oldest first. Append new steps; never edit one that has shipped.
     public static let migrations: [Migration] = [
         Migration(

@@ -341,6 +341,15 @@ private struct Features: Reducer {
                 username = user.username
                 state.session.error = .sessionExpired
                 state.session.signUp = .idle
+                // The text not stored yet waits for its owner's next sign in; a save or a
+                // delete in flight died with the process that started it.
+                let unsaved = user.notes.items.filter { $0.save != .saved || !$0.isStored || $0.isDeleting }.map { item in
+                    var kept = item
+                    kept.isDeleting = false
+                    if kept.save == .saved || kept.save == .saving { kept.save = .failed(.cancelled) }
+                    return kept
+                }
+                if !unsaved.isEmpty { state.session.unsavedNotes = Session.UnsavedNotes(owner: user.session.user.id, items: unsaved) }
             case .signedOut(let login):
                 username = login.status.username
             }
@@ -355,7 +364,13 @@ private struct Features: Reducer {
 
     /// Signs `opened` in: the user's part replaces the sign-in screen, and starts loading.
     private func open(_ opened: AuthSession, style: LoginStyle, in state: inout State) -> Effect<Action> {
-        state.account = .signedIn(SignedIn.State(session: opened, loginStyle: style))
+        var user = SignedIn.State(session: opened, loginStyle: style)
+        if let unsaved = state.session.unsavedNotes, unsaved.owner == opened.user.id {
+            // Listed with the notes as they load, which keep them: their text is the user's.
+            for item in unsaved.items { user.notes.list(item) }
+            state.session.unsavedNotes = nil
+        }
+        state.account = .signedIn(user)
         state.session.error = nil
         state.session.signUp = .idle
         state.session.signInAwaitsSignUp = false

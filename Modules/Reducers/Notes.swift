@@ -123,7 +123,7 @@ public struct Notes: Reducer {
     public struct State: Hashable, Sendable, Codable {
         /// The notes the session holds, most recently updated first: those of the list read so
         /// far (through ``listEnd``), those of the search's pages, and those with local changes.
-        public var items: IdentifiedArray<Item>
+        @ItemsByReference public var items: IdentifiedArray<Item>
         /// The note open for editing.
         public var selectedID: Note.ID?
         /// The search typed; empty when not searching.

@@ -20,11 +20,29 @@ public struct Session: Reducer {
         /// starts it when the sign up ends, so a sign in right after a sign up does not fail for
         /// an account that is not made yet.
         @Defaulted<DefaultFalse> public var signInAwaitsSignUp = false
+        /// The notes with text not stored yet of a session that ended when the app started again
+        /// (``Action/restored``): given back to their owner's next sign in, as unsaved notes to
+        /// retry, so a restart loses no typed text.
+        public var unsavedNotes: UnsavedNotes?
 
         /// A session state; nothing to say by default.
         public init(signUp: SignUpStatus = .idle, error: AppError? = nil) {
             self.signUp = signUp
             self.error = error
+        }
+    }
+
+    /// Notes with text not stored yet, kept for their owner while nobody is signed in.
+    public struct UnsavedNotes: Hashable, Sendable, Codable {
+        /// Whose notes they are.
+        public var owner: User.ID
+        /// The notes, each with its text and why it is not stored.
+        public var items: [Notes.Item]
+
+        /// `items` of `owner`.
+        public init(owner: User.ID, items: [Notes.Item]) {
+            self.owner = owner
+            self.items = items
         }
     }
 

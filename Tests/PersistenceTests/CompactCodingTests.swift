@@ -38,85 +38,21 @@ struct CompactCodingTests {
         var bytes = Data([0, 1, 2, 255])
     }
 
-    /// A note through its synthesized conformance, as any other value is written.
-    struct ThroughCodable: Encodable {
-        let note: Note
-        func encode(to encoder: any Encoder) throws { try note.encode(to: encoder) }
-    }
-
-    @Test func notesAreWrittenAsTheirCodableConformanceWritesThem() throws {
-        let notes = [
-            Note(id: Note.ID(UUID(sequence: 1)), text: "", createdAt: Date(timeIntervalSinceReferenceDate: 0)),
-            Note(
-                id: Note.ID(UUID(sequence: .max)), text: "naïve \u{0} \"quoted\" 🧪\nsecond line", createdAt: Date(timeIntervalSince1970: -1.5),
-                updatedAt: Date(timeIntervalSince1970: 1_800_000_000.25), version: 42),
-            Note(id: Note.ID(UUID(sequence: 7)), text: "negative version", createdAt: .distantFuture, version: -3),
-        ]
-        for note in notes {
-            #expect(try CompactCoding.encode(note) == CompactCoding.encode(ThroughCodable(note: note)), "\(note)")
-            #expect(try CompactCoding.decode(Note.self, from: CompactCoding.encode(note)) == note)
-        }
-        // Inside the containers the journal writes them in: a list, an answer, an action.
-        #expect(try CompactCoding.encode(notes) == CompactCoding.encode(notes.map(ThroughCodable.init)))
-        let actions: [Notes.Action] = [.listResponse(.success(notes)), .inserted(notes[1]), .saveResponse(notes[2].id, revision: 2, .success(notes[2]))]
-        #expect(try CompactCoding.decode([Notes.Action].self, from: CompactCoding.encode(actions)) == actions)
-    }
-
-    /// A note read through its synthesized conformance, as any other value is read.
-    struct ReadThroughCodable: Decodable {
-        let note: Note
-        init(from decoder: any Decoder) throws { note = try Note(from: decoder) }
-    }
-
-    /// A document shaped like a note, with any fields.
-    struct NoteShaped: Encodable {
-        var fields: [(String, Field)]
-        enum Field { case text(String), number(Double), integer(Int64), none }
-        struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            for (name, field) in fields {
-                switch field {
-                case .text(let text): try container.encode(text, forKey: Key(stringValue: name))
-                case .number(let number): try container.encode(number, forKey: Key(stringValue: name))
-                case .integer(let integer): try container.encode(integer, forKey: Key(stringValue: name))
-                case .none: try container.encodeNil(forKey: Key(stringValue: name))
-                }
-            }
-        }
-    }
-
-    @Test func notesAreReadAsTheirCodableConformanceReadsThem() throws {
-        let id = "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"
-        let whole: [(String, NoteShaped.Field)] = [("id", .text(id)), ("text", .text("milk 🥛")), ("createdAt", .number(-1.5)), ("updatedAt", .number(2))]
-        let documents: [[(String, NoteShaped.Field)]] = [
-            whole,
-            whole + [("version", .integer(7))],
-            whole + [("version", .none)],
-            [("updatedAt", .integer(3))] + whole.filter { $0.0 != "updatedAt" },
-            [("id", .text(id.uppercased()))] + whole.dropFirst(),
-            whole.filter { $0.0 != "text" },
-            whole + [("text", .text("twice"))],
-            whole + [("colour", .text("an unknown field"))],
-            [("id", .text("not a uuid"))] + whole.dropFirst(),
-            [("id", .number(1))] + whole.dropFirst(),
-            whole + [("version", .text("seven"))],
-        ]
-        for fields in documents {
-            let bytes = try CompactCoding.encode(NoteShaped(fields: fields))
-            let plain = Result { try CompactCoding.decode(Note.self, from: bytes) }
-            let throughCodable = Result { try CompactCoding.decode(ReadThroughCodable.self, from: bytes).note }
-            switch (plain, throughCodable) {
-            case (.success(let note), .success(let expected)): #expect(note == expected, "\(fields)")
-            case (.failure(let error), .failure(let expected)): #expect("\(error)" == "\(expected)", "\(fields)")
-            default: Issue.record("\(fields): \(plain) against \(throughCodable)")
-            }
-        }
+    @Test func storedNotesAreWrittenByReferenceAndReadBackAsStoredNowOrLeftOut() throws {
+        let stored = Note(id: Note.ID(UUID(sequence: 1)), text: "milk, as stored", createdAt: Date(timeIntervalSince1970: 5), version: 3)
+        let gone = Note(id: Note.ID(UUID(sequence: 2)), text: "deleted since", createdAt: Date(timeIntervalSince1970: 4), version: 2)
+        let unstored = Note(id: Note.ID(UUID(sequence: 3)), text: "typed, not stored", createdAt: Date(timeIntervalSince1970: 6))
+        let page = NotePage(notes: [unstored, stored, gone], total: 3)
+        let byReference = try CompactCoding.encode(page, userInfo: [.storedNotesByReference: true])
+        #expect(!String(decoding: byReference, as: UTF8.self).contains("as stored"), "a stored note's text is not written")
+        #expect(String(decoding: byReference, as: UTF8.self).contains("typed, not stored"), "a note never stored is written whole")
+        let changed = Note(id: stored.id, text: "milk, changed since", createdAt: stored.createdAt, version: 4)
+        let table = StoredNotes { id, _ in id == stored.id ? changed : nil }
+        let read = try CompactCoding.decode(NotePage.self, from: byReference, userInfo: [.storedNotes: table])
+        #expect(read.notes == [unstored, changed], "read back as stored now; a note gone is left out")
+        // Written whole (no reference asked for), or read with no table: as ever.
+        #expect(try CompactCoding.decode(NotePage.self, from: CompactCoding.encode(page)) == page)
+        #expect(try CompactCoding.decode(NotePage.self, from: byReference).notes == [unstored])
     }
 
     @Test func everyKindOfValueComesBackEqual() throws {

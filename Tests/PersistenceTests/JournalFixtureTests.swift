@@ -23,13 +23,15 @@ struct JournalFixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journals")
     /// The fixture this version writes when asked to.
-    static let current = "schema-15.sqlite"
+    static let current = "schema-16.sqlite"
 
     /// A session of every kind of action, journaled with snapshots every 7 actions and no
     /// compaction, so the file holds both.
     static func record(into path: String) async throws {
         let database = try Database(path: path, migrations: AppSchema.migrations)
-        let environment = AppEnvironment.inMemory()
+        // The live clients on the fixture's own database: its journal names stored notes by
+        // reference, which its notes table answers.
+        let environment = AppEnvironment.live(database: database, configuration: .testing)
         _ = try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "wonderland"))
         let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment), diagnostics: .ignore)
         let journal = try AppJournal(database: database, stream: "app/fixture")

@@ -16,7 +16,9 @@ struct JournalTests {
     /// A signed-in app on the in-memory clients, with a few actions of every kind reduced and
     /// journaled.
     func recordSession(in database: Database) async throws -> AppFeature.State {
-        let environment = AppEnvironment.inMemory()
+        // The live clients on the journal's own database: the journal names stored notes by
+        // reference, and restoring reads them from its notes table.
+        let environment = AppEnvironment.live(database: database, configuration: .testing)
         _ = try await environment.auth.signUp(Credentials(username: "alice.liddell", password: "wonderland-secret"))
         let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment))
         let journal = try AppJournal(database: database)

@@ -158,6 +158,32 @@ struct AppFeatureTests {
         #expect(state.notes.items.map(\.note) == Self.storedNotes)
     }
 
+    /// A restart ends the session; the text it had not stored yet waits for its owner's next
+    /// sign in, and comes back unsaved, to retry, beside the notes loaded.
+    @Test func aRestartKeepsTheUnsavedTextForItsOwnersNextSignIn() async {
+        var restored = AppFeature.State(loginStyle: .finiteStates)
+        restored.user = SignedIn.State(session: AuthSession(user: alice, token: AccessToken("")), loginStyle: .finiteStates)
+        let typed = Notes.Item(note: note(9, "typed, not stored", updated: 9), save: .saving, isStored: false, revision: 1)
+        let failed = Notes.Item(note: note(8, "edited, failed", updated: 8), save: .failed(.network(reason: "offline")), revision: 2)
+        restored.user?.notes.items = [typed, failed, Notes.Item(note: note(7, "milk"))]
+        let environment = Self.signedInEnvironment()
+        let store = RootStore(initialState: restored, reducer: AppFeature(environment: environment)) {
+            AppFeature.loginMiddleware(environment)
+        }
+        store.send(.session(.restored))
+        var kept = typed
+        kept.save = .failed(.cancelled)
+        #expect(store.currentState.session.unsavedNotes == Session.UnsavedNotes(owner: alice.id, items: [kept, failed]))
+        store.send(.login(.passwordChanged(goodCredentials.password)))
+        await store.send(.login(.signInTapped)).finish()
+        await store.waitForEffects()
+        let notes = store.currentState.notes
+        #expect(notes.items.map(\.note.text) == ["typed, not stored", "edited, failed", "milk"])
+        let unsaved = notes.items.filter { $0.isUnsaved }.map(\.note.text)
+        #expect(unsaved == ["typed, not stored", "edited, failed"])
+        #expect(store.currentState.session.unsavedNotes == nil)
+    }
+
     /// The finite-state sign-in screen while Alice's sign in runs.
     static let aliceAuthenticating = Login.State.finiteStates(.init(phase: .authenticating, username: "alice.liddell", password: "wonderland"))
 

@@ -34,9 +34,9 @@ enum CompactCoding {
         bytes.first == magic
     }
 
-    /// `value` as a compact document.
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let writer = CompactWriter()
+    /// `value` as a compact document; its encoders hand `userInfo` to the values.
+    static func encode<T: Encodable>(_ value: T, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> [UInt8] {
+        let writer = CompactWriter(userInfo: userInfo)
         writer.bytes.reserveCapacity(256)
         writer.bytes.append(magic)
         writer.bytes.append(version)
@@ -45,8 +45,9 @@ enum CompactCoding {
         return writer.bytes
     }
 
-    /// The value of type `T` in the compact document `bytes`.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    /// The value of type `T` in the compact document `bytes`; its decoders hand `userInfo` to
+    /// the values.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {
         guard bytes.count >= 2, bytes[0] == magic else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a compact document"))
         }
@@ -54,7 +55,7 @@ enum CompactCoding {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: "compact format version \(bytes[1]) is newer than this program's \(version)"))
         }
-        let reader = CompactReader(bytes)
+        let reader = CompactReader(bytes, userInfo: userInfo)
         // One walk checks the whole document; containers then read their entries in place.
         guard try reader.skip(at: 2, []) == bytes.count else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the document does not end where its value does"))
@@ -76,6 +77,13 @@ private final class CompactWriter {
     // Not checked for exclusive access at run time: one encoding uses a writer, on one thread,
     // and the check cost a thread-local lookup for every byte written.
     @exclusivity(unchecked) var bytes: [UInt8] = []
+    /// What every encoder of the document hands its values.
+    let userInfo: [CodingUserInfoKey: any Sendable]
+
+    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.userInfo = userInfo
+    }
+
     /// Whether each open container is keyed, outermost first.
     @exclusivity(unchecked) private var openKeyed: [Bool] = []
 
@@ -173,26 +181,6 @@ private final class CompactWriter {
 
     func writeNil() { bytes.append(Tag.null.rawValue) }
 
-    /// `note` as its synthesized `Encodable` conformance writes it here, byte for byte, without
-    /// a container and a type lookup per field: notes are most of what a journal holds (a list's
-    /// answer, a snapshot of ten thousand), and this writes them several times faster.
-    private func write(_ note: Note, depth: Int) {
-        close(deeperThan: depth)
-        open(.keyed)
-        writeKey("id")
-        write(note.id.description)
-        writeKey("text")
-        write(note.text)
-        writeKey("createdAt")
-        write(note.createdAt.timeIntervalSinceReferenceDate)
-        writeKey("updatedAt")
-        write(note.updatedAt.timeIntervalSinceReferenceDate)
-        if let version = note.version {
-            writeKey("version")
-            writeSigned(version)
-        }
-    }
-
     /// Writes `value` as the next value of a container at `depth` (0: the document).
     func encodeValue<T: Encodable>(_ value: T, depth: Int, codingPath: [any CodingKey]) throws {
         // The common leaves without an encoder of their own (the type test is cheap; a cast is not).
@@ -200,7 +188,6 @@ private final class CompactWriter {
         if T.self == Int.self, let value = value as? Int { return writeSigned(Int64(value)) }
         if T.self == Bool.self, let value = value as? Bool { return write(value) }
         if T.self == Double.self, let value = value as? Double { return write(value) }
-        if T.self == Note.self, let value = value as? Note { return write(value, depth: depth) }
         do {
             let start = bytes.count
             try value.encode(to: CompactValueEncoder(writer: self, depth: depth, codingPath: codingPath))
@@ -222,7 +209,7 @@ private struct CompactValueEncoder: Encoder {
     let writer: CompactWriter
     let depth: Int
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         writer.close(deeperThan: depth)
@@ -399,9 +386,12 @@ private struct CompactSingleValueEncoder: SingleValueEncodingContainer {
 /// value read cost more than reading it.
 private final class CompactReader {
     let bytes: [UInt8]
+    /// What every decoder of the document hands its values.
+    let userInfo: [CodingUserInfoKey: any Sendable]
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], userInfo: [CodingUserInfoKey: any Sendable]) {
         self.bytes = bytes
+        self.userInfo = userInfo
     }
 
     func corrupted(_ codingPath: [any CodingKey], _ description: String) -> DecodingError {
@@ -558,70 +548,15 @@ private final class CompactReader {
         if T.self == Int.self, let value = try integer(Int.self, at: offset, codingPath()) as? T { return value }
         if T.self == Bool.self, let value = try bool(at: offset, codingPath()) as? T { return value }
         if T.self == Double.self, let value = try double(at: offset, codingPath()) as? T { return value }
-        if T.self == Note.self, let value = note(at: offset) as? T { return value }
         return try T(from: CompactValueDecoder(reader: self, offset: offset, codingPath: codingPath()))
     }
-
-    /// The note at `offset`, read in place as its synthesized conformance reads it, without a
-    /// container and a type lookup per field (see `CompactWriter.write(_:depth:)`). `nil` for
-    /// anything that conformance would not read as plainly — a field missing, twice, unknown or
-    /// of another type — which it then reads, or reports as it does.
-    private func note(at offset: Int) -> Note? {
-        guard offset < bytes.count, bytes[offset] == Tag.keyed.rawValue else { return nil }
-        var id: Note.ID?
-        var text: String?
-        var createdAt: Double?
-        var updatedAt: Double?
-        var version: Int64??
-        var next = offset + 1
-        while true {
-            guard let (key, value) = try? self.key(at: next, []) else { return nil }
-            guard let key else { break }
-            switch bytes[key] {
-            case Self.idKey where id == nil:
-                guard let string = try? stringValue(at: value, []), let parsed = Note.ID(string) else { return nil }
-                id = parsed
-            case Self.textKey where text == nil:
-                guard let string = try? stringValue(at: value, []) else { return nil }
-                text = string
-            case Self.createdAtKey where createdAt == nil:
-                guard let seconds = try? double(at: value, []) else { return nil }
-                createdAt = seconds
-            case Self.updatedAtKey where updatedAt == nil:
-                guard let seconds = try? double(at: value, []) else { return nil }
-                updatedAt = seconds
-            case Self.versionKey where version == nil:
-                guard let absent = try? isNil(at: value, []) else { return nil }
-                if absent {
-                    version = .some(nil)
-                } else {
-                    guard let number = try? int64(at: value, []) else { return nil }
-                    version = number
-                }
-            default: return nil
-            }
-            guard let after = try? skip(at: value, []) else { return nil }
-            next = after
-        }
-        guard let id, let text, let createdAt, let updatedAt else { return nil }
-        return Note(
-            id: id, text: text, createdAt: Date(timeIntervalSinceReferenceDate: createdAt), updatedAt: Date(timeIntervalSinceReferenceDate: updatedAt),
-            version: version ?? nil)
-    }
-
-    // Slices, as the keys are read: compared in place, with no array made per key.
-    private static let idKey = Array("id".utf8)[...]
-    private static let textKey = Array("text".utf8)[...]
-    private static let createdAtKey = Array("createdAt".utf8)[...]
-    private static let updatedAtKey = Array("updatedAt".utf8)[...]
-    private static let versionKey = Array("version".utf8)[...]
 }
 
 private struct CompactValueDecoder: Decoder {
     let reader: CompactReader
     let offset: Int
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(try CompactKeyedDecoder<Key>(reader: reader, offset: offset, codingPath: codingPath))

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Models
 import StateStore
 
 /// An append-only record of the actions a store reduced, with periodic snapshots of its state,
@@ -63,6 +64,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Where ``Event``s go.
     private let report: @Sendable (Event) -> Void
+    /// Where the notes documents name by reference are read back from: the database's table.
+    private let storedNotes: StoredNotes
     /// The longest pause between retries of a failing write: a second, so space that returns is
     /// used soon, at no measurable cost while it does not.
     private static var longestRetryPause: Duration { .seconds(1) }
@@ -94,6 +97,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         self.stream = stream
         self.flushInterval = flushInterval
         self.report = report
+        storedNotes = AppSchema.storedNotes(in: database)
         waiters = CommitWaiters(path: database.path)
         let last = try database.read { db throws(DatabaseError) in
             try db.query("SELECT coalesce(max(first_sequence + count - 1), 0) FROM journal WHERE stream = ?", [.text(stream)]) { $0.int(0) }.first ?? 0
@@ -375,7 +379,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     private func snapshot(_ state: State, at sequence: Int) throws(DatabaseError) -> Int {
         let data: [UInt8]
         do {
-            data = try CompactCoding.encode(state)
+            data = try CompactCoding.encode(state, userInfo: Self.writing)
         } catch {
             throw DatabaseError(.other, operation: "encode a snapshot", message: "\(error)")
         }
@@ -499,7 +503,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
                 try db.query("SELECT state FROM snapshots WHERE stream = ? AND sequence = ?", [.text(stream), .int(sequence)]) { $0.blob(0) }.first
             }
             do {
-                state = try Self.decodeDocument(State.self, from: bytes ?? [])
+                state = try Self.decodeDocument(State.self, from: bytes ?? [], reading: storedNotes)
                 after = sequence
                 break
             } catch {
@@ -531,7 +535,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
             ) { (first: $0.int(0), bytes: $0.blob(1), count: $0.int(2)) }
         }
         var entries: [Entry] = []
-        let decoded = Self.decode(batches.map { ($0.first, $0.bytes) })
+        let decoded = Self.decode(batches.map { ($0.first, $0.bytes) }, reading: storedNotes)
         for (batch, result) in zip(batches, decoded) {
             let actions: [Action]
             switch result {
@@ -598,7 +602,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         // thread to wake.
         if batch.count <= chunkSize {
             do {
-                return [(batch.count, try CompactCoding.encode(batch))]
+                return [(batch.count, try CompactCoding.encode(batch, userInfo: Self.writing))]
             } catch {
                 throw DatabaseError(.other, operation: "encode \(batch.count) journal actions", message: "\(error)")
             }
@@ -606,7 +610,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         let ranges = stride(from: 0, to: batch.count, by: chunkSize).map { $0..<min($0 + chunkSize, batch.count) }
         let results = Locked([Result<[UInt8], any Error>?](repeating: nil, count: ranges.count))
         DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
-            let result = Result { try CompactCoding.encode(Array(batch[ranges[index]])) }
+            let result = Result { try CompactCoding.encode(Array(batch[ranges[index]]), userInfo: Self.writing) }
             results.withLock { $0[index] = result }
         }
         var chunks: [(count: Int, data: [UInt8])] = []
@@ -620,17 +624,25 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return chunks
     }
 
-    /// A stored document: compact, or JSON as journals written before the compact format hold.
-    private static func decodeDocument<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        if CompactCoding.isCompact(bytes) { return try CompactCoding.decode(type, from: bytes) }
-        return try JSONDecoder().decode(type, from: Data(bytes))
+    /// How documents are written: stored notes by reference (the notes table holds them), so
+    /// that no record or snapshot grows with the notes.
+    private static var writing: [CodingUserInfoKey: any Sendable] { [.storedNotesByReference: true] }
+
+    /// A stored document: compact, or JSON as journals written before the compact format hold;
+    /// the notes it names by reference read from `storedNotes`.
+    private static func decodeDocument<T: Decodable>(_ type: T.Type, from bytes: [UInt8], reading storedNotes: StoredNotes) throws -> T {
+        let userInfo: [CodingUserInfoKey: any Sendable] = [.storedNotes: storedNotes]
+        if CompactCoding.isCompact(bytes) { return try CompactCoding.decode(type, from: bytes, userInfo: userInfo) }
+        let decoder = JSONDecoder()
+        decoder.userInfo = userInfo
+        return try decoder.decode(type, from: Data(bytes))
     }
 
     /// The actions of each stored batch, decoded in parallel, or why a batch does not decode.
-    private static func decode(_ batches: [(first: Int, bytes: [UInt8])]) -> [Result<[Action], any Error>] {
+    private static func decode(_ batches: [(first: Int, bytes: [UInt8])], reading storedNotes: StoredNotes) -> [Result<[Action], any Error>] {
         let results = Locked([Result<[Action], any Error>?](repeating: nil, count: batches.count))
         DispatchQueue.concurrentPerform(iterations: batches.count) { index in
-            let result = Result { try Self.decodeDocument([Action].self, from: batches[index].bytes) }
+            let result = Result { try Self.decodeDocument([Action].self, from: batches[index].bytes, reading: storedNotes) }
             results.withLock { $0[index] = result }
         }
         return results.withLock { $0 }.map { $0 ?? .failure(DatabaseError(.other, operation: "decode a journal batch", message: "it was not decoded")) }

@@ -1,0 +1,115 @@
+import Foundation
+
+extension CodingUserInfoKey {
+    /// Set to `true` by an encoder that writes stored notes by reference (their id and version)
+    /// rather than whole: the action journal, since the notes table holds them already.
+    public static let storedNotesByReference = key("appcore.storedNotesByReference")
+
+    /// The ``StoredNotes`` a decoder reads referenced notes back from.
+    public static let storedNotes = key("appcore.storedNotes")
+
+    private static func key(_ name: String) -> CodingUserInfoKey {
+        guard let key = CodingUserInfoKey(rawValue: name) else { preconditionFailure("\(name) is not a coding key") }
+        return key
+    }
+}
+
+/// Where a decoder finds the stored notes a document names by reference: the notes table.
+public final class StoredNotes: Sendable {
+    private let read: @Sendable (Note.ID, Int64?) -> Note?
+
+    /// Stored notes read by `read`, given a note's id and the version the reference named (the
+    /// note as stored now, whatever its version, or `nil` when it is gone).
+    public init(read: @escaping @Sendable (Note.ID, Int64?) -> Note?) {
+        self.read = read
+    }
+
+    /// The note `reference` names, as stored now; `nil` when it is gone.
+    public func note(_ reference: NoteReference) -> Note? {
+        read(reference.id, reference.version)
+    }
+}
+
+/// What names a stored note in a document written by reference: its id and version.
+public struct NoteReference: Codable, Hashable, Sendable {
+    /// The note's id.
+    public var id: Note.ID
+    /// The version it had when written.
+    public var version: Int64?
+
+    /// The reference to `note`.
+    public init(_ note: Note) {
+        id = note.id
+        version = note.version
+    }
+}
+
+extension Note {
+    /// Whether `encoder` writes this note by reference: it is stored (it has a version) and the
+    /// encoder asks for it.
+    public func isWrittenByReference(to encoder: any Encoder) -> Bool {
+        version != nil && encoder.userInfo[.storedNotesByReference] as? Bool == true
+    }
+}
+
+/// Stored notes, written by reference where the encoder asks for it (``CodingUserInfoKey/storedNotesByReference``)
+/// and read back whole: a reference is looked up in the decoder's ``StoredNotes``, and one whose
+/// note is gone (or that nothing can look up) is left out. Documents written whole read as they are.
+@propertyWrapper
+public struct StoredByReference: Hashable, Sendable, Codable {
+    /// The notes.
+    public var wrappedValue: [Note]
+
+    /// Wraps `wrappedValue`.
+    public init(wrappedValue: [Note]) {
+        self.wrappedValue = wrappedValue
+    }
+
+    private enum Keys: String, CodingKey {
+        case reference
+    }
+
+    /// Writes each stored note as `{"reference": {"id": …, "version": …}}` when the encoder asks
+    /// for references, else whole.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for note in wrappedValue {
+            if note.isWrittenByReference(to: encoder) {
+                var reference = container.nestedContainer(keyedBy: Keys.self)
+                try reference.encode(NoteReference(note), forKey: .reference)
+            } else {
+                try container.encode(note)
+            }
+        }
+    }
+
+    /// Reads notes written whole or by reference.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        let stored = decoder.userInfo[.storedNotes] as? StoredNotes
+        var notes: [Note] = []
+        while !container.isAtEnd {
+            let element = try container.decode(Element.self)
+            switch element {
+            case .whole(let note): notes.append(note)
+            case .reference(let reference): if let note = stored?.note(reference) { notes.append(note) }
+            }
+        }
+        wrappedValue = notes
+    }
+
+    /// One element as written: a note, or what names one.
+    private enum Element: Decodable {
+        case whole(Note)
+        case reference(NoteReference)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            if let reference = try container.decodeIfPresent(NoteReference.self, forKey: .reference) {
+                self = .reference(reference)
+            } else {
+                self = .whole(try Note(from: decoder))
+            }
+        }
+    }
+}
