@@ -269,5 +269,20 @@ public enum AppSchema {
                 -- the index's row and the note's change told without reading the note.
                 CREATE INDEX notes_in_list_order ON notes(owner_id, updated_at, id, search_rowid, change_sequence);
                 """),
+        Migration(
+            version: 17, name: "each owner's notes counted as they come and go",
+            sql: """
+                -- How many notes each owner has, kept by the writes themselves: a page's count costs
+                -- one row, however many notes there are.
+                CREATE TABLE note_counts (owner_id TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO note_counts (owner_id, count) SELECT owner_id, count(*) FROM notes GROUP BY owner_id;
+                CREATE TRIGGER notes_counted_in AFTER INSERT ON notes BEGIN
+                    INSERT OR IGNORE INTO note_counts (owner_id, count) VALUES (NEW.owner_id, 0);
+                    UPDATE note_counts SET count = count + 1 WHERE owner_id = NEW.owner_id;
+                END;
+                CREATE TRIGGER notes_counted_out AFTER DELETE ON notes BEGIN
+                    UPDATE note_counts SET count = count - 1 WHERE owner_id = OLD.owner_id;
+                END;
+                """),
     ]
 }

@@ -173,6 +173,42 @@ struct LiveClientTests {
         }
     }
 
+    @Test func aPagesCountFollowsEveryWriteAndVersion17CountsTheNotesThereBefore() async throws {
+        let path = folder.file("v16.sqlite")
+        let old = try Database(path: path, migrations: Array(AppSchema.migrations.prefix(16)))
+        let before = try environment(old)
+        _ = try await before.auth.signUp(credentials)
+        _ = try await before.auth.signUp(Credentials(username: "bob.builder", password: "wonderland"))
+        let oldToken = try await before.auth.authenticate(credentials).token
+        for number in 1...3 {
+            _ = try await before.notes.create(
+                oldToken, Note(id: Note.ID(UUID(sequence: UInt64(number))), text: "old \(number)", createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
+        }
+        old.close()
+        let live = try environment(Database(path: path, migrations: AppSchema.migrations))
+        let token = try await live.auth.authenticate(credentials).token
+        #expect(try await live.notes.page(token, "", after: nil, limit: 1).total == 3, "counted when version 17 came")
+        var notes: [Note] = []
+        for number in 4...8 {
+            notes.append(
+                try await live.notes.create(
+                    token, Note(id: Note.ID(UUID(sequence: UInt64(number))), text: "new \(number)", createdAt: Date(timeIntervalSince1970: 1_800_000_000))))
+        }
+        // Stored again (an upsert) and edited: no new note.
+        _ = try await live.notes.create(token, notes[0])
+        var edited = notes[1]
+        edited.text = "edited"
+        _ = try await live.notes.update(token, edited)
+        try await live.notes.delete(token, notes[2])
+        #expect(try await live.notes.page(token, "", after: nil, limit: 1).total == 7)
+        #expect(try await live.notes.changes(token, nil).total == 7)
+        // Another owner's notes are theirs.
+        let bob = try await live.auth.authenticate(Credentials(username: "bob.builder", password: "wonderland")).token
+        _ = try await live.notes.create(bob, Note(id: Note.ID(UUID(sequence: 1)), text: "bob's", createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
+        #expect(try await live.notes.page(bob, "", after: nil, limit: 1).total == 1)
+        #expect(try await live.notes.page(token, "", after: nil, limit: 1).total == 7)
+    }
+
     @Test func tokensAreStoredHashedAndExpireAndSignOutRevokesThem() async throws {
         let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
         let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, tokenLifetime: 60))

@@ -106,7 +106,7 @@ extension LiveBackend {
                             let notes = try db.query(
                                 Self.noteColumns + " INDEXED BY notes_in_list_order WHERE owner_id = ?" + afterCondition + Self.listOrder + " LIMIT ?",
                                 owner + afterBindings + limitBinding, read)
-                            let total = try db.query("SELECT count(*) FROM notes WHERE owner_id = ?", owner) { $0.int(0) }.first ?? 0
+                            let total = try db.query(Self.ownersCount, owner) { $0.int(0) }.first ?? 0
                             return NotePage(notes: notes.compactMap { $0 }, total: total)
                         }
                         guard try db.tableExists("notes_search") else { return nil }
@@ -150,6 +150,9 @@ extension LiveBackend {
         // Without a full-text index, every note is read and matched anyway.
         return NotePage(of: try notes(token, matching: query), after: after, limit: limit)
     }
+
+    /// How many notes the owner (its `?`) has: kept by the notes table's triggers.
+    static let ownersCount = "SELECT coalesce((SELECT count FROM note_counts WHERE owner_id = ?), 0)"
 
     /// Up to how many matches of the index (every owner's) a search page is sorted from them
     /// all; with more, the owner's notes are walked in the list's order instead.
@@ -385,7 +388,7 @@ extension LiveBackend {
             try storage { () throws(DatabaseError) -> NoteChanges in
                 let ownerID: SQLValue = .text(owner.description)
                 let now = NotesCursor(position: try db.query("SELECT \(Self.nextChange) - 1", [ownerID]) { $0.int(0) }.first.map(Int64.init) ?? 0)
-                let total = try db.query("SELECT count(*) FROM notes WHERE owner_id = ?", [ownerID]) { $0.int(0) }.first ?? 0
+                let total = try db.query(Self.ownersCount, [ownerID]) { $0.int(0) }.first ?? 0
                 guard let cursor, cursor < now else { return NoteChanges(cursor: now, total: total) }
                 let read = { (row: Row) -> Note? in
                     let note = Self.note(row)
