@@ -219,8 +219,12 @@ final class ConsoleScreens: Sendable, Equatable {
         for (row, shortID) in zip(deleted, shortIDs.dropFirst(shown.count)) {
             lines.append("  - \(shortID)  \(row.title)  (deleted)")
         }
-        if isPage, rows.count > shown.count {
-            lines.append("    … and \(Self.grouped(rows.count - shown.count)) more (view notes --all lists every note)")
+        if isPage, notes.count > shown.count {
+            // The rows held are the pages read so far; the rest are in the store.
+            let hint =
+                rows.count >= notes.count
+                ? "view notes --all lists every note" : "view notes --all lists the \(Self.grouped(rows.count)) read so far; notes.more reads a page more"
+            lines.append("    … and \(Self.grouped(notes.count - shown.count)) more (\(hint))")
         }
         if let id = notes.selectedID, let text = notes.selectedText {
             // The open note's whole text: on every view, and after a change that opens or edits it.

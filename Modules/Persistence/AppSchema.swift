@@ -20,7 +20,8 @@ public enum AppSchema {
         StoredNotes { id, version in
             let notes = try? database.read { db throws(DatabaseError) -> [Note] in
                 guard try db.tableExists("notes") else { return [] }
-                return try db.query(LiveBackend.noteColumns + " WHERE id = ?", [.text(id.description)], LiveBackend.note).compactMap { $0 }
+                return try db.query(LiveBackend.noteColumns + " INDEXED BY notes_by_id WHERE id = ?", [.text(id.description)], LiveBackend.note)
+                    .compactMap { $0 }
             }
             return notes?.first { $0.version == version } ?? notes?.first
         }
@@ -283,6 +284,8 @@ public enum AppSchema {
                 CREATE TRIGGER notes_counted_out AFTER DELETE ON notes BEGIN
                     UPDATE note_counts SET count = count - 1 WHERE owner_id = OLD.owner_id;
                 END;
+                -- A note a journal names by reference (its id) is read back through this.
+                CREATE INDEX notes_by_id ON notes(id);
                 """),
     ]
 }

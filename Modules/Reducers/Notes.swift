@@ -320,6 +320,7 @@ public struct Notes: Reducer {
                 state.changeCursor = changes.cursor
                 // Too far behind for a change: the whole list, merged as a reload would be.
                 if changes.replacesAll { merge(stored: changes.changed, into: &state) } else { apply(changes, into: &state) }
+                Self.trimList(&state)
                 if let total = changes.total, state.listTotal != nil { state.listTotal = total + state.unstoredCount }
             case .failure(let error):
                 state.error = error
@@ -355,6 +356,7 @@ public struct Notes: Reducer {
             state.list(Item(note: note, save: .saving, isStored: false, revision: 1))
             state.listTotal? += 1
             state.selectedID = note.id
+            Self.trimList(&state)
             return save(note, revision: 1, isStored: false, token: token)
 
         case .edited(let id, let text, let basedOn):
@@ -582,6 +584,28 @@ public struct Notes: Reducer {
             state.searchEnd = (state.searchResults?.count ?? 0) < page.total ? page.notes.last.map(NotesPosition.init) ?? state.searchEnd : nil
         }
         return readMore(state, token: token)
+    }
+
+    /// Keeps the part of the list held to the rows the reader was promised: stored notes pushed
+    /// past them (by notes added above) leave, and are read again with their page. Notes with
+    /// work of the session's own (not stored, unsaved, being deleted, open) stay.
+    static func trimList(_ state: inout State) {
+        // A list held whole (no count from the store: a state from before pages) stays whole.
+        guard state.searchResults == nil, state.listTotal != nil, state.items.count > state.rowLimit else { return }
+        var kept = 0
+        var last: Note?
+        var leaving: [Note.ID] = []
+        for item in state.items where item.isStored && item.save == .saved && !item.isDeleting && item.id != state.selectedID {
+            if kept < state.rowLimit {
+                kept += 1
+                last = item.note
+            } else {
+                leaving.append(item.id)
+            }
+        }
+        guard let last, !leaving.isEmpty else { return }
+        for id in leaving { state.items.remove(id: id) }
+        state.listEnd = NotesPosition(last)
     }
 
     /// Reads the next page of what is shown when fewer rows are held than the reader was

@@ -23,6 +23,8 @@ struct ConsoleScaleTests {
             uniqueElements: ids.map {
                 Notes.Item(note: Note(id: Note.ID(UUID(sequence: $0)), text: "note \($0)\nwith a second line", createdAt: date))
             })
+        // Held whole, as a state from before pages: no count of the store's, nothing trimmed.
+        state.user?.notes.listTotal = nil
         var options = AppHost.Options(testClock: signIn.host.testClock, history: historyLimits, initialState: state)
         options.clients = signIn.host.environment
         return ConsoleSession(host: try await AppHost(storage: .inMemory(), options: options))

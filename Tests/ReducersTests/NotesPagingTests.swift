@@ -23,6 +23,11 @@ struct NotesPagingTests {
         environment.notes.list = { _ in Self.stored }
         environment.notes.search = { _, query in Self.stored.filter { $0.matches(query) } }
         environment.notes.changes = { _, _ in NoteChanges(cursor: NotesCursor(position: 1), total: total?.withLock { $0 }) }
+        environment.notes.create = { _, note in
+            var stored = note
+            stored.version = 1
+            return stored
+        }
         let store = TestStore(initialState: state, reducer: Notes(environment: environment, token: aliceToken))
         store.exhaustivity = .off
         return store
@@ -74,6 +79,27 @@ struct NotesPagingTests {
             .changesResponse(since: NotesCursor(position: 1), .success(NoteChanges(changed: [added, old], cursor: NotesCursor(position: 2), total: 121))))
         #expect(store.state.items.first?.note == added)
         #expect(store.state.items[id: old.id] == nil, "beyond the part read: it comes with its page")
-        #expect(store.state.total == 121 && store.state.items.count == 51)
+        // The page keeps its 50 rows: the last one was pushed out, and is read with its page.
+        #expect(store.state.total == 121 && store.state.items.count == 50)
+        #expect(store.state.items[id: Self.stored[49].id] == nil && store.state.listEnd == NotesPosition(Self.stored[48]))
+    }
+
+    @Test func notesAddedAboveAPageKeepTheHeldRowsToThePage() async {
+        let store = store()
+        await store.send(.listRequested).finish()
+        store.skipReceivedActions()
+        for number in 0..<30 {
+            await store.send(.inserted(note(UInt64(1_000 + number), "added \(number)", updated: Double(1_000 + number)))).finish()
+        }
+        store.skipReceivedActions()
+        let held = store.state.items
+        #expect(held.count == 51, "the page's 50 rows, and the note open")
+        #expect(held.first?.note.text == "added 29" && store.state.total == 150)
+        // 29 added and saved, and 21 of the stored: the open note is kept beside the page.
+        #expect(store.state.listEnd == NotesPosition(Self.stored[20]), "the end of the part read moved up")
+        // Reading on starts after it.
+        await store.send(.moreRowsRequested).finish()
+        store.skipReceivedActions()
+        #expect(store.state.items.count == 100 && store.state.items.last?.note == Self.stored[69])
     }
 }

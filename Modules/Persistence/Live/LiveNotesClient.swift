@@ -111,36 +111,58 @@ extension LiveBackend {
                         }
                         guard try db.tableExists("notes_search") else { return nil }
                         let (condition, bindings) = Self.indexCondition(words)
-                        // Few matches (every owner's, from the index alone): each is read and the
-                        // page sorted from them. Many: the owner's notes are walked in the list's
-                        // order, each kept if the index's matches hold it, until the page is full.
+                        // How the page is read depends on how many notes match (every owner's, told
+                        // by the index alone): few are read and sorted whole; most of the owner's
+                        // notes are found by walking them in the list's order, asking the index of
+                        // each, until the page is full; in between, the owner's notes are walked and
+                        // kept if the set of matches holds them.
                         let matches = try db.query("SELECT count(*) FROM notes_search WHERE " + condition, bindings) { $0.int(0) }.first ?? 0
+                        let notes = try db.query(Self.ownersCount, owner) { $0.int(0) }.first ?? 0
+                        let owners = try db.query("SELECT count(*) FROM note_counts WHERE count > 0") { $0.int(0) }.first ?? 0
+                        let indexedNotes = " INDEXED BY notes_in_list_order WHERE owner_id = ? AND change_sequence <= \(SearchIndex.progress(ofOwner: "?"))"
+                        let inSet = " AND notes.search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))"
                         let indexed: [Note?]
-                        let indexedCount: Int
                         if matches <= Self.matchesSortedWhole {
                             indexed = try db.query(
                                 Self.indexedMatches(condition) + afterCondition + " ORDER BY notes.updated_at DESC, notes.id DESC LIMIT ?",
                                 bindings + owner + owner + afterBindings + limitBinding, read)
+                        } else if owners == 1, matches * 2 >= notes {
+                            let asked = " AND EXISTS (SELECT 1 FROM notes_search WHERE \(condition) AND notes_search.rowid = notes.search_rowid)"
+                            indexed = try db.query(
+                                Self.noteColumns + indexedNotes + afterCondition + asked + Self.listOrder + " LIMIT ?",
+                                owner + owner + afterBindings + bindings + limitBinding, read)
+                        } else {
+                            indexed = try db.query(
+                                Self.noteColumns + indexedNotes + afterCondition + inSet + Self.listOrder + " LIMIT ?",
+                                owner + owner + afterBindings + bindings + limitBinding, read)
+                        }
+                        let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
+                            .filter { SearchText.text($0.text, holdsEvery: words) }
+                        // The count: with one owner, the index's own, less the rows of notes changed
+                        // since they were indexed (their notes are among `recent` if they match now).
+                        let indexedCount: Int
+                        if owners == 1, notes > 0 {
+                            let stale =
+                                try db.query(
+                                    "SELECT count(*) FROM notes_search WHERE \(condition) AND rowid IN (SELECT search_rowid FROM notes "
+                                        + "INDEXED BY notes_by_change WHERE owner_id = ? AND change_sequence > \(SearchIndex.progress(ofOwner: "?")) "
+                                        + "AND search_rowid IS NOT NULL)",
+                                    bindings + owner + owner
+                                ) { $0.int(0) }.first ?? 0
+                            indexedCount = matches - stale
+                        } else if matches <= Self.matchesSortedWhole {
                             indexedCount =
                                 try db.query(
                                     "SELECT count(*) FROM (\(Self.indexedMatchIDs(condition)) AND notes.change_sequence <= \(SearchIndex.progress(ofOwner: "?")))",
                                     bindings + owner + owner
                                 ) { $0.int(0) }.first ?? 0
                         } else {
-                            let matching = " AND notes.search_rowid IN (SELECT rowid FROM notes_search WHERE \(condition))"
-                            let indexedNotes =
-                                " INDEXED BY notes_in_list_order WHERE owner_id = ? AND change_sequence <= \(SearchIndex.progress(ofOwner: "?"))"
-                            indexed = try db.query(
-                                Self.noteColumns + indexedNotes + afterCondition + matching + Self.listOrder + " LIMIT ?",
-                                owner + owner + afterBindings + bindings + limitBinding, read)
                             indexedCount =
-                                try db.query("SELECT count(*) FROM notes" + indexedNotes + matching, owner + owner + bindings) { $0.int(0) }.first ?? 0
+                                try db.query("SELECT count(*) FROM notes" + indexedNotes + inSet, owner + owner + bindings) { $0.int(0) }.first ?? 0
                         }
-                        let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
-                            .filter { SearchText.text($0.text, holdsEvery: words) }
-                        let notes = (indexed.compactMap { $0 } + recent.filter { after?.comesBefore($0) ?? true })
+                        let found = (indexed.compactMap { $0 } + recent.filter { after?.comesBefore($0) ?? true })
                             .sorted { $0.isListed(before: $1) }.prefix(max(0, limit))
-                        return NotePage(notes: Array(notes), total: indexedCount + recent.count)
+                        return NotePage(notes: Array(found), total: indexedCount + recent.count)
                     }, orFail: { $0 })
             }
         }
