@@ -516,11 +516,16 @@ public struct Notes: Reducer {
             state.searchEnd = nil
             state.searchTotal = nil
             state.isSearching = false
-            // The matches read beyond the list's part leave with the search.
+            // The matches read beyond the list's part leave with the search, and the list shows
+            // its first page again.
             let leaving = state.items.filter { $0.isStored && $0.save == .saved && !$0.isDeleting && $0.id != state.selectedID && !state.listReaches($0.note) }
             for item in leaving { state.items.remove(id: item.id) }
+            state.rowLimit = Self.pageSize
+            Self.trimList(&state)
             return .cancel(id: SearchID())
         }
+        // A new search shows its first page.
+        state.rowLimit = Self.pageSize
         state.isSearching = true
         // The first page of matches and their count: what it costs grows with the page, not
         // with the matches.

@@ -8,7 +8,7 @@
 # KINDS, comma separated: add, edit, delete, select, more, search, clear, reload, increment.
 # CPU is read in the kernel's 10 ms ticks, so a kind whose run takes less than a few tenths of
 # a second of CPU reads coarsely: compare wall times there. Past the last page, a page more is
-# refused (cheaply): at 1,000 notes most of the 200 are.
+# refused (cheaply); "more" reads four pages more, then goes back to the first.
 import json, os, random, shutil, sqlite3, subprocess, sys, tempfile, time
 
 exe = sys.argv[1]
@@ -49,7 +49,9 @@ def lines(kind, ids, count):
     if kind == "edit": return [{"editNote": {"id": r.choice(ids), "text": f"edited {i}"}} for i in range(count)]
     if kind == "delete": return [{"deleteNote": {"id": ids[i]}} for i in range(count)]
     if kind == "select": return [{"selectNote": {"id": r.choice(ids)}} for i in range(count)]
-    if kind == "more": return [{"showMoreNotes": {}}] * count
+    # Four pages more, then back to the first (clearing the search does): a reader paging on,
+    # as many rows held at either size.
+    if kind == "more": return [{"showMoreNotes": {}} if i % 5 < 4 else {"searchNotes": {"query": ""}} for i in range(count)]
     if kind == "search": return [{"searchNotes": {"query": "oats" if i % 2 == 0 else "plain"}} for i in range(count)]
     if kind == "clear": return [{"searchNotes": {"query": q}} for _ in range(count) for q in ("oats", "")]
     if kind == "reload": return [{"reloadNotes": {}}] * count
