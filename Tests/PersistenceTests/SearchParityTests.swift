@@ -110,8 +110,10 @@ struct SearchParityTests {
         }
     }
 
-    @Test(arguments: [1, 2])
-    func aSearchOfManyMatchesWalksTheListInOrderAndCountsTheOwnersOnly(owners: Int) async throws {
+    /// Past each way of reading a page: the set of matches (one owner, two), and asking the index
+    /// of each note walked (most of a sole owner's notes match).
+    @Test(arguments: [(1, LiveBackend.matchesSortedWhole + 200), (2, LiveBackend.matchesSortedWhole + 200), (1, LiveBackend.matchesCollectedWhole + 200)])
+    func aSearchOfManyMatchesWalksTheListInOrderAndCountsTheOwnersOnly(owners: Int, count: Int) async throws {
         let database = try Database(path: folder.file("many.sqlite"), migrations: AppSchema.migrations)
         let live = AppEnvironment.live(
             database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
@@ -122,7 +124,6 @@ struct SearchParityTests {
             tokens.append(try await live.auth.authenticate(credentials).token)
         }
         // More matches than a page is sorted from whole (every owner's), most of them Alice's.
-        let count = LiveBackend.matchesSortedWhole + 200
         for number in 0..<count {
             let text = number % 7 == 0 ? "common and rare" : "common"
             let note = Note(

@@ -198,11 +198,59 @@ func addNoteLines(_ count: Int) -> [String] {
     (0..<count).map { #"{"addNote":{"text":"served note \#($0)"}}"# }
 }
 
-/// `count` lines as a busy user of many notes sends them: adds, and one in ten a submitted
-/// search for a word one stored note in a hundred holds (`oats`), so an answer is small
-/// however many notes there are.
-func mixedLines(_ count: Int) -> [String] {
-    (0..<count).map { $0 % 10 == 9 ? #"{"searchNotes":{"query":"oats"}}"# : #"{"addNote":{"text":"mixed note \#($0)"}}"# }
+/// `count` lines as a busy user of many notes sends them: adds, one in ten an edit of one of
+/// `shown` (notes on the first page, which an edit keeps there), and one in ten a submitted
+/// search, in turn for a word a hundredth of the notes hold (`oats`), a seventh (`boiler`) and
+/// every note (`milk`).
+func mixedLines(_ count: Int, editing shown: [String]) -> [String] {
+    let words = ["oats", "boiler", "milk"]
+    return (0..<count).map { index in
+        switch index % 10 {
+        case 9: return #"{"searchNotes":{"query":"\#(words[(index / 10) % words.count])"}}"#
+        case 4 where !shown.isEmpty: return #"{"editNote":{"id":"\#(shown[(index / 10) % shown.count])","text":"edited \#(index)"}}"#
+        default: return #"{"addNote":{"text":"mixed note \#(index)"}}"#
+        }
+    }
+}
+
+/// The ids of the `count` notes the database at `path` lists first.
+func firstListed(_ count: Int, in path: String) throws -> [String] {
+    let database = try Database(readingOnly: path, migrations: AppSchema.migrations)
+    defer { database.close() }
+    return try database.read { db throws(DatabaseError) in
+        try db.query("SELECT id FROM notes ORDER BY updated_at DESC, id DESC LIMIT ?", [.int(count)]) { $0.text(0) }
+    }
+}
+
+/// CPU microseconds per call of `body`, run `count` times in this process.
+func cpuMicroseconds(per count: Int, _ body: () async throws -> Void) async rethrows -> Double {
+    let start = processCPUNanoseconds()
+    for _ in 0..<count { try await body() }
+    return Double(processCPUNanoseconds() - start) / 1e3 / Double(count)
+}
+
+/// What the statements of a durable add and of a search's first page cost driven directly on
+/// the database at `path` (the live clients' own reads and writes, and a journal record made
+/// durable), beside what the same intents cost through `appcore-serve`, in turns.
+func floorSample(databasePath path: String, iterations: Int) async throws -> (search: Double, searchFloor: Double, add: Double, addFloor: Double) {
+    let searches = Array(repeating: #"{"searchNotes":{"query":"boiler"}}"#, count: iterations)
+    let search = try serveSample(databasePath: path, stream: searches).cpuPerIntent
+    let add = try serveSample(databasePath: path, stream: addNoteLines(iterations)).cpuPerIntent
+    let database = try Database(path: path, migrations: AppSchema.migrations)
+    defer { database.close() }
+    let live = AppEnvironment.live(database: database)
+    let token = try await live.auth.authenticate(scaleCredentials).token
+    let journal = try Journal<Int, Int>(database: database, stream: "bench/floor")
+    let searchFloor = try await cpuMicroseconds(per: iterations) { _ = try await live.notes.page(token, "boiler", after: nil, limit: Notes.pageSize) }
+    var number = 0
+    let addFloor = try await cpuMicroseconds(per: iterations) {
+        number += 1
+        _ = try await live.notes.create(token, Note(id: Note.ID(UUID()), text: "floor note \(number)", createdAt: Date()))
+        journal.append(number)
+        try journal.flush()
+    }
+    try journal.close()
+    return (search, searchFloor, add, addFloor)
 }
 
 /// Reads reply lines on a thread of its own, counting them and keeping the longest.
@@ -309,7 +357,8 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
                 var rates: [[Double]] = [[], []]
                 for _ in 0..<plan.runs {
                     for (index, path) in [small, large].enumerated() {
-                        rates[index].append(try serveSample(databasePath: path, stream: mixedLines(plan.iterations(1_000))).perSecond)
+                        let stream = mixedLines(plan.iterations(1_000), editing: try firstListed(10, in: path))
+                        rates[index].append(try serveSample(databasePath: path, stream: stream).perSecond)
                     }
                 }
                 return rates
@@ -318,6 +367,19 @@ func frontEndBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bool) a
         measurements.append(CaseResult(name: "serve-mixed-1k", unit: .perSecond, samples: rates[0], target: nil))
         measurements.append(CaseResult(name: "serve-mixed-10k", unit: .perSecond, samples: rates[1], target: nil))
         measurements.append(CaseResult(name: "serve-mixed-ratio", unit: .ratio, samples: zip(rates[1], rates[0]).map { $0 / $1 }, target: .atLeast(0.8)))
+    }
+    if selected("floor") {
+        // The app's intents against the statements they run, driven directly, in the same run.
+        let samples = await withSignInDatabase("floor") { path in
+            var samples: [(search: Double, searchFloor: Double, add: Double, addFloor: Double)] = []
+            for _ in 0..<plan.runs { samples.append(try await floorSample(databasePath: path, iterations: plan.iterations(500))) }
+            return samples
+        }
+        measurements.append(CaseResult(name: "search-floor", unit: .microseconds, samples: samples.map(\.searchFloor), target: nil))
+        measurements.append(
+            CaseResult(name: "search-floor-ratio", unit: .ratio, samples: samples.map { $0.search / $0.searchFloor }, target: .atMost(2)))
+        measurements.append(CaseResult(name: "intent-floor", unit: .microseconds, samples: samples.map(\.addFloor), target: nil))
+        measurements.append(CaseResult(name: "intent-floor-ratio", unit: .ratio, samples: samples.map { $0.add / $0.addFloor }, target: .atMost(2)))
     }
     if selected("external-change") {
         let (latency, idle) = await withSignInDatabase("external") { path in

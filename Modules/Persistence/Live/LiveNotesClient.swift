@@ -112,10 +112,10 @@ extension LiveBackend {
                         guard try db.tableExists("notes_search") else { return nil }
                         let (condition, bindings) = Self.indexCondition(words)
                         // How the page is read depends on how many notes match (every owner's, told
-                        // by the index alone): few are read and sorted whole; most of the owner's
-                        // notes are found by walking them in the list's order, asking the index of
-                        // each, until the page is full; in between, the owner's notes are walked and
-                        // kept if the set of matches holds them.
+                        // by the index alone): few are read and sorted whole; many, the owner's notes
+                        // are walked in the list's order and kept if the set of matches holds them;
+                        // tens of thousands that are most of a sole owner's, each note walked is
+                        // asked of the index, until the page is full.
                         let matches = try db.query("SELECT count(*) FROM notes_search WHERE " + condition, bindings) { $0.int(0) }.first ?? 0
                         let notes = try db.query(Self.ownersCount, owner) { $0.int(0) }.first ?? 0
                         let owners = try db.query("SELECT count(*) FROM note_counts WHERE count > 0") { $0.int(0) }.first ?? 0
@@ -126,7 +126,7 @@ extension LiveBackend {
                             indexed = try db.query(
                                 Self.indexedMatches(condition) + afterCondition + " ORDER BY notes.updated_at DESC, notes.id DESC LIMIT ?",
                                 bindings + owner + owner + afterBindings + limitBinding, read)
-                        } else if owners == 1, matches * 2 >= notes {
+                        } else if owners == 1, matches > Self.matchesCollectedWhole, matches * 2 >= notes {
                             let asked = " AND EXISTS (SELECT 1 FROM notes_search WHERE \(condition) AND notes_search.rowid = notes.search_rowid)"
                             indexed = try db.query(
                                 Self.noteColumns + indexedNotes + afterCondition + asked + Self.listOrder + " LIMIT ?",
@@ -179,6 +179,11 @@ extension LiveBackend {
     /// Up to how many matches of the index (every owner's) a search page is sorted from them
     /// all; with more, the owner's notes are walked in the list's order instead.
     static let matchesSortedWhole = 1_000
+
+    /// Up to how many matches the walk keeps the notes the set of every match holds; with more
+    /// (most of a sole owner's notes), it asks the index of each note instead, which costs more
+    /// a note (about 60 µs) but stops once the page is full.
+    static let matchesCollectedWhole = 15_000
 
     /// The condition (to add to a `WHERE`) and its values that keep the notes of `table` listed
     /// after `position`.
