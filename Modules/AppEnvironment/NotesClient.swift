@@ -26,7 +26,7 @@ public struct NotesClient: Sendable {
     /// and ``search``.
     public var pages: PageEndpoint?
 
-    /// The shape of ``page``.
+    /// The shape of ``pages``.
     public typealias PageEndpoint =
         @Sendable (_ token: AccessToken, _ query: String, _ after: NotesPosition?, _ limit: Int) async throws(AppError) -> NotePage
     /// ``search`` for a caller that holds most notes already (a list on screen): every match's

@@ -52,7 +52,7 @@ extension Note {
     }
 }
 
-/// Stored notes, written by reference where the encoder asks for it (``CodingUserInfoKey/storedNotesByReference``)
+/// Stored notes, written by reference where the encoder asks for it (`CodingUserInfoKey.storedNotesByReference`)
 /// and read back whole: a reference is looked up in the decoder's ``StoredNotes``, and one whose
 /// note is gone (or that nothing can look up) is left out. Documents written whole read as they are.
 @propertyWrapper

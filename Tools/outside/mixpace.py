@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+# A stream as a busy user sends it through appcore-serve, at several numbers of notes: adds,
+# edits of notes on the first page, and one intent in ten a search (in turn for a word one note
+# in thirteen holds, one every note holds, and clearing it). Prints intents per second at each
+# size and its ratio to the first size's pace (the bar: 0.7 at 10,000, 0.5 at 100,000).
+#   Tools/outside/mixpace.py .build/release/appcore-serve [STREAM] [SIZES...]
+import json, os, sqlite3, subprocess, sys, tempfile, time
+exe = sys.argv[1]
+stream = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+sizes = [int(n) for n in sys.argv[3:]] or [1000, 10000, 100000]
+folder = tempfile.mkdtemp()
+signin = [{"typeUsername": {"username": "mix.user"}}, {"typePassword": {"password": "mixpace1"}}, {"signIn": {}}]
+
+def prepared(notes):
+    path = os.path.join(folder, f"mix{notes}.sqlite")
+    lines = [{"signUp": {"username": "mix.user", "password": "mixpace1"}}] + signin
+    lines += [{"addNote": {"text": f"note {i} " + ("thirteen" if i % 13 == 0 else "plain")}} for i in range(notes)]
+    subprocess.run([exe, "--db", path], input="".join(json.dumps(o) + "\n" for o in lines), capture_output=True, text=True, check=True)
+    # Indexed for search, as a database in use for a while is: a process stays open until it is.
+    p = subprocess.Popen([exe, "--db", path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    query = "SELECT count(*) FROM notes WHERE change_sequence > coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = notes.owner_id), 0)"
+    for _ in range(1200):
+        if sqlite3.connect(path).execute(query).fetchone()[0] == 0: break
+        time.sleep(0.1)
+    p.stdin.close(); p.wait()
+    return path
+
+def pace(path):
+    shown = [row[0] for row in sqlite3.connect(path).execute("SELECT id FROM notes ORDER BY updated_at DESC, id DESC LIMIT 10")]
+    searches = [{"searchNotes": {"query": "thirteen"}}, {"searchNotes": {"query": "plain"}}, {"searchNotes": {"query": ""}}]
+    lines = []
+    for i in range(stream):
+        if i % 10 == 9: lines.append(searches[(i // 10) % 3])
+        elif i % 10 == 4: lines.append({"editNote": {"id": shown[(i // 10) % len(shown)], "text": f"edited {i}"}})
+        else: lines.append({"addNote": {"text": f"more {i} plain"}})
+    p = subprocess.Popen([exe, "--db", path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    for o in signin:
+        p.stdin.write(json.dumps(o) + "\n"); p.stdin.flush(); p.stdout.readline()
+    start = time.time()
+    for o in lines:
+        p.stdin.write(json.dumps(o) + "\n"); p.stdin.flush(); p.stdout.readline()
+    elapsed = time.time() - start
+    p.stdin.close(); p.wait()
+    return stream / elapsed
+
+paces = []
+for n in sizes:
+    paces.append(pace(prepared(n)))
+    print(f"{n:>7} notes: {paces[-1]:8.0f} intents/s, {paces[-1] / paces[0]:.2f} of the {sizes[0]:,}-note pace", flush=True)
