@@ -104,11 +104,34 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
         rowLimit = snapshot.rowLimit
         let rowsNow = snapshot.rows
         let page = min(snapshot.rowLimit, rowsNow.count)
-        guard let earlier, let ids = rowsNow.changedIDs(since: earlier.rows) else {
+        guard let earlier else {
             rows = .all(rows: Array(rowsNow.prefix(page)))
             return
         }
-        rows = Self.changes(of: rowsNow, page: page, since: earlier.rows, page: min(earlier.rowLimit, earlier.rows.count), changed: ids)
+        let earlierPage = min(earlier.rowLimit, earlier.rows.count)
+        // Told by the list's change log; past its reach (a page read at once), by comparing the
+        // two pages, which costs a page (never the notes).
+        guard let ids = rowsNow.changedIDs(since: earlier.rows) ?? Self.differing(rowsNow, page: page, earlier.rows, page: earlierPage) else {
+            rows = .all(rows: Array(rowsNow.prefix(page)))
+            return
+        }
+        rows = Self.changes(of: rowsNow, page: page, since: earlier.rows, page: earlierPage, changed: ids)
+    }
+
+    /// The ids of the rows of either page that the other does not show alike at the same place.
+    private static func differing(
+        _ rows: NotesViewModel.Rows, page: Int, _ earlier: NotesViewModel.Rows, page earlierPage: Int
+    ) -> [Note.ID]? {
+        var ids: [Note.ID] = []
+        for position in 0..<page {
+            let row = rows[position]
+            if position < earlierPage, earlier[position] == row { continue }
+            ids.append(row.id)
+        }
+        for position in 0..<earlierPage where rows.index(id: earlier.id(at: position)).map({ $0 >= page }) ?? true {
+            ids.append(earlier.id(at: position))
+        }
+        return ids
     }
 
     /// The rows to change in a reader's page: each changed note's row, where it is in the page

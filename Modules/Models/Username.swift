@@ -30,12 +30,19 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
     /// Whether the username may be used: ``problem`` is `nil`. Read from the bytes while they
     /// are printable ASCII: the login screen asks on every keystroke.
     public var isValid: Bool {
-        if rawValue.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) { return rawValue.utf8.count >= Self.minimumLength }
-        return problem == nil
+        var count = 0
+        for byte in rawValue.utf8 {
+            guard byte < 0x80 else { return problem == nil }
+            // A space or a control character: never valid.
+            guard (0x21...0x7E).contains(byte) else { return false }
+            count += 1
+        }
+        return count >= Self.minimumLength
     }
 
     /// Why the username cannot be used, or `nil` when it is valid.
     public var problem: String? {
+        if rawValue.utf8.allSatisfy({ $0 < 0x80 }) { return asciiProblem }
         if !rawValue.isEmpty, rawValue.allSatisfy(\.isWhitespace) {
             return "A username cannot be only spaces."
         }
@@ -61,6 +68,26 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
         if alphabets.count > 1 {
             let names = alphabets.map(\.rawValue).sorted().joined(separator: " and ")
             return "A username cannot mix letters of different alphabets (it has \(names)), which look alike."
+        }
+        return nil
+    }
+
+    /// ``problem`` of an ASCII username, told from its bytes (the sign-in screen asks at every
+    /// keystroke): the same answers, in the same order, as the general rule.
+    private var asciiProblem: String? {
+        let bytes = rawValue.utf8
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        if !bytes.isEmpty, bytes.allSatisfy(isSpace) { return "A username cannot be only spaces." }
+        // Characters, as the general rule counts them ("\r\n" is one).
+        let characters = rawValue.count
+        if characters < Self.minimumLength {
+            return "A username needs at least \(Self.minimumLength) characters (it has \(characters))."
+        }
+        for byte in bytes {
+            if isSpace(byte) { return "A username cannot contain spaces, tabs or line breaks." }
+            if byte < 0x20 || byte == 0x7F {
+                return "A username cannot contain invisible or control characters (it has U+\(Self.hex(Unicode.Scalar(byte))))."
+            }
         }
         return nil
     }

@@ -15,13 +15,16 @@ public enum AppSchema {
 
     /// The notes of `database` as a document names them by reference (an action journal's
     /// records and snapshots do): read back as stored now, `nil` once deleted. A note's id is
-    /// its owner's choice, so the one of the version named is preferred.
+    /// its owner's choice, so the one of the version named is preferred; each owner's note is
+    /// found by its key (an account's notes are keyed by owner, then id).
     public static func storedNotes(in database: Database) -> StoredNotes {
         StoredNotes { id, version in
             let notes = try? database.read { db throws(DatabaseError) -> [Note] in
-                guard try db.tableExists("notes") else { return [] }
-                return try db.query(LiveBackend.noteColumns + " INDEXED BY notes_by_id WHERE id = ?", [.text(id.description)], LiveBackend.note)
-                    .compactMap { $0 }
+                guard try db.tableExists("note_counts") else { return [] }
+                return try db.query(
+                    LiveBackend.noteColumns + " WHERE owner_id IN (SELECT owner_id FROM note_counts WHERE count > 0) AND id = ?",
+                    [.text(id.description)], LiveBackend.note
+                ).compactMap { $0 }
             }
             return notes?.first { $0.version == version } ?? notes?.first
         }
@@ -276,16 +279,18 @@ public enum AppSchema {
                 -- How many notes each owner has, kept by the writes themselves: a page's count costs
                 -- one row, however many notes there are.
                 CREATE TABLE note_counts (owner_id TEXT PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
-                INSERT INTO note_counts (owner_id, count) SELECT owner_id, count(*) FROM notes GROUP BY owner_id;
+                INSERT INTO note_counts (owner_id, count)
+                    SELECT accounts.id, (SELECT count(*) FROM notes WHERE notes.owner_id = accounts.id) FROM accounts;
+                -- Every account has its row from the start, so a note's write updates one.
+                CREATE TRIGGER accounts_counted AFTER INSERT ON accounts BEGIN
+                    INSERT OR IGNORE INTO note_counts (owner_id, count) VALUES (NEW.id, 0);
+                END;
                 CREATE TRIGGER notes_counted_in AFTER INSERT ON notes BEGIN
-                    INSERT OR IGNORE INTO note_counts (owner_id, count) VALUES (NEW.owner_id, 0);
                     UPDATE note_counts SET count = count + 1 WHERE owner_id = NEW.owner_id;
                 END;
                 CREATE TRIGGER notes_counted_out AFTER DELETE ON notes BEGIN
                     UPDATE note_counts SET count = count - 1 WHERE owner_id = OLD.owner_id;
                 END;
-                -- A note a journal names by reference (its id) is read back through this.
-                CREATE INDEX notes_by_id ON notes(id);
                 """),
     ]
 }

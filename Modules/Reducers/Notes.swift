@@ -596,7 +596,9 @@ public struct Notes: Reducer {
     /// work of the session's own (not stored, unsaved, being deleted, open) stay.
     static func trimList(_ state: inout State) {
         // A list held whole (no count from the store: a state from before pages) stays whole.
-        guard state.searchResults == nil, state.listTotal != nil, state.items.count > state.rowLimit else { return }
+        // Trimmed a few rows past the page at once, so adding note after note walks the page
+        // once every few adds, not at each.
+        guard state.searchResults == nil, state.listTotal != nil, state.items.count > state.rowLimit + trimSlack else { return }
         var kept = 0
         var last: Note?
         var leaving: [Note.ID] = []
@@ -612,6 +614,9 @@ public struct Notes: Reducer {
         for id in leaving { state.items.remove(id: id) }
         state.listEnd = NotesPosition(last)
     }
+
+    /// How many rows past the page the list holds before it is trimmed back to the page.
+    public static let trimSlack = 16
 
     /// Reads the next page of what is shown when fewer rows are held than the reader was
     /// promised and more exist.

@@ -482,10 +482,9 @@ struct ChangeLog<ID: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// How many steps back a diff can reach before falling back to comparing everything: more
-    /// than a page of rows read at once (64 against 50), so a page added is told by its ids.
+    /// How many steps back a diff can reach before falling back to comparing everything.
     @inlinable
-    static var capacity: Int { 64 }
+    static var capacity: Int { 32 }
 
     @usableFromInline var version: UInt64 = 0
     @usableFromInline var entries: ContiguousArray<Entry> = []

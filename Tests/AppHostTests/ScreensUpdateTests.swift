@@ -149,7 +149,7 @@ struct ScreensUpdateTests {
         #expect(bytes < 4_096, "\(bytes) bytes for one row")
         // The whole outcome, for comparison, carries every row held: the page's, not the 2,001.
         #expect(try JSONEncoder().encode(outcome).count > 10 * bytes)
-        #expect(outcome.screens.notes.rows.count <= Notes.pageSize + 1 && outcome.screens.notes.count == 2_001)
+        #expect(outcome.screens.notes.rows.count <= Notes.pageSize + Notes.trimSlack + 1 && outcome.screens.notes.count == 2_001)
     }
 }
 

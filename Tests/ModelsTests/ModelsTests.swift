@@ -51,10 +51,15 @@ struct ModelsTests {
     @Test(arguments: [
         "", " ", "seven77", "eight888", "        ", "         x", "\t\t\t\t\n\n\n\n", "é́é́é́é́é́é́é́", "😀😀😀😀😀😀😀😀",
         "\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}\u{00A0}", "alice.l\u{0}ddell", "ａｌｉｃｅ.liddell",
-        "алиса.lidd", "alice liddell",
+        "алиса.lidd", "alice liddell", "abcdef\r\n", "abcdefgh\u{7F}", "\t\t",
     ])
     func validityAndProblemAlwaysAgree(text: String) {
         #expect(Username(text).isValid == (Username(text).problem == nil))
+        // The ASCII shortcut says what the general rule says: the same text with a letter beyond
+        // ASCII at its end reads the same problem (but of length or of only spaces, which it changes).
+        if text.utf8.allSatisfy({ $0 < 0x80 }), let problem = Username(text).problem, !problem.contains("at least"), !problem.contains("only spaces") {
+            #expect(Username(text + "é").problem == problem, "\(text.debugDescription)")
+        }
         #expect(Password(text).isValid == (Password(text).problem == nil))
     }
 
