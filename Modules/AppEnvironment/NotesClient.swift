@@ -29,16 +29,6 @@ public struct NotesClient: Sendable {
     /// The shape of ``pages``.
     public typealias PageEndpoint =
         @Sendable (_ token: AccessToken, _ query: String, _ after: NotesPosition?, _ limit: Int) async throws(AppError) -> NotePage
-    /// ``search`` for a caller that holds most notes already (a list on screen): every match's
-    /// id, and in full only the matches `isHeld` says it does not hold, so that a search reads
-    /// and hands over no more than the caller lacks. `nil` in a client made without it:
-    /// ``matches(_:_:holding:)`` then calls ``search``.
-    public var searchMatches: SearchMatches?
-
-    /// The shape of ``searchMatches``.
-    public typealias SearchMatches =
-        @Sendable (_ token: AccessToken, _ query: String, _ isHeld: @escaping @Sendable (Note.ID) -> Bool)
-        async throws(AppError) -> NoteMatches
     /// What changed in the user's notes since `cursor`, whoever changed them (another process
     /// on the same database among them); with `nil`, nothing, and the cursor of now: where a
     /// reader that just listed every note starts (ask before listing, so nothing written in
@@ -61,7 +51,6 @@ public struct NotesClient: Sendable {
             NoteChanges(cursor: since ?? NotesCursor(position: 0))
         },
         externalWrites: @escaping @Sendable () -> AsyncStream<Void> = { AsyncStream { _ in } },
-        searchMatches: SearchMatches? = nil,
         page: PageEndpoint? = nil
     ) {
         self.list = list
@@ -71,7 +60,6 @@ public struct NotesClient: Sendable {
         self.search = search
         self.changes = changes
         self.externalWrites = externalWrites
-        self.searchMatches = searchMatches
         // Without a page endpoint of its own, a page is cut from the whole list or search.
         pages = page
     }
@@ -89,17 +77,6 @@ public struct NotesClient: Sendable {
             all = try await search(token, query)
         }
         return NotePage(of: all, after: after, limit: limit)
-    }
-
-    /// The notes that match `query`, as ``search`` finds them: every match's id, and in full
-    /// those `isHeld` says the caller does not hold; through ``searchMatches`` when the client
-    /// has it, else through ``search``.
-    public func matches(_ token: AccessToken, _ query: String, holding isHeld: @escaping @Sendable (Note.ID) -> Bool) async throws(AppError)
-        -> NoteMatches
-    {
-        if let searchMatches { return try await searchMatches(token, query, isHeld) }
-        let found = try await search(token, query)
-        return NoteMatches(found, holding: isHeld)
     }
 
     /// A client whose every endpoint reports the call as unexpected and fails.
@@ -123,14 +100,6 @@ public struct NotesClient: Sendable {
         delete: { _, _ in },
         search: { _, _ in [] }
     )
-
-    /// `searchMatches` with `hook` run before each call.
-    private func intercepting(_ searchMatches: @escaping SearchMatches, _ hook: @escaping EndpointHook) -> SearchMatches {
-        { token, query, isHeld throws(AppError) in
-            try await hook(.notesSearch)
-            return try await searchMatches(token, query, isHeld)
-        }
-    }
 
     /// `pages` with `hook` run before each call (as a list's or a search's).
     private func intercepting(_ pages: @escaping PageEndpoint, _ hook: @escaping EndpointHook) -> PageEndpoint {
@@ -169,7 +138,6 @@ public struct NotesClient: Sendable {
                 return try await base.changes(token, since)
             },
             externalWrites: base.externalWrites,
-            searchMatches: base.searchMatches.map { searchMatches in intercepting(searchMatches, hook) },
             page: base.pages.map { pages in intercepting(pages, hook) }
         )
     }

@@ -192,26 +192,6 @@ public struct NoteChanges: Hashable, Sendable, Codable {
     public var isEmpty: Bool { !replacesAll && changed.isEmpty && removed.isEmpty }
 }
 
-/// What a search finds for a caller that holds most notes already
-/// (`NotesClient.matches(_:_:holding:)`).
-public struct NoteMatches: Hashable, Sendable {
-    /// Every match's id, in no particular order.
-    public var ids: [Note.ID]
-    /// The matches the caller does not hold, in full.
-    public var notes: [Note]
-
-    /// Matches `ids`, `notes` the ones to hand over in full.
-    public init(ids: [Note.ID], notes: [Note] = []) {
-        self.ids = ids
-        self.notes = notes
-    }
-
-    /// Every note of `found` as a match, in full those `isHeld` says the caller does not hold.
-    public init(_ found: [Note], holding isHeld: (Note.ID) -> Bool) {
-        self.init(ids: found.map(\.id), notes: found.filter { !isHeld($0.id) })
-    }
-}
-
 /// A place in the list's order (``Note/isListed(before:)``): a page of notes starts after it.
 public struct NotesPosition: Hashable, Sendable, Codable {
     /// The update time of the note at this place.

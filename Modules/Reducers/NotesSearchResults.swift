@@ -2,11 +2,9 @@ import Models
 import StateStore
 
 extension Notes {
-    /// What a search found: the id of every match, in the client's order, and in full only the
-    /// matches the list did not hold when the search started.
-    ///
-    /// The list holds the user's notes already, so an answer (and its journal record) grows
-    /// with the matches' ids, not with their texts.
+    /// What a search found, as journals written before pages hold it: the id of every match,
+    /// in the client's order, and in full only the matches the list did not hold when the
+    /// search started. Searches now read pages (`Action.pageResponse(query:after:_:)`).
     public struct SearchResults: Hashable, Sendable {
         /// Every match's id, in the client's order.
         public var ids: [Note.ID]
@@ -23,15 +21,6 @@ extension Notes {
         public init(_ found: [Note], listed: IdentifiedArray<Item> = []) {
             ids = found.map(\.id)
             unlisted = found.filter { !listed.contains(id: $0.id) }
-        }
-
-        /// `matches`, in the order the list shows them (a match `listed` holds as it holds it),
-        /// `matches.notes` the ones to list.
-        public init(_ matches: NoteMatches, listed: IdentifiedArray<Item>) {
-            let given = Dictionary(matches.notes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let notes = matches.ids.compactMap { listed[id: $0]?.note ?? given[$0] }
-            ids = notes.sorted { $0.isListed(before: $1) }.map(\.id)
-            unlisted = matches.notes
         }
     }
 }

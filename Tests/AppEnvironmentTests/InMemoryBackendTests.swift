@@ -146,30 +146,30 @@ struct EnvironmentDecoratorTests {
         #expect(try await environment.notes.list(session.token).isEmpty)
     }
 
-    @Test func aClientWithoutSearchMatchesFindsThemThroughSearchAndADecoratorKeepsThem() async throws {
+    @Test func aClientWithoutPagesCutsThemFromItsSearchAndADecoratorKeepsItsOwn() async throws {
         let notes = [
-            Note(id: Note.ID(UUID(sequence: 1)), text: "milk", createdAt: Date(timeIntervalSince1970: 0)),
             Note(id: Note.ID(UUID(sequence: 2)), text: "oat milk", createdAt: Date(timeIntervalSince1970: 0)),
+            Note(id: Note.ID(UUID(sequence: 1)), text: "milk", createdAt: Date(timeIntervalSince1970: 0)),
         ]
         let searching = NotesClient(
             list: { _ in [] }, create: { _, note in note }, update: { _, note in note }, delete: { _, _ in }, search: { _, _ in notes })
-        #expect(searching.searchMatches == nil)
-        let held: @Sendable (Note.ID) -> Bool = { $0 == notes[0].id }
+        #expect(searching.pages == nil)
         let token = AccessToken("t")
-        #expect(try await searching.matches(token, "milk", holding: held) == NoteMatches(ids: notes.map(\.id), notes: [notes[1]]))
-        // The hook runs for the holder's search as for the other one, and the answer is the client's own.
-        var holding = searching
-        holding.searchMatches = { _, _, isHeld in NoteMatches(ids: notes.map(\.id), notes: notes.filter { !isHeld($0.id) }) }
+        #expect(try await searching.page(token, "milk", after: nil, limit: 1) == NotePage(notes: [notes[0]], total: 2))
+        #expect(try await searching.page(token, "milk", after: NotesPosition(notes[0]), limit: 5) == NotePage(notes: [notes[1]], total: 2))
+        // The hook runs for a page as for a search, and the page is the client's own.
+        var paging = searching
+        paging.pages = { _, _, _, _ in NotePage(notes: [notes[1]], total: 7) }
         let failures = FailureInjector()
         let environment = AppEnvironment(
-            auth: .failing(), profile: .failing(), notes: holding, clock: TestClock(), uuid: .incrementing(), now: .constant(Date(timeIntervalSince1970: 0))
+            auth: .failing(), profile: .failing(), notes: paging, clock: TestClock(), uuid: .incrementing(), now: .constant(Date(timeIntervalSince1970: 0))
         ).injectingFailures(failures)
-        #expect(environment.notes.searchMatches != nil)
+        #expect(environment.notes.pages != nil)
         failures.failNext(.notesSearch)
         await #expect(throws: AppError.network(reason: "simulated failure of notes.search")) {
-            try await environment.notes.matches(token, "milk", holding: held)
+            try await environment.notes.page(token, "milk", after: nil, limit: 5)
         }
-        #expect(try await environment.notes.matches(token, "milk", holding: held) == NoteMatches(ids: notes.map(\.id), notes: [notes[1]]))
+        #expect(try await environment.notes.page(token, "milk", after: nil, limit: 5) == NotePage(notes: [notes[1]], total: 7))
     }
 
     @Test func latencyWaitsOnTheEnvironmentsClock() async throws {

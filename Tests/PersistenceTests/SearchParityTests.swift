@@ -170,38 +170,6 @@ struct SearchParityTests {
         #expect(try await migrated.notes.search(token, "afterword").map(\.text) == [note.text])
     }
 
-    @Test func aSearchForACallerThatHoldsNotesFindsTheSameAndHandsOverOnlyWhatItLacks() async throws {
-        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
-        let database = try Database(path: folder.file("holding.sqlite"), migrations: AppSchema.migrations)
-        // The index is brought up to date only when the test says so.
-        let live = AppEnvironment.live(
-            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
-        #expect(live.notes.searchMatches != nil, "the live client reads matches from the index alone")
-        _ = try await live.auth.signUp(credentials)
-        let token = try await live.auth.authenticate(credentials).token
-        var stored: [Note] = []
-        for (offset, text) in Self.texts.enumerated() {
-            let note = Note(id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text, createdAt: Date(timeIntervalSince1970: 1_800_000_000))
-            stored.append(try await live.notes.create(token, note))
-        }
-        try SearchIndex.indexAll(in: database)
-        // Since the index caught up: an indexed note edited (its index row holds its old text), a
-        // note added, one deleted.
-        var edited = stored[6]
-        edited.text = "oat milk"
-        _ = try await live.notes.update(token, edited)
-        _ = try await live.notes.create(token, Note(id: Note.ID(UUID(sequence: 100)), text: "more milk", createdAt: Date(timeIntervalSince1970: 1_800_000_001)))
-        try await live.notes.delete(token, stored[0])
-        let held = Set(stored.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element.id))
-        for query in Self.cases.map(\.query) + ["milk", "eggs", "oat", "cafe", "more"] {
-            let searched = try await live.notes.search(token, query)
-            let matches = try await live.notes.matches(token, query, holding: { held.contains($0) })
-            #expect(matches.ids.sorted { $0.description < $1.description } == searched.map(\.id).sorted { $0.description < $1.description }, "\(query)")
-            #expect(Set(matches.notes) == Set(searched.filter { !held.contains($0.id) }), "\(query): in full, only the notes not held")
-        }
-        #expect(try await live.notes.matches(token, "eggs", holding: { _ in false }).ids.isEmpty, "the edited note's old text is not found")
-    }
-
     /// A note as unlike a default one as can be: every field set, dates with fractions of a
     /// second, text on several lines in several scripts.
     static func unusualNote(_ sequence: UInt64, updated: TimeInterval) -> Note {

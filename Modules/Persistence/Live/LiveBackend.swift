@@ -167,9 +167,6 @@ extension AppEnvironment {
                     try await backend.offCaller { () throws(AppError) in try backend.changes(token, since: since) }
                 },
                 externalWrites: { backend.externalWrites() },
-                searchMatches: { token, query, isHeld throws(AppError) in
-                    try await backend.offCaller { () throws(AppError) in try backend.notes(token, matching: query, holding: isHeld) }
-                },
                 page: { token, query, after, limit throws(AppError) in
                     try await backend.offCaller { () throws(AppError) in try backend.page(token, matching: query, after: after, limit: limit) }
                 }

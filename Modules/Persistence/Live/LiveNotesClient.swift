@@ -38,53 +38,6 @@ extension LiveBackend {
         return notes
     }
 
-    /// The notes that match `query` as ``notes(_:matching:)`` finds them, for a caller that
-    /// holds those `isHeld` names: the index's matches are read from the index alone (their ids),
-    /// and only the notes the caller lacks are read in full. The few notes written since the
-    /// index's progress are read and matched here, and stand for their index rows, which may hold
-    /// an older text.
-    func notes(_ token: AccessToken, matching query: String, holding isHeld: (Note.ID) -> Bool) throws(AppError) -> NoteMatches {
-        let words = SearchText.words(of: query)
-        var damaged: [String] = []
-        let matches = try reading(token) { db, owner throws(AppError) in
-            try storage { () throws(DatabaseError) -> NoteMatches? in
-                guard !words.isEmpty, try db.tableExists("notes_search") else { return nil }
-                // One read transaction: the index and its progress as one moment, whoever indexes.
-                return try db.readTransaction(
-                    { (db: Connection) throws(DatabaseError) -> NoteMatches in
-                        let owner: [SQLValue] = [.text(owner.description)]
-                        let read = { (row: Row) in Self.read(row, Self.note, damaged: &damaged) }
-                        let recent = try db.query(Self.unindexedNotes, owner, read).compactMap { $0 }
-                        let recentIDs = Set(recent.map(\.id))
-                        var matches = NoteMatches(ids: [], notes: [])
-                        for note in recent where SearchText.text(note.text, holdsEvery: words) {
-                            matches.ids.append(note.id)
-                            if !isHeld(note.id) { matches.notes.append(note) }
-                        }
-                        let (condition, bindings) = Self.indexCondition(words)
-                        let indexed = try db.query(Self.indexedMatchIDs(condition), bindings + owner) { row in
-                            Self.read(row, { try? Self.id($0, 0, "notes.id") as Note.ID }, damaged: &damaged)
-                        }
-                        for case let id? in indexed where !recentIDs.contains(id) {
-                            matches.ids.append(id)
-                            if !isHeld(id), let note = try db.query(Self.noteByID, owner + [.text(id.description)], read).first ?? nil {
-                                matches.notes.append(note)
-                            }
-                        }
-                        return matches
-                    }, orFail: { $0 })
-            }
-        }
-        warn(damaged: damaged)
-        guard let matches else {
-            // Without words or an index, every note is read anyway.
-            let found = try notes(token, matching: query)
-            return NoteMatches(found, holding: isHeld)
-        }
-        searchIndex.catchUp()
-        return matches
-    }
-
     /// A page of the user's notes, or of those that match `query`, after `after`, at most `limit`,
     /// and how many there are in all: a page read in the list's order from an index and a count,
     /// so its cost grows with the page and with SQLite's count, not with the notes. A search's
