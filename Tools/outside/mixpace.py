@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # A stream as a busy user sends it through appcore-serve, at several numbers of notes: adds,
 # edits of notes on the first page, and one intent in ten a search (in turn for a word one note
-# in thirteen holds, one every note holds, and clearing it). Prints intents per second at each
+# in ten holds, a word one note in a thousand holds, and clearing it; WORDS=every adds a word
+# every note holds to the turn). Prints intents per second at each
 # size and its ratio to the first size's pace (the issue's bar: 0.7 at 10,000, 0.5 at 100,000),
 # and what signing in took there (the password hash is the same at every size).
 #   Tools/outside/mixpace.py .build/release/appcore-serve [STREAM] [SIZES...]
@@ -15,7 +16,7 @@ signin = [{"typeUsername": {"username": "mix.user"}}, {"typePassword": {"passwor
 def prepared(notes):
     path = os.path.join(folder, f"mix{notes}.sqlite")
     lines = [{"signUp": {"username": "mix.user", "password": "mixpace1"}}] + signin
-    lines += [{"addNote": {"text": f"note {i} " + ("thirteen" if i % 13 == 0 else "plain")}} for i in range(notes)]
+    lines += [{"addNote": {"text": f"note {i} plain" + (" tenth" if i % 10 == 0 else "") + (" thousandth" if i % 1000 == 0 else "")}} for i in range(notes)]
     subprocess.run([exe, "--db", path], input="".join(json.dumps(o) + "\n" for o in lines), capture_output=True, text=True, check=True)
     # Indexed for search, as a database in use for a while is: a process stays open until it is.
     p = subprocess.Popen([exe, "--db", path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
@@ -28,7 +29,8 @@ def prepared(notes):
 
 def pace(path):
     shown = [row[0] for row in sqlite3.connect(path).execute("SELECT id FROM notes ORDER BY updated_at DESC, id DESC LIMIT 10")]
-    searches = [{"searchNotes": {"query": "thirteen"}}, {"searchNotes": {"query": "plain"}}, {"searchNotes": {"query": ""}}]
+    searches = [{"searchNotes": {"query": "tenth"}}, {"searchNotes": {"query": "thousandth"}}, {"searchNotes": {"query": ""}}]
+    if os.environ.get("WORDS") == "every": searches.insert(1, {"searchNotes": {"query": "plain"}})
     lines = []
     for i in range(stream):
         if i % 10 == 9: lines.append(searches[(i // 10) % 3])
