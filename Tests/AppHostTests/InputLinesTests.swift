@@ -7,7 +7,7 @@ import Testing
 struct InputLinesTests {
     /// The lines of a pipe that `text` was written to and then closed.
     func lines(of text: String) throws -> InputLines {
-        let pipe = Pipe()
+        let pipe = ChildProcesses.pipe()
         pipe.fileHandleForWriting.write(Data(text.utf8))
         try pipe.fileHandleForWriting.close()
         return InputLines(descriptor: pipe.fileHandleForReading.fileDescriptor)

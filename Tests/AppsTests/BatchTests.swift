@@ -49,10 +49,10 @@ struct BatchTests {
             process.arguments = arguments
         }
         process.currentDirectoryURL = fixtures
-        let output = Pipe(), errors = Pipe()
+        let output = ChildProcesses.pipe(), errors = ChildProcesses.pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ChildProcesses.start(process)
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -71,11 +71,11 @@ struct FullOutputTests {
             process.executableURL = try TwoProcessTests.executable(shell)
             process.arguments = arguments
             process.environment = ["HOME": folder.path, "XDG_DATA_HOME": folder.path]
-            let input = Pipe(), errors = Pipe()
+            let input = ChildProcesses.pipe(), errors = ChildProcesses.pipe()
             process.standardInput = input
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
             process.standardError = errors
-            try process.run()
+            try ChildProcesses.start(process)
             input.fileHandleForWriting.write(Data((Array(repeating: line, count: 5).joined(separator: "\n") + "\n").utf8))
             try input.fileHandleForWriting.close()
             let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -98,11 +98,11 @@ struct FullOutputTests {
             let process = Process()
             process.executableURL = try TwoProcessTests.executable("appcore-serve")
             process.arguments = ["--in-memory"]
-            let input = Pipe()
+            let input = ChildProcesses.pipe()
             process.standardInput = input
             process.standardOutput = FileHandle(forWritingAtPath: repliesPath)
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ChildProcesses.start(process)
             input.fileHandleForWriting.write(Data(String(repeating: #"{"increment":{}}"# + "\n", count: 3_000).utf8))
             try? input.fileHandleForWriting.close()
             process.waitUntilExit()

@@ -15,10 +15,10 @@ struct CompletionTests {
         let process = Process()
         process.executableURL = try TwoProcessTests.executable(tool)
         process.arguments = arguments
-        let output = Pipe()
+        let output = ChildProcesses.pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try ChildProcesses.start(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -34,9 +34,9 @@ struct CompletionTests {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", program]
         process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
-        let output = Pipe()
+        let output = ChildProcesses.pipe()
         process.standardOutput = output
-        try process.run()
+        try ChildProcesses.start(process)
         return try await onOwnThread {
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()

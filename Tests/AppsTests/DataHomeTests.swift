@@ -16,13 +16,13 @@ struct DataHomeTests {
             process.arguments = arguments
             process.currentDirectoryURL = URL(fileURLWithPath: folder)
             process.environment = environment
-            let stdin = Pipe(), stderr = Pipe()
+            let stdin = ChildProcesses.pipe(), stderr = ChildProcesses.pipe()
             process.standardInput = stdin
             process.standardOutput = FileHandle.nullDevice
             process.standardError = stderr
             // A shell that refuses at once closes its input: writing then must fail, not kill the tests.
             signal(SIGPIPE, SIG_IGN)
-            try process.run()
+            try ChildProcesses.start(process)
             try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
             try? stdin.fileHandleForWriting.close()
             let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -1,5 +1,6 @@
 import Foundation
 import Persistence
+import TestSupport
 import Testing
 
 /// A real full disk: a 1 MiB tmpfs, where the machine lets the tests mount one (as root, as CI
@@ -14,7 +15,7 @@ struct FullDiskTests {
         mount.executableURL = URL(fileURLWithPath: "/bin/mount")
         mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", folder]
         mount.standardError = FileHandle.nullDevice
-        guard (try? mount.run()) != nil else { return nil }
+        guard (try? ChildProcesses.start(mount)) != nil else { return nil }
         mount.waitUntilExit()
         guard mount.terminationStatus == 0 else {
             try? FileManager.default.removeItem(atPath: folder)
@@ -27,7 +28,7 @@ struct FullDiskTests {
         let umount = Process()
         umount.executableURL = URL(fileURLWithPath: "/bin/umount")
         umount.arguments = [folder]
-        try? umount.run()
+        try? ChildProcesses.start(umount)
         umount.waitUntilExit()
         try? FileManager.default.removeItem(atPath: folder)
     }

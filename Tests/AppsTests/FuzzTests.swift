@@ -73,12 +73,12 @@ struct FuzzTests {
         process.arguments = arguments
         process.currentDirectoryURL = folder
         process.environment = ["HOME": folder.path, "XDG_DATA_HOME": folder.path, "PATH": "/usr/bin:/bin"]
-        let stdin = Pipe()
+        let stdin = ChildProcesses.pipe()
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         let started = Date()
-        try process.run()
+        try ChildProcesses.start(process)
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         process.waitUntilExit()

@@ -26,7 +26,7 @@ struct REPLTests {
 
         init(arguments: [String], environment: [String: String]) throws {
             var master: Int32 = -1, slave: Int32 = -1
-            guard openPseudoTerminal(&master, &slave, nil, nil, nil) == 0 else { throw CocoaError(.fileReadUnknown) }
+            guard ChildProcesses.making({ openPseudoTerminal(&master, &slave, nil, nil, nil) }) == 0 else { throw CocoaError(.fileReadUnknown) }
             self.master = master
             let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
             process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
@@ -36,7 +36,7 @@ struct REPLTests {
             process.standardInput = handle
             process.standardOutput = handle
             process.standardError = handle
-            try process.run()
+            try ChildProcesses.start(process)
             close(slave)
             let masterDescriptor = master
             let reader = Thread { [output] in
@@ -250,12 +250,12 @@ struct REPLTests {
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-repl")
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let input = Pipe(), output = Pipe()
+        let input = ChildProcesses.pipe(), output = ChildProcesses.pipe()
         process.standardInput = input
         process.standardOutput = output
         // Errors that stop the REPL before it reads (a refused database) go to standard error.
         process.standardError = output
-        try process.run()
+        try ChildProcesses.start(process)
         input.fileHandleForWriting.write(Data(text.utf8))
         try input.fileHandleForWriting.close()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -282,7 +282,7 @@ struct REPLTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
             process.arguments = [on ? "+i" : "-i", path]
-            guard (try? process.run()) != nil else { return false }
+            guard (try? ChildProcesses.start(process)) != nil else { return false }
             process.waitUntilExit()
             return process.terminationStatus == 0
         }

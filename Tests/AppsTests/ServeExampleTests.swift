@@ -13,11 +13,11 @@ struct ServeExampleTests {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("appcore-serve")
-        let input = Pipe(), output = Pipe()
+        let input = ChildProcesses.pipe(), output = ChildProcesses.pipe()
         process.arguments = ["--in-memory"]
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try ChildProcesses.start(process)
         let requests = [
             #"{"addNote":{"text":"milk"}}"#,
             #"{"signUp":{"username":"alice.liddell","password":"wonderland"}}"#,

@@ -44,13 +44,13 @@ struct SharedFileTests {
             process.arguments = arguments
             process.currentDirectoryURL = URL(fileURLWithPath: folder)
             process.environment = ["HOME": folder]
-            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+            let stdin = ChildProcesses.pipe(), stdout = ChildProcesses.pipe(), stderr = ChildProcesses.pipe()
             process.standardInput = stdin
             process.standardOutput = stdout
             process.standardError = stderr
             // A serve that ends early closes its input: writing then must fail, not kill the tests.
             signal(SIGPIPE, SIG_IGN)
-            try process.run()
+            try ChildProcesses.start(process)
             let input = Data(input.utf8)
             let writer = Thread {
                 try? stdin.fileHandleForWriting.write(contentsOf: input)

@@ -10,7 +10,7 @@ struct SignalTests {
     /// A running shell fed through a pipe that stays open, read until it has answered.
     final class Driven: @unchecked Sendable {
         let process = Process()
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = ChildProcesses.pipe(), output = ChildProcesses.pipe(), errors = ChildProcesses.pipe()
         private var read = Data()
 
         init(_ name: String, _ arguments: [String], folder: String, environment: [String: String] = [:]) throws {
@@ -20,7 +20,7 @@ struct SignalTests {
             process.standardInput = input
             process.standardOutput = output
             process.standardError = errors
-            try process.run()
+            try ChildProcesses.start(process)
         }
 
         func send(_ lines: [String]) {
@@ -175,16 +175,10 @@ struct SignalTests {
         serve.send([#"{"increment":{}}"#])
         _ = try await serve.read { $0.contains("\n") }
         try serve.output.fileHandleForReading.close()
-        // A process another test starts at that moment can hold a copy of the pipe's read end
-        // for a while (seen once: serve's replies went into the pipe and it waited for input),
-        // so keep asking until serve's write fails, as its first one does with no copy around.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while serve.process.isRunning && ContinuousClock.now < deadline {
-            try? serve.input.fileHandleForWriting.write(contentsOf: Data(#"{"increment":{}}"#.utf8 + [0x0A]))
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        if serve.process.isRunning {
-            Issue.record("appcore-serve still runs 60 s after its reader went away")
+        // No other child holds a copy of the read end (`ChildProcesses`): the next reply fails.
+        serve.send([#"{"increment":{}}"#])
+        if !(await eventually { !serve.process.isRunning }) {
+            Issue.record("appcore-serve still runs \(patience) after its reader went away")
             serve.process.terminate()
         }
         try await onOwnThread { [serve] in serve.process.waitUntilExit() }

@@ -23,7 +23,7 @@ struct StuckDatabaseTests {
         let build = Process()
         build.executableURL = URL(fileURLWithPath: compiler)
         build.arguments = ["-shared", "-fPIC", "-O1", "-o", library, shimSource, "-ldl"]
-        do { try build.run() } catch { return .failure(ShimError("\(compiler) could not start: \(error)")) }
+        do { try ChildProcesses.start(build) } catch { return .failure(ShimError("\(compiler) could not start: \(error)")) }
         build.waitUntilExit()
         return build.terminationStatus == 0 ? .success(library) : .failure(ShimError("\(compiler) failed on \(shimSource)"))
     }()

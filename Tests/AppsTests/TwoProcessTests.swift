@@ -20,11 +20,11 @@ struct TwoProcessTests {
         process.executableURL = try executable("appcore-repl")
         process.arguments = ["--db", database]
         process.environment = ["HOME": folder, "XDG_DATA_HOME": folder]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = ChildProcesses.pipe(), output = ChildProcesses.pipe(), errors = ChildProcesses.pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ChildProcesses.start(process)
         input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         try input.fileHandleForWriting.close()
         return (process, output, errors)
@@ -38,7 +38,7 @@ struct TwoProcessTests {
         process.executableURL = try executable("appcore-batch")
         process.arguments = ["--env", "live", "--db", database, "--quiet", script]
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try ChildProcesses.start(process)
         try await onOwnThread { process.waitUntilExit() }
         return process.terminationStatus
     }

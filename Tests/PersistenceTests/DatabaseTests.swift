@@ -131,7 +131,7 @@ struct DatabaseTests {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
             process.arguments = [flag, path]
             process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return false }
+            guard (try? ChildProcesses.start(process)) != nil else { return false }
             process.waitUntilExit()
             return process.terminationStatus == 0
         }

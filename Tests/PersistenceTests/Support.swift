@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Persistence
 import StateStore
+import TestSupport
 import Testing
 
 func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
@@ -64,7 +65,7 @@ final class LockHolder: Sendable {
 final class TestChild: Sendable {
     let process: Process
     private let output = Locked(Data())
-    private let pipe = Pipe()
+    private let pipe = ChildProcesses.pipe()
 
     init(running filter: String, environment: [String: String]) throws {
         let process = Process()
@@ -79,7 +80,7 @@ final class TestChild: Sendable {
             let chunk = handle.availableData
             output.withLock { $0.append(chunk) }
         }
-        try process.run()
+        try ChildProcesses.start(process)
     }
 
     /// The lines the child printed so far.
