@@ -170,7 +170,7 @@ public final class AppHost: Sendable {
             let now = screens
             return IntentOutcome(status: .rejected(reason: refusal.reason), changed: now.changed(since: before), screens: now)
         case .success(let actions):
-            let based = earlier.map { shown in actions.map { $0.based(on: shown, now: store.currentState.notes) } } ?? actions
+            let based = earlier.map { shown in actions.map { $0.based(on: shown) } } ?? actions
             return await runner.perform(actions: based, timeout: timeout, before: before)
         }
     }
@@ -299,25 +299,21 @@ public final class AppHost: Sendable {
 }
 
 extension AppFeature.Action {
-    /// The action with an edit or a delete based on the version of the note `shown` lists, when
-    /// that is not the one `notes` holds now: a front end that says what it shows changes what
-    /// its user saw, and a version stored since (by another process, heard of in the
-    /// background) makes the change a conflict.
-    fileprivate func based(on shown: Screens, now notes: Notes.State) -> Self {
+    /// The action with an edit or a delete based on the version of the note `shown` lists: a
+    /// front end that says what it shows changes what its user saw, and a version stored since
+    /// (by another process, heard of in the background) makes the change a conflict. Pinned
+    /// even when the state holds that version now: the state may hear of another before the
+    /// action is reduced.
+    fileprivate func based(on shown: Screens) -> Self {
         switch self {
         case .notes(.edited(let id, let text, nil)):
-            guard let version = Self.version(of: id, in: shown, unlike: notes) else { return self }
+            guard let version = shown.notes.rows.note(id)?.version else { return self }
             return .notes(.edited(id, text, basedOn: version))
         case .notes(.deleteTapped(let id, nil)):
-            guard let version = Self.version(of: id, in: shown, unlike: notes) else { return self }
+            guard let version = shown.notes.rows.note(id)?.version else { return self }
             return .notes(.deleteTapped(id, basedOn: version))
         default:
             return self
         }
-    }
-
-    private static func version(of id: Note.ID, in shown: Screens, unlike notes: Notes.State) -> Int64? {
-        guard let version = shown.notes.rows.note(id)?.version, version != notes.items[id: id]?.note.version else { return nil }
-        return version
     }
 }

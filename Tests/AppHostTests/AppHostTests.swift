@@ -162,6 +162,27 @@ struct AppHostTests {
         try await host.close()
     }
 
+    /// The state may hear of another process's version between `perform` and the edit's
+    /// reduction (seen once in 30 rounds of two `appcore-serve` editing at once: both stored):
+    /// the edit carries the version shown, even when the state holds that one at `perform`.
+    @Test func anEditOfTheScreensAFrontEndShowsCarriesTheVersionShownWhateverTheStateHearsLater() async throws {
+        let path = NSTemporaryDirectory() + "appcore-pinned-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil, live: .testing))
+        await signIn(host)
+        let added = await host.perform(.addNote(text: "base"), timeout: patience)
+        let row = try #require(added.screens.notes.rows.first)
+        let shownVersion = try #require(added.screens.notes.rows.note(row.id)?.version)
+        let based = Locked<[Int64?]>([])
+        let watching = host.store.observeActions { action, _ in
+            if case .notes(.edited(_, _, let version)) = action { based.withLock { $0.append(version) } }
+        }
+        #expect(await host.perform(.editNote(id: row.id, text: "mine"), timeout: patience, since: host.screens).status == .completed)
+        #expect(based.withLock { $0 } == [shownVersion])
+        watching.cancel()
+        try await host.close()
+    }
+
     @Test func notesReloadWithWhatAnotherHostWroteAndTheirErrorCanBeDismissed() async throws {
         let path = NSTemporaryDirectory() + "appcore-reload-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
