@@ -23,7 +23,7 @@ public enum AppSchema {
                 guard try db.tableExists("note_counts") else { return [] }
                 return try db.query(
                     LiveBackend.noteColumns + " WHERE owner_id IN (SELECT owner_id FROM note_counts WHERE count > 0) AND id = ?",
-                    [.text(id.description)], LiveBackend.note
+                    [.text(id.description)], NotesTable.note
                 ).compactMap { $0 }
             }
             return notes?.first { $0.version == version } ?? notes?.first

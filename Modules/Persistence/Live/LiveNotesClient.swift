@@ -15,7 +15,7 @@ extension LiveBackend {
         let notes = try reading(token) { db, owner throws(AppError) in
             try storage { () throws(DatabaseError) -> [Note] in
                 // A damaged row is left out and named; the other notes are still listed.
-                let read = { (row: Row) in Self.read(row, Self.note, damaged: &damaged) }
+                let read = { (row: Row) in Self.read(row, NotesTable.note, damaged: &damaged) }
                 let columns = Self.noteColumns + " WHERE owner_id = ?"
                 let owner: [SQLValue] = [.text(owner.description)]
                 // Every note, or without a full-text index every note that matches.
@@ -51,7 +51,7 @@ extension LiveBackend {
                 // One read transaction: the page, its count and the index's progress as one moment.
                 try db.readTransaction(
                     { (db: Connection) throws(DatabaseError) -> NotePage? in
-                        let read = { (row: Row) in Self.read(row, Self.note, damaged: &damaged) }
+                        let read = { (row: Row) in Self.read(row, NotesTable.note, damaged: &damaged) }
                         let owner: [SQLValue] = [.text(owner.description)]
                         let (afterCondition, afterBindings) = Self.after(after, in: "notes")
                         let limitBinding: [SQLValue] = [.int(max(0, limit))]
@@ -174,7 +174,7 @@ extension LiveBackend {
     /// once, not once per match as a subquery naming the row's owner would be.
     static func indexedMatches(_ condition: String) -> String {
         """
-        SELECT notes.id, notes.text, notes.created_at, notes.updated_at, notes.change_sequence
+        SELECT \(NotesTable.selected(of: "notes"))
         FROM notes_search CROSS JOIN notes INDEXED BY notes_by_search_row ON notes.search_rowid = notes_search.rowid
         WHERE \(condition) AND notes.owner_id = ?
             AND notes.change_sequence <= \(SearchIndex.progress(ofOwner: "?"))
@@ -204,9 +204,8 @@ extension LiveBackend {
         return (conditions.joined(separator: " AND "), bindings)
     }
 
-    /// The columns ``note(_:)`` reads, from the notes table. A note's version is the number of
-    /// the owner's change that last wrote it.
-    static let noteColumns = "SELECT id, text, created_at, updated_at, change_sequence FROM notes"
+    /// The notes table's statement that reads notes (`NotesTable`'s columns).
+    static let noteColumns = "SELECT " + NotesTable.selected() + " FROM notes"
 
     /// The order notes are listed in: `Note.isListed(before:)`, in SQL.
     static let listOrder = " ORDER BY updated_at DESC, id DESC"
@@ -221,37 +220,22 @@ extension LiveBackend {
         return value
     }
 
-    /// The note in a row of ``noteColumns``; `nil` when its id is damaged.
-    static func note(_ row: Row) -> Note? {
-        guard let id = try? Self.id(row, 0, "notes.id") as Note.ID else { return nil }
-        return Note(
-            id: id, text: row.text(1), createdAt: Date(timeIntervalSinceReferenceDate: row.double(2)),
-            updatedAt: Date(timeIntervalSinceReferenceDate: row.double(3)), version: Int64(row.int(4)))
-    }
-
     /// The number the next change of an owner's notes takes (its `?` is the owner).
     static let nextChange = """
         (SELECT 1 + max((SELECT coalesce(max(change_sequence), 0) FROM notes WHERE owner_id = ?1),
                         (SELECT coalesce(max(change_sequence), 0) FROM note_removals WHERE owner_id = ?1)))
         """
 
+    /// ``NotesTable``'s statements, numbered by ``nextChange``.
+    static let storeNote = NotesTable.upsert(numbered: nextChange)
+    static let editNote = NotesTable.edit(numbered: nextChange)
+
     /// Stores `note` (a new one, or again), whatever is stored; returns it with its version
     /// (`nil`: not written, as `access` allows).
     func create(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Note? {
         try writing(token, access) { db, owner throws(AppError) in
             let version = try storage { () throws(DatabaseError) in
-                try db.query(
-                    """
-                    INSERT INTO notes (owner_id, id, text, created_at, updated_at, change_sequence) VALUES (?1, ?2, ?3, ?4, ?5, \(Self.nextChange))
-                    ON CONFLICT (owner_id, id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at,
-                        change_sequence = excluded.change_sequence
-                    RETURNING change_sequence
-                    """,
-                    [
-                        .text(owner.description), .text(note.id.description), .text(note.text),
-                        .real(note.createdAt.timeIntervalSinceReferenceDate), .real(note.updatedAt.timeIntervalSinceReferenceDate),
-                    ]
-                ) { Int64($0.int(0)) }.first
+                try db.query(Self.storeNote, NotesTable.upsertValues(note, of: owner)) { Int64($0.int(0)) }.first
             }
             searchIndex.catchUp(afterWrite: true)
             var stored = note
@@ -271,23 +255,11 @@ extension LiveBackend {
             try refuseConflict(with: note, stored: existing, for: owner, in: db)
             guard existing != nil else { throw .notFound(.note, id: note.id.description) }
             let stored = try storage { () throws(DatabaseError) in
-                try db.query(
-                    """
-                    UPDATE notes SET text = ?2, updated_at = ?3, change_sequence = \(Self.nextChange)
-                    WHERE owner_id = ?1 AND id = ?4 RETURNING created_at, change_sequence
-                    """,
-                    [
-                        .text(owner.description), .text(note.text), .real(note.updatedAt.timeIntervalSinceReferenceDate),
-                        .text(note.id.description),
-                    ]
-                ) { (created: $0.double(0), version: Int64($0.int(1))) }.first
+                try db.query(Self.editNote, NotesTable.editValues(note, of: owner), NotesTable.note).first
             }
-            guard let stored else { throw .notFound(.note, id: note.id.description) }
+            guard let stored, let updated = stored else { throw .notFound(.note, id: note.id.description) }
             searchIndex.catchUp(afterWrite: true)
-            versions.withLock { $0.record(note.id, replaced: existing, wrote: stored.version) }
-            var updated = note
-            updated.createdAt = Date(timeIntervalSinceReferenceDate: stored.created)
-            updated.version = stored.version
+            versions.withLock { $0.record(note.id, replaced: existing, wrote: updated.version) }
             return updated
         }
     }
@@ -347,7 +319,7 @@ extension LiveBackend {
         guard !versions.withLock({ $0.allows(note.id, base: note.version, stored: stored) }) else { return }
         let key: [SQLValue] = [.text(owner.description), .text(note.id.description)]
         let theirs = try storage { () throws(DatabaseError) in
-            try db.query(Self.noteByID, key, Self.note).first
+            try db.query(Self.noteByID, key, NotesTable.note).first
         }
         if let theirs { throw NoteVersions.conflict(note.id, stored: theirs) }
         // No row: a deletion on record is a conflict; an id never the user's is not found.
@@ -371,7 +343,7 @@ extension LiveBackend {
                 let total = try db.query(Self.ownersCount, [ownerID]) { $0.int(0) }.first ?? 0
                 guard let cursor, cursor < now else { return NoteChanges(cursor: now, total: total) }
                 let read = { (row: Row) -> Note? in
-                    let note = Self.note(row)
+                    let note = NotesTable.note(row)
                     if note == nil { damaged += 1 }
                     return note
                 }
