@@ -2,6 +2,7 @@ import AppHost
 import Foundation
 import Models
 import Reducers
+import TestSupport
 import Testing
 import ViewModels
 
@@ -150,6 +151,31 @@ struct ScreensUpdateTests {
         // The whole outcome, for comparison, carries every row held: the page's, not the 2,001.
         #expect(try JSONEncoder().encode(outcome).count > 10 * bytes)
         #expect(outcome.screens.notes.rows.count <= Notes.pageSize + Notes.trimSlack + 1 && outcome.screens.notes.count == 2_001)
+    }
+}
+
+/// The serve line's hand-written writer against the types' own encoding.
+@Suite("Every field of an update")
+struct UpdateFieldCoverageTests {
+    /// Every field of an update set (one added later too), each case of its enums in turn:
+    /// the line `appcore-serve` writes holds each, as `JSONEncoder` writes it.
+    @Test func theServeLineWritesEveryFieldOfAnUpdate() throws {
+        var every = EveryField()
+        every.use({ Note.ID(UUID(sequence: UInt64($0))) }, for: Note.ID.self)
+        every.use({ Post.ID(UUID(sequence: UInt64($0))) }, for: Post.ID.self)
+        every.use({ _ in .loaded }, for: ProfileViewModel.Status.self)
+        // Of the notes' rows, the status, and the profile's rows (which JSONEncoder writes).
+        every.caseNames = ["all", "changes", "completed", "rejected", "failed", "timedOut", "header", "post", "draft", "loading", "error"]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for variant in 0..<5 {
+            let update = try every.value(IntentOutcome.Update.self, variant: variant)
+            let encoded = String(decoding: try encoder.encode(update), as: UTF8.self)
+            let written = try update.jsonLine()
+            let missed = EveryField.differences(EveryField.json(written), EveryField.json(encoded))
+            #expect(missed.isEmpty, "the serve line differs from the update's encoding at \(missed)")
+            if missed.isEmpty { #expect(written == encoded, "the same fields, written otherwise") }
+        }
     }
 }
 
