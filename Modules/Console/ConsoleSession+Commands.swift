@@ -73,7 +73,7 @@ extension ConsoleSession {
         let token = line.arguments[index]
         let name = line.spec.placeholder(index)
         if token.text.hasPrefix("@") {
-            let listed = host.store.currentState.notes.visibleItems
+            let listed = host.screens.notes.rows
             guard let position = Int(token.text.dropFirst()), position >= 1 else {
                 throw LineError("argument \(index + 1) \(name) at column \(token.column): “\(token.text)” is not a position like @1")
             }

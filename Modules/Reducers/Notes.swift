@@ -190,6 +190,12 @@ public struct Notes: Reducer {
             searchResults == nil ? listTotal : searchTotal
         }
 
+        /// How many notes what is shown has in all: ``visibleItems`` and those not read yet. What
+        /// a screen's count says and a page more is bounded by.
+        public var shownCount: Int {
+            max(total ?? 0, visibleItems.count)
+        }
+
         /// Where the next page of what is shown starts; `nil` when every note of it is held.
         var end: NotesPosition? { searchResults == nil ? listEnd : searchEnd }
 
@@ -492,7 +498,7 @@ public struct Notes: Reducer {
             return .none
 
         case .moreRowsRequested:
-            guard state.rowLimit < state.total ?? state.searchResults?.count ?? state.items.count else {
+            guard state.rowLimit < state.shownCount else {
                 return reject(action, state, "every row is shown already")
             }
             state.rowLimit += Self.pageSize

@@ -74,7 +74,7 @@ public final class NotesViewModel: FeatureViewModel {
         /// earlier state, where it can be.
         init(_ state: Notes.State, after before: Snapshot?) {
             rows = Rows(state, after: before?.rows)
-            count = max(state.total ?? 0, rows.count)
+            count = state.shownCount
             let selected = state.selected
             selectedID = selected?.id
             selectedText = selected?.note.text

@@ -324,6 +324,39 @@ struct NotesSearchRowsTests {
         Notes.Item(note: Note(id: Note.ID(UUID(sequence: UInt64(number))), text: "note \(number)", createdAt: Date(timeIntervalSince1970: Double(number))))
     }
 
+    /// What a list shows is derived once, from `Notes.State.visibleItems` and `shownCount`: the
+    /// rows a screen lists (which the console's `@N` counts), the count it says, and whether a
+    /// page more is given, for lists and searches, read whole or in part, with a match no longer
+    /// listed.
+    @Test func rowsCountAndPagingReadOneDerivedList() {
+        let notes = Notes(environment: .noop(), token: AccessToken("token"))
+        var states: [(String, Notes.State)] = []
+        for held in [0, 5, 45] {
+            var state = Notes.State(items: IdentifiedArray(uniqueElements: (0..<held).reversed().map(Self.note)))
+            for total in [nil, held, held + 30] {
+                for rowLimit in [Notes.pageSize, Notes.pageSize * 3] {
+                    state.listTotal = total
+                    state.rowLimit = rowLimit
+                    state.searchResults = nil
+                    state.searchTotal = nil
+                    states.append(("\(held) held of \(String(describing: total)), \(rowLimit) promised", state))
+                    // A search's matches, one of them not listed (deleted meanwhile).
+                    state.searchResults = (0..<held).filter { $0 % 2 == 0 }.map { Self.note($0).id } + [Self.note(999).id]
+                    state.searchTotal = total.map { $0 / 2 + 1 }
+                    states.append(("a search of \(held) held, \(rowLimit) promised", state))
+                }
+            }
+        }
+        for (name, state) in states {
+            let snapshot = NotesViewModel.Snapshot(state)
+            #expect(snapshot.rows.map(\.id) == state.visibleItems.map(\.id), "\(name): the rows")
+            #expect(snapshot.count == state.shownCount && snapshot.count >= snapshot.rows.count, "\(name): the count")
+            var paged = state
+            _ = notes.reduce(into: &paged, action: .moreRowsRequested)
+            #expect((paged.rowLimit > state.rowLimit) == (state.rowLimit < snapshot.count), "\(name): a page more")
+        }
+    }
+
     @Test func rowsToldFromTheRowsBeforeListWhatRowsMadeAfreshList() {
         let store = RootStore(initialState: Holder.State(), reducer: Holder())
         let notes = NotesViewModel(store: store.scope(state: \.notes, action: Holder.Action.notes))

@@ -39,13 +39,18 @@ def prepared(notes):
     lines = [{"signUp": {"username": "flat.user", "password": "flatness"}}] + signin
     lines += [{"addNote": {"text": f"note {i} with oats" if i % 100 == 0 else f"note {i} plain text"}} for i in range(notes)]
     subprocess.run([exe, "--db", path], input="".join(json.dumps(o) + "\n" for o in lines), capture_output=True, text=True, check=True)
-    # The index catches up after writes go quiet: keep a process open until it has.
+    # The index catches up after a write or a search: a process signs in and searches once, and
+    # stays open until it has (without the search, nothing starts it and this waited a minute).
     p = subprocess.Popen([exe, "--db", path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    p.stdin.write("".join(json.dumps(o) + "\n" for o in signin + [{"searchNotes": {"query": "oats"}}]))
+    p.stdin.flush()
     query = "SELECT count(*) FROM notes WHERE change_sequence > coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = notes.owner_id), 0)"
     for _ in range(600):
         if sqlite3.connect(path).execute(query).fetchone()[0] == 0:
             break
         time.sleep(0.1)
+    else:
+        sys.exit(f"the search index of {path} did not catch up within a minute")
     p.stdin.close()
     p.wait()
     return path
