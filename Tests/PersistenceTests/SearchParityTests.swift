@@ -110,8 +110,8 @@ struct SearchParityTests {
         }
     }
 
-    /// Past each way of reading a page: the set of matches (one owner, two), and asking the index
-    /// of each note walked (most of a sole owner's notes match).
+    /// Past each way of reading a page: the set of matches (one owner, two), and matching each
+    /// note walked (most of a sole owner's notes match).
     @Test(arguments: [(1, LiveBackend.matchesSortedWhole + 200), (2, LiveBackend.matchesSortedWhole + 200), (1, LiveBackend.matchesCollectedWhole + 200)])
     func aSearchOfManyMatchesWalksTheListInOrderAndCountsTheOwnersOnly(owners: Int, count: Int) async throws {
         let database = try Database(path: folder.file("many.sqlite"), migrations: AppSchema.migrations)

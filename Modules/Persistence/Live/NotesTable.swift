@@ -43,6 +43,14 @@ enum NotesTable {
         return note
     }
 
+    /// Where a row read as ``selected(of:)`` lists comes in the list, as the table holds it (so
+    /// also for a row whose id is damaged): its update time and id.
+    static func listPosition(_ row: Row) -> (updatedAt: Double, id: String) {
+        (row.double(updatedAtColumn), row.text(0))
+    }
+
+    private static let updatedAtColumn = Int32(1 + (columns.firstIndex { $0.name == "updated_at" } ?? -1))
+
     /// Stores a note whatever is stored (`?1` the owner, `?2` the id, then each column's value
     /// from `?3`), numbered `change`, an SQL expression; returns its version.
     static func upsert(numbered change: String) -> String {
