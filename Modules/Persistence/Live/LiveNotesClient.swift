@@ -65,10 +65,10 @@ extension LiveBackend {
                         guard try db.tableExists("notes_search") else { return nil }
                         let (condition, bindings) = Self.indexCondition(words)
                         // How the page is read depends on how many notes match (every owner's, told
-                        // by the index alone): few are read and sorted whole; many, the owner's notes
-                        // are walked in the list's order and kept if the set of matches holds them;
-                        // tens of thousands that are most of a sole owner's, the notes are walked in
-                        // the list's order and matched here, until the page is full.
+                        // by the index alone): few are read and sorted whole; many that are most of a
+                        // sole owner's, the notes are walked in the list's order and matched here
+                        // until the page is full; other many, the owner's notes are walked and kept
+                        // if the set of matches holds them.
                         let matches = try db.query("SELECT count(*) FROM notes_search WHERE " + condition, bindings) { $0.int(0) }.first ?? 0
                         let notes = try db.query(Self.ownersCount, owner) { $0.int(0) }.first ?? 0
                         let owners = try db.query("SELECT count(*) FROM note_counts WHERE count > 0") { $0.int(0) }.first ?? 0
@@ -79,7 +79,7 @@ extension LiveBackend {
                             indexed = try db.query(
                                 Self.indexedMatches(condition) + afterCondition + " ORDER BY notes.updated_at DESC, notes.id DESC LIMIT ?",
                                 bindings + owner + owner + afterBindings + limitBinding, read)
-                        } else if owners == 1, matches > Self.matchesCollectedWhole, matches * 2 >= notes {
+                        } else if owners == 1, matches * 2 >= notes {
                             indexed = try Self.walk(
                                 Self.noteColumns + indexedNotes, owner + owner, after: (afterCondition, afterBindings), keeping: limit, in: db, read
                             ) { SearchText.text($0.text, holdsEvery: words) }
@@ -162,11 +162,6 @@ extension LiveBackend {
     /// Up to how many matches of the index (every owner's) a search page is sorted from them
     /// all; with more, the owner's notes are walked in the list's order instead.
     static let matchesSortedWhole = 1_000
-
-    /// Up to how many matches the walk keeps the notes the set of every match holds; with more
-    /// (most of a sole owner's notes), it matches each note's text itself (``walk``), which
-    /// stops once the page is full.
-    static let matchesCollectedWhole = 15_000
 
     /// The condition (to add to a `WHERE`) and its values that keep the notes of `table` listed
     /// after `position`.
