@@ -37,7 +37,15 @@ struct OpenedStorage: Sendable {
                 let database = try AppSchema.open(path, readOnly: options.readOnly, durability: options.durability)
                 if let preparingDatabase = options.preparingDatabase { try database.read(preparingDatabase) }
                 let environment = injecting(AppEnvironment.live(database: database, configuration: options.live, clock: clock, warnings: options.warnings))
-                let report = reportingJournal(to: options.warnings)
+                // While the stream starts, a write refused as busy is retried, not reported.
+                let starting = Locked(true)
+                let reporting = reportingJournal(to: options.warnings)
+                let report: @Sendable (AppJournal.Event) -> Void = { event in
+                    switch event {
+                    case .writeFailed, .writeRecovered: if !starting.withLock({ $0 }) { reporting(event) }
+                    case .damaged: reporting(event)
+                    }
+                }
                 var replayed = 0
                 if options.journal != .off {
                     let restored = try AppJournal.restoreLatest(in: database, from: initialState, using: AppFeature(environment: environment), report: report)
@@ -55,10 +63,31 @@ struct OpenedStorage: Sendable {
                 // Only looking (or no journal): nothing is recorded, and no stream is touched.
                 let journal =
                     options.journal == .restoreAndRecord && !options.readOnly
-                    ? try AppJournal.startOwnStream(in: database, from: initialState, report: report) : nil
+                    ? try startOwnStream(in: database, from: initialState, report: report) : nil
+                starting.withLock { $0 = false }
                 return OpenedStorage(environment: environment, database: database, journal: journal, initialState: initialState, replayed: replayed)
             } catch {
                 throw AppHostError(error)
+            }
+        }
+    }
+
+    /// How many busy timeouts starting the journal's stream waits through: many processes
+    /// starting while others write (fifty at once) can hold the write lock past one, and a
+    /// process that has answered nothing yet loses nothing by waiting.
+    static let busyTimeoutsToStart = 3
+
+    /// This process's journal stream, started once the write lock is free (see
+    /// ``busyTimeoutsToStart``); a stream that could not start wrote nothing.
+    private static func startOwnStream(
+        in database: Database, from state: AppFeature.State, report: @escaping @Sendable (AppJournal.Event) -> Void
+    ) throws(DatabaseError) -> AppJournal {
+        var attempts = 1
+        while true {
+            do {
+                return try AppJournal.startOwnStream(in: database, from: state, report: report)
+            } catch  where error.kind == .busy && attempts < busyTimeoutsToStart {
+                attempts += 1
             }
         }
     }

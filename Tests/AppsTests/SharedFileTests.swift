@@ -1,3 +1,4 @@
+import AppHost
 import Foundation
 import Persistence
 import StateStore
@@ -107,6 +108,40 @@ struct SharedFileTests {
         #expect(check == ["ok"])
         let notes = try database.read { db throws(DatabaseError) in try db.query("SELECT count(*) FROM notes") { $0.int(0) } }
         #expect(notes == [28])
+    }
+
+    /// Others' writes can hold the write lock past one busy timeout while a process starts
+    /// (fifty writers at once): its host waits for the lock to start its journal, instead of
+    /// failing to open at the first timeout.
+    @Test func aHostOpensOnceAWriteLockHeldPastOneBusyTimeoutGoes() async throws {
+        let (folder, path) = try SignalTests.databaseFolder("appcore-busy-open")
+        try AppSchema.open(path).close()
+        let holder = try TestChild(running: "writeLockHolderChild", environment: ["APPCORE_WRITE_LOCK_HOLDER_DB": path])
+        await holder.waitForLine(timeout: patience) { $0.contains("holding") }
+        try #require(holder.lines.contains("holding"), "another process holds the write lock")
+        let host = try await AppHost(storage: .database(path: path), options: AppHost.Options(history: nil))
+        #expect(await host.perform(.increment, timeout: patience).status == .completed)
+        try await host.close()
+        try await onOwnThread { holder.waitUntilExit() }
+        _ = folder
+    }
+
+    static let writeLockHolderDatabase = ProcessInfo.processInfo.environment["APPCORE_WRITE_LOCK_HOLDER_DB"]
+
+    /// The other process: holds the write lock of an AppCore database for 7 s, past the 5 s
+    /// busy timeout, then lets it go.
+    @Test(.enabled(if: writeLockHolderDatabase != nil, "runs only as the child process of aHostOpensOnce…"))
+    func writeLockHolderChild() throws {
+        let path = try #require(Self.writeLockHolderDatabase)
+        let database = try AppSchema.open(path)
+        defer { database.close() }
+        // A writer among others: it has written before, and holds the lock for a long write.
+        try database.write { db throws(DatabaseError) in try db.execute("CREATE TABLE written (x)") }
+        try database.write { db throws(DatabaseError) in
+            try db.execute("INSERT INTO written VALUES (1)")
+            FileHandle.standardOutput.write(Data("holding\n".utf8))
+            Thread.sleep(forTimeInterval: 7)
+        }
     }
 
     @Test func fiftyWritersKeepEveryAcknowledgedNoteAndTheFileWhole() async throws {

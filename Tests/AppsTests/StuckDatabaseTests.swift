@@ -159,7 +159,13 @@ struct StuckDatabaseTests {
                 #expect(status == 2, "\(name): \(status) \(said)")
                 #expect(said.contains("the database did not open within"), "\(name): \(said)")
             }
-            #expect(clock.now - started < Self.promise + Self.slack, "\(name) ended \(clock.now - started) after the \(ending)")
+            // Alone this ends in 3–4 s; beside the whole suite on two cores a shell that only
+            // waits on timers was seen to end 11 and 17 s after its input (its threads wait that
+            // long to run), so the bound here is the one that tells an end from a hang.
+            #expect(clock.now - started < Self.promise + Self.loadedSlack, "\(name) ended \(clock.now - started) after the \(ending)")
         }
     }
+
+    /// The slack for a shell that waits on timers beside the whole suite (see above).
+    static let loadedSlack: Duration = .seconds(25)
 }

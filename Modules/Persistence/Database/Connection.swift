@@ -463,7 +463,9 @@ public final class Connection {
 
     private func failure(_ code: Int32, _ sql: String) -> DatabaseError {
         // Named by what it did to the file, never by its SQL: the message may reach a screen.
-        let reads = ["SELECT", "WITH", "PRAGMA"].contains(sql.drop { $0.isWhitespace }.prefix { !$0.isWhitespace }.uppercased())
+        let verb = sql.drop { $0.isWhitespace }.prefix { !$0.isWhitespace }.uppercased()
+        // A pragma that sets a value (`PRAGMA application_id = …`) writes.
+        let reads = ["SELECT", "WITH"].contains(verb) || (verb == "PRAGMA" && !sql.contains("="))
         let operation = "\(reads ? "read" : "write") \(path)"
         if isReadOnly, code & 0xFF == SQLITE_READONLY {
             return DatabaseError(.openedReadOnly, operation: operation, code: code, message: "the database was opened for reading only")
