@@ -146,6 +146,34 @@ struct SearchParityTests {
         }
     }
 
+    /// Notes written while nothing indexed them (an import by a process that never searched)
+    /// are indexed once their owner signs in, without waiting for a search to scan them.
+    @Test func signingInIndexesTheNotesNothingIndexedYet() async throws {
+        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
+        let path = folder.file("imported.sqlite")
+        let importing = try Database(path: path, migrations: AppSchema.migrations)
+        let importer = AppEnvironment.live(
+            database: importing, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
+        _ = try await importer.auth.signUp(credentials)
+        let token = try await importer.auth.authenticate(credentials).token
+        for number in 1...300 {
+            _ = try await importer.notes.create(token, Note(id: Note.ID(UUID(sequence: UInt64(number))), text: "imported \(number)", createdAt: Date()))
+        }
+        importing.close()
+        let database = try Database(path: path, migrations: AppSchema.migrations)
+        defer { database.close() }
+        let unindexed = { @Sendable in
+            (try? database.read { db throws(DatabaseError) in
+                try db.query("SELECT count(*) FROM notes WHERE change_sequence > \(SearchIndex.progressOfNotesOwner)") { $0.int(0) }.first ?? 0
+            }) ?? -1
+        }
+        #expect(unindexed() == 300)
+        let live = AppEnvironment.live(database: database, configuration: .testing, clock: TestClock())
+        _ = try await live.auth.authenticate(credentials)
+        #expect(await eventually { unindexed() == 0 }, "\(unindexed()) notes still not indexed")
+        withExtendedLifetime(live) {}
+    }
+
     @Test func version15IndexesAgainTheNotesAnIndexReadOnlyUpToANul() async throws {
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let path = folder.file("v14.sqlite")

@@ -66,7 +66,11 @@ extension LiveBackend {
                 try Crypto.pbkdf2(password: credentials.password.revealed, salt: salt, iterations: iterations)
             }
         }
-        return try await offCaller { () throws(AppError) in try self.openSession(for: account, named: username, ifItsHashIs: candidate) }
+        let session = try await offCaller { () throws(AppError) in try self.openSession(for: account, named: username, ifItsHashIs: candidate) }
+        // Notes imported or written while nothing indexed them are indexed from now, not only
+        // once a search has had to scan them.
+        searchIndex.catchUp()
+        return session
     }
 
     /// Counts one more attempt against `username`, as failed until it succeeds, and spaces the
