@@ -39,8 +39,8 @@ def prepared(notes):
     lines = [{"signUp": {"username": "flat.user", "password": "flatness"}}] + signin
     lines += [{"addNote": {"text": f"note {i} with oats" if i % 100 == 0 else f"note {i} plain text"}} for i in range(notes)]
     subprocess.run([exe, "--db", path], input="".join(json.dumps(o) + "\n" for o in lines), capture_output=True, text=True, check=True)
-    # The index catches up after a write or a search: a process signs in and searches once, and
-    # stays open until it has (without the search, nothing starts it and this waited a minute).
+    # Indexing starts at a sign-in, a write or a search: a process signs in and searches once,
+    # and stays open until the index has caught up (a process that only opened never started it).
     p = subprocess.Popen([exe, "--db", path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     p.stdin.write("".join(json.dumps(o) + "\n" for o in signin + [{"searchNotes": {"query": "oats"}}]))
     p.stdin.flush()

@@ -19,7 +19,7 @@ def prepared(notes):
     lines += [{"addNote": {"text": f"note {i} plain" + (" tenth" if i % 10 == 0 else "") + (" thousandth" if i % 1000 == 0 else "")}} for i in range(notes)]
     subprocess.run([exe, "--db", path], input="".join(json.dumps(o) + "\n" for o in lines), capture_output=True, text=True, check=True)
     # Indexed for search, as a database in use for a while is: a process stays open until it is.
-    # Indexing starts after a write or a search: the owner signs in and searches once.
+    # Indexing starts at a sign-in, a write or a search: the owner signs in and searches once.
     p = subprocess.Popen([exe, "--db", path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     p.stdin.write("".join(json.dumps(o) + "\n" for o in signin + [{"searchNotes": {"query": "tenth"}}])); p.stdin.flush()
     query = "SELECT count(*) FROM notes WHERE change_sequence > coalesce((SELECT indexed_through FROM search_progress WHERE owner_id = notes.owner_id), 0)"
