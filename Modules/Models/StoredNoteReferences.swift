@@ -65,21 +65,12 @@ public struct StoredByReference: Hashable, Sendable, Codable {
         self.wrappedValue = wrappedValue
     }
 
-    private enum Keys: String, CodingKey {
-        case reference
-    }
-
     /// Writes each stored note as `{"reference": {"id": …, "version": …}}` when the encoder asks
     /// for references, else whole.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         for note in wrappedValue {
-            if note.isWrittenByReference(to: encoder) {
-                var reference = container.nestedContainer(keyedBy: Keys.self)
-                try reference.encode(NoteReference(note), forKey: .reference)
-            } else {
-                try container.encode(note)
-            }
+            try StoredElement.encode(note, naming: note.isWrittenByReference(to: encoder) ? note : nil, into: &container)
         }
     }
 
@@ -89,27 +80,44 @@ public struct StoredByReference: Hashable, Sendable, Codable {
         let stored = decoder.userInfo[.storedNotes] as? StoredNotes
         var notes: [Note] = []
         while !container.isAtEnd {
-            let element = try container.decode(Element.self)
-            switch element {
+            switch try container.decode(StoredElement<Note>.self) {
             case .whole(let note): notes.append(note)
             case .reference(let reference): if let note = stored?.note(reference) { notes.append(note) }
             }
         }
         wrappedValue = notes
     }
+}
 
-    /// One element as written: a note, or what names one.
-    private enum Element: Decodable {
-        case whole(Note)
-        case reference(NoteReference)
+/// One element of a list of stored notes as a document holds it: the value whole, or the
+/// reference that names its note (`{"reference": {"id": …, "version": …}}`).
+package enum StoredElement<Whole: Codable>: Decodable {
+    /// The value, written whole.
+    case whole(Whole)
+    /// What names its note.
+    case reference(NoteReference)
 
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            if let reference = try container.decodeIfPresent(NoteReference.self, forKey: .reference) {
-                self = .reference(reference)
-            } else {
-                self = .whole(try Note(from: decoder))
-            }
+    private enum Keys: String, CodingKey {
+        case reference
+    }
+
+    /// Writes `whole` into `container`, or a reference to `note` when there is one.
+    package static func encode(_ whole: Whole, naming note: Note?, into container: inout any UnkeyedEncodingContainer) throws {
+        if let note {
+            var reference = container.nestedContainer(keyedBy: Keys.self)
+            try reference.encode(NoteReference(note), forKey: .reference)
+        } else {
+            try container.encode(whole)
+        }
+    }
+
+    /// Reads an element written either way.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        if let reference = try container.decodeIfPresent(NoteReference.self, forKey: .reference) {
+            self = .reference(reference)
+        } else {
+            self = .whole(try Whole(from: decoder))
         }
     }
 }

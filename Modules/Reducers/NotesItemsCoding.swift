@@ -15,20 +15,12 @@ extension Notes {
             self.wrappedValue = wrappedValue
         }
 
-        private enum Keys: String, CodingKey {
-            case reference
-        }
-
         /// Writes each item, by reference or whole.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.unkeyedContainer()
             for item in wrappedValue {
-                if item.save == .saved, item.isStored, !item.isDeleting, item.note.isWrittenByReference(to: encoder) {
-                    var reference = container.nestedContainer(keyedBy: Keys.self)
-                    try reference.encode(NoteReference(item.note), forKey: .reference)
-                } else {
-                    try container.encode(item)
-                }
+                let byReference = item.save == .saved && item.isStored && !item.isDeleting && item.note.isWrittenByReference(to: encoder)
+                try StoredElement.encode(item, naming: byReference ? item.note : nil, into: &container)
             }
         }
 
@@ -39,7 +31,7 @@ extension Notes {
             var items: [Item] = []
             var resolved = false
             while !container.isAtEnd {
-                switch try container.decode(Element.self) {
+                switch try container.decode(StoredElement<Item>.self) {
                 case .whole(let item): items.append(item)
                 case .reference(let reference):
                     guard let note = stored?.note(reference) else { continue }
@@ -49,21 +41,6 @@ extension Notes {
             }
             // In the list's order: a note read back as stored now may have moved.
             wrappedValue = IdentifiedArray(uniqueElements: resolved ? items.sorted(by: State.isListed) : items)
-        }
-
-        /// One element as written.
-        private enum Element: Decodable {
-            case whole(Item)
-            case reference(NoteReference)
-
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: Keys.self)
-                if let reference = try container.decodeIfPresent(NoteReference.self, forKey: .reference) {
-                    self = .reference(reference)
-                } else {
-                    self = .whole(try Item(from: decoder))
-                }
-            }
         }
     }
 }

@@ -32,11 +32,15 @@ struct SearchParityTests {
         Set(try await notes.search(token, query).compactMap { note in Self.texts.firstIndex(of: note.text) })
     }
 
-    @Test func inMemoryAndOnADatabaseAQueryFindsTheSameNotes() async throws {
+    /// Both backends, in memory and on a database file named `file`, each holding ``texts`` for
+    /// a signed-up user (the note at `offset` made at `createdAt(offset)`), and each one's token.
+    /// The database's index rests for an hour: the first searches read the notes unindexed.
+    func backends(
+        _ file: String, createdAt: (Int) -> Date
+    ) async throws -> (memory: AppEnvironment, live: AppEnvironment, database: Database, tokens: [AccessToken]) {
         let credentials = Credentials(username: "alice.liddell", password: "wonderland")
         let memory = AppEnvironment.inMemory()
-        let database = try Database(path: folder.file("app.sqlite"), migrations: AppSchema.migrations)
-        // The index rests for an hour: the first searches read the notes unindexed.
+        let database = try Database(path: folder.file(file), migrations: AppSchema.migrations)
         let live = AppEnvironment.live(
             database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
         var tokens: [AccessToken] = []
@@ -45,13 +49,15 @@ struct SearchParityTests {
             let token = try await environment.auth.authenticate(credentials).token
             for (offset, text) in Self.texts.enumerated() {
                 _ = try await environment.notes.create(
-                    token,
-                    Note(
-                        id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text,
-                        createdAt: Date(timeIntervalSince1970: 1_800_000_000)))
+                    token, Note(id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text, createdAt: createdAt(offset)))
             }
             tokens.append(token)
         }
+        return (memory, live, database, tokens)
+    }
+
+    @Test func inMemoryAndOnADatabaseAQueryFindsTheSameNotes() async throws {
+        let (memory, live, database, tokens) = try await backends("app.sqlite") { _ in Date(timeIntervalSince1970: 1_800_000_000) }
         for (query, finds) in Self.cases {
             let inMemory = try await found(memory.notes, tokens[0], query)
             #expect(inMemory == finds, "in memory: \(query) found \(inMemory.sorted())")
@@ -76,25 +82,8 @@ struct SearchParityTests {
     }
 
     @Test func pagesWalkTheListAndEachSearchInOrderAndCountThemOnBothBackends() async throws {
-        let credentials = Credentials(username: "alice.liddell", password: "wonderland")
-        let memory = AppEnvironment.inMemory()
-        let database = try Database(path: folder.file("pages.sqlite"), migrations: AppSchema.migrations)
-        let live = AppEnvironment.live(
-            database: database, configuration: LiveConfiguration(passwordIterations: 1_000, searchIndexPace: .seconds(3_600)), clock: TestClock())
-        var tokens: [AccessToken] = []
-        for environment in [memory, live] {
-            _ = try await environment.auth.signUp(credentials)
-            let token = try await environment.auth.authenticate(credentials).token
-            // Some at the same moment: their ids order them.
-            for (offset, text) in Self.texts.enumerated() {
-                _ = try await environment.notes.create(
-                    token,
-                    Note(
-                        id: Note.ID(UUID(sequence: UInt64(offset + 1))), text: text,
-                        createdAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(offset / 3))))
-            }
-            tokens.append(token)
-        }
+        // Some at the same moment: their ids order them.
+        let (memory, live, database, tokens) = try await backends("pages.sqlite") { Date(timeIntervalSince1970: 1_800_000_000 + Double($0 / 3)) }
         for indexed in [false, true] {
             if indexed { try SearchIndex.indexAll(in: database) }
             for query in [""] + Self.cases.map(\.query) {

@@ -135,24 +135,30 @@ extension LiveBackend {
         _ read: (Row) -> Note?, keeps: (Note) -> Bool
     ) throws(DatabaseError) -> [Note?] {
         var kept: [Note?] = []
+        var found = 0
         var (condition, position) = after
         let chunk = max(2 * limit, 64)
-        while kept.filter({ $0 != nil }).count < limit {
+        while found < limit {
             var last: (updatedAt: Double, id: String)?
             let rows = try db.query(select + condition + listOrder + " LIMIT ?", bindings + position + [.int(chunk)]) { row -> Note?? in
                 last = NotesTable.listPosition(row)
                 guard let note = read(row) else { return .some(nil) }
                 return keeps(note) ? .some(note) : nil
             }
-            kept += rows.compactMap { $0 }
+            for row in rows {
+                guard let note = row else { continue }
+                kept.append(note)
+                if note != nil { found += 1 }
+            }
             guard let last, rows.count == chunk else { break }
             (condition, position) = (" AND (notes.updated_at, notes.id) < (?, ?)", [.real(last.updatedAt), .text(last.id)])
         }
-        var found = 0
+        // The page, and the damaged rows read before its last note.
+        var counted = 0
         return Array(
             kept.prefix { note in
-                if note != nil { found += 1 }
-                return found <= limit
+                if note != nil { counted += 1 }
+                return counted <= limit
             })
     }
 
