@@ -2,15 +2,6 @@ import Foundation
 import Models
 
 /// Everything features may use of the outside world: the clients, a clock, ids and dates.
-///
-/// Built once by the app (live clients from `Persistence`, or ``inMemory(backend:clock:start:)``)
-/// and handed to the reducers; tests start from ``failing(_:clock:now:)`` and override exactly the
-/// endpoints a feature should call.
-///
-/// ```swift
-/// var environment = AppEnvironment.failing(clock: clock)
-/// environment.notes.list = { _ in [note] }
-/// ```
 public struct AppEnvironment: Sendable {
     /// Accounts and sessions.
     public var auth: AuthClient
@@ -42,8 +33,7 @@ public struct AppEnvironment: Sendable {
         self.now = now
     }
 
-    /// An environment whose every client endpoint reports the call as unexpected and fails;
-    /// ids count up from 1 and dates stand still at `now`.
+    /// An environment whose every client endpoint reports the call as unexpected and fails.
     public static func failing(
         _ reporter: UnexpectedCallReporter = .standardError,
         clock: any Clock<Duration> = ContinuousClock(),
@@ -64,8 +54,7 @@ public struct AppEnvironment: Sendable {
         AppEnvironment(auth: .noop, profile: .noop, notes: .noop, clock: clock, uuid: .live, now: .live)
     }
 
-    /// Clients backed by an ``InMemoryBackend``: deterministic, with ids counting up from 1 and
-    /// dates that move with `clock`, so a front end can run without a database.
+    /// Clients backed by an ``InMemoryBackend``.
     public static func inMemory(
         backend: InMemoryBackend? = nil,
         clock: any Clock<Duration> = ContinuousClock(),

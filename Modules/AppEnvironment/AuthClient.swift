@@ -2,11 +2,9 @@ import Models
 
 /// Accounts and sessions: sign up, sign in, sign out.
 public struct AuthClient: Sendable {
-    /// Creates an account; fails with `AppError.usernameTaken(_:)` or
-    /// `AppError.invalidInput(reason:)`.
+    /// Creates an account.
     public var signUp: @Sendable (_ credentials: Credentials) async throws(AppError) -> User
-    /// Checks credentials and opens a session; fails with `AppError.invalidCredentials` for an
-    /// unknown user and a wrong password alike.
+    /// Checks credentials and opens a session.
     public var authenticate: @Sendable (_ credentials: Credentials) async throws(AppError) -> AuthSession
     /// Ends the session the token belongs to; ending an unknown session succeeds.
     public var signOut: @Sendable (_ token: AccessToken) async throws(AppError) -> Void
@@ -31,8 +29,7 @@ public struct AuthClient: Sendable {
         )
     }
 
-    /// A client that does nothing: signing out succeeds; signing up or in fails with a network
-    /// error saying no service is behind it.
+    /// A client that does nothing: signing out succeeds.
     public static let noop = AuthClient(
         signUp: { _ throws(AppError) in throw noService(.authSignUp) },
         authenticate: { _ throws(AppError) in throw noService(.authAuthenticate) },

@@ -1,8 +1,7 @@
 import Models
 import StateStore
 
-/// Every client endpoint by name: what failure injection and latency address, and what front
-/// ends list (`fail notes.create`).
+/// Every client endpoint by name.
 public enum Endpoint: String, CaseIterable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// `AuthClient.signUp`.
     case authSignUp = "auth.signUp"
@@ -37,10 +36,6 @@ public enum Endpoint: String, CaseIterable, Hashable, Sendable, Codable, CustomS
 public typealias EndpointHook = @Sendable (Endpoint) async throws(AppError) -> Void
 
 /// Where a failing client reports a call the test did not expect.
-///
-/// ```swift
-/// let auth = AuthClient.failing(UnexpectedCallReporter { Issue.record(Comment(rawValue: $0)) })
-/// ```
 public struct UnexpectedCallReporter: Sendable {
     private let handler: @Sendable (String) -> Void
 

@@ -2,15 +2,6 @@ import Models
 import Synchronization
 
 /// Makes the next calls of chosen endpoints fail, so every error path can be walked on purpose.
-///
-/// Install it on an environment with ``AppEnvironment/injectingFailures(_:)``; it works on any
-/// clients, live or in memory.
-///
-/// ```swift
-/// let failures = FailureInjector()
-/// let environment = AppEnvironment.inMemory().injectingFailures(failures)
-/// failures.failNext(.notesCreate) // the next create fails with a network error
-/// ```
 public final class FailureInjector: Sendable {
     /// Per endpoint, the failures armed, in order: runs of one error, so arming a million costs
     /// no more than arming one.

@@ -24,11 +24,7 @@ public struct UUIDGenerator: Sendable {
         return UUID(bits: (high & ~0xF000 | 0x4000, low & ~(0xC << 60) | 0x8 << 60))
     }
 
-    /// Version-7 UUIDs (RFC 9562): the Unix time in milliseconds, a counter for the ids of one
-    /// millisecond, and 62 random bits from the system's secure generator. Each id sorts after
-    /// the one before it (as bytes and as lowercase text), so a table keyed by these ids takes
-    /// a new row at its end: one page written, where a random id lands on any page, often a
-    /// full one that is split with its neighbours.
+    /// Version-7 UUIDs (RFC 9562).
     public static let timeOrdered: UUIDGenerator = {
         // The millisecond of the last id and the counter within it.
         let last = Mutex<(milliseconds: UInt64, counter: UInt64)>((0, 0))
@@ -53,8 +49,7 @@ public struct UUIDGenerator: Sendable {
         }
     }()
 
-    /// `00000000-0000-0000-0000-000000000001`, then `…0002`, and so on: a fresh sequence per
-    /// call of this function, safe to use from many tasks.
+    /// `00000000-0000-0000-0000-000000000001`, then `…0002`, and so on.
     public static func incrementing() -> UUIDGenerator {
         let counter = Mutex<UInt64>(0)
         return UUIDGenerator {
@@ -107,8 +102,7 @@ public struct DateGenerator: Sendable {
         DateGenerator { date }
     }
 
-    /// `start`, moved forward as `clock` moves: with a test clock, dates advance exactly when the
-    /// test advances time.
+    /// `start`, moved forward as `clock` moves.
     public static func following<C: Clock<Duration>>(_ clock: C, from start: Date) -> DateGenerator {
         let origin = clock.now
         return DateGenerator {

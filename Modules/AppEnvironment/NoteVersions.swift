@@ -2,13 +2,6 @@ import Models
 
 /// The rule every notes store follows to tell a conflict from a writer's own quick succession
 /// of changes.
-///
-/// A change is based on the version its writer saw (`Note.version`). It may replace what is
-/// stored when that is the version it was based on — or when the stored version is this
-/// writer's own latest write of the note, made from the version the change was based on or
-/// from one of its own writes after it: an app that edits, edits again and deletes before it
-/// heard back from the first save sends each based on what it knew, and none of them is a
-/// conflict. A version another writer stored in between is, as is a note it deleted.
 package struct NoteVersions: Sendable {
     /// One note's run of this writer's own writes.
     private struct Run: Sendable {
@@ -20,10 +13,8 @@ package struct NoteVersions: Sendable {
     }
 
     private var runs: [Note.ID: Run] = [:]
-    /// How many replaced versions a run remembers.
     private static let remembered = 32
 
-    /// An empty record: no writes of this writer yet.
     package init() {}
 
     /// How many notes this record remembers a run of writes of: the notes rewritten, not every
@@ -31,7 +22,7 @@ package struct NoteVersions: Sendable {
     package var rememberedNotes: Int { runs.count }
 
     /// Whether a change of note `id` based on version `base` may replace what is stored at
-    /// version `stored` (`nil`: nothing is stored). A change without a base replaces anything.
+    /// version `stored` (`nil`: nothing is stored).
     package func allows(_ id: Note.ID, base: Int64?, stored: Int64?) -> Bool {
         guard let base, base != stored else { return true }
         guard let stored, let run = runs[id], run.latest == stored else { return false }

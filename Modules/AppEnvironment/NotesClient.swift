@@ -1,29 +1,19 @@
 import Models
 
-/// The signed-in user's notes. Every endpoint acts for the owner of the token and fails with
-/// `AppError.sessionExpired` when the token is no longer valid.
+/// The signed-in user's notes.
 public struct NotesClient: Sendable {
     /// All the user's notes, most recently updated first.
     public var list: @Sendable (_ token: AccessToken) async throws(AppError) -> [Note]
-    /// Stores a new note under the id the app chose; storing the same id again replaces it, so a
-    /// retried create is safe. Ids are the user's own: another account's note with the same id is
-    /// a different note, untouched.
+    /// Stores a new note under the id the app chose.
     public var create: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
     /// Replaces a note's text and update time, and returns it as stored (its new `version`).
-    /// The change is based on `note.version`: when another writer has stored another version
-    /// since, or deleted the note, it fails with `AppError.conflict` and stores nothing (a `nil`
-    /// version overwrites whatever is stored). Fails with `AppError.notFound(_:id:)` if the note
-    /// is not the user's. This client's own earlier changes are never a conflict.
     public var update: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Note
-    /// Deletes a note, based on `note.version` as ``update`` is: a note another writer changed
-    /// since fails with `AppError.conflict` and stays. A note that is gone already (deleted
-    /// elsewhere too) is not an error.
+    /// Deletes a note, based on `note.version` as ``update`` is.
     public var delete: @Sendable (_ token: AccessToken, _ note: Note) async throws(AppError) -> Void
     /// The notes whose text contains every word of `query`, most recently updated first.
     public var search: @Sendable (_ token: AccessToken, _ query: String) async throws(AppError) -> [Note]
     /// Reads a page of the notes as ``page(_:_:after:limit:)`` describes it, at the cost of the
-    /// page and a count. `nil` in a client made without it: pages are then cut from ``list``
-    /// and ``search``.
+    /// page and a count.
     public var pages: PageEndpoint?
 
     /// The shape of ``pages``.
@@ -32,12 +22,10 @@ public struct NotesClient: Sendable {
     /// What changed in the user's notes since `cursor`, whoever changed them (another process
     /// on the same database among them); with `nil`, nothing, and the cursor of now: where a
     /// reader that just listed every note starts (ask before listing, so nothing written in
-    /// between is missed). A store that no longer knows every deletion since `cursor` answers
-    /// with every note instead, `NoteChanges.replacesAll` set.
+    /// between is missed).
     public var changes: @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges
     /// Wakes whoever iterates it each time the stored notes may have been changed by another
-    /// writer (another process on the same database); never ends by itself. A hint, not the
-    /// change: ask ``changes`` what it was. Costs nothing while nobody writes.
+    /// writer (another process on the same database); never ends by itself.
     public var externalWrites: @Sendable () -> AsyncStream<Void>
 
     /// Creates a client from its endpoints.
@@ -91,8 +79,7 @@ public struct NotesClient: Sendable {
         )
     }
 
-    /// A client that stores nothing: lists, searches and changes are empty, and writes succeed
-    /// and return what they were given.
+    /// A client that stores nothing.
     public static let noop = NotesClient(
         list: { _ in [] },
         create: { _, note in note },

@@ -1,7 +1,6 @@
 import Models
 
-/// The signed-in user's profile and posts. Every endpoint acts for the owner of the token and
-/// fails with `AppError.sessionExpired` when the token is no longer valid.
+/// The signed-in user's profile and posts.
 public struct ProfileClient: Sendable {
     /// The user's profile.
     public var load: @Sendable (_ token: AccessToken) async throws(AppError) -> User
@@ -30,8 +29,7 @@ public struct ProfileClient: Sendable {
         )
     }
 
-    /// A client that does nothing: no posts; loading a profile or adding a post fails with a
-    /// network error saying no service is behind it.
+    /// A client that does nothing: no posts.
     public static let noop = ProfileClient(
         load: { _ throws(AppError) in throw noService(.profileLoad) },
         loadPosts: { _ in [] },

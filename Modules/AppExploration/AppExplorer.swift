@@ -10,17 +10,6 @@ import ViewModels
 
 /// Explores the whole app from the signed-out state through `Intent`s, as a user could drive
 /// it, and checks the app's invariants after every one: what `appcore-batch --explore` runs.
-///
-/// Each move is an intent, and for the intents that call a client, the same intent with that
-/// call failing. The clients are the in-memory ones, over a backend made afresh for each move
-/// from the state (one account, `explorer`, and the signed-in user's stored notes), so that a
-/// state means the same however it was reached; effects that wait do so on an
-/// `ImmediateClock`. That model forgets what the state does not hold: an account a move signs
-/// up, and posts, which no move depends on after a reload. The invariants:
-/// - no screen ever shows a password or an access token;
-/// - an intent that is rejected changes nothing;
-/// - signing out leaves no user data on any screen: the session, profile and notes screens
-///   are those of an app just opened.
 public struct AppExplorer: Sendable {
     /// One move: an intent, and the client call it makes that fails, if any.
     public struct Move: Hashable, Sendable, CustomStringConvertible {
@@ -32,7 +21,7 @@ public struct AppExplorer: Sendable {
         /// that a script can name it whatever ids another run draws.
         public let notePosition: Int?
         /// Whether the move, where a counterexample made it, was rejected or met a failure, so
-        /// that its script line must start with `! ` (always `false` while exploring).
+        /// that its script line must start with `!
         public internal(set) var isRefused = false
 
         /// `intent`, with `failing`'s next call failing, naming the note at `notePosition` of
@@ -90,7 +79,6 @@ public struct AppExplorer: Sendable {
 
     /// The account the exploration signs in to.
     public static let account = Credentials(username: "explorer", password: "correct-horse")
-    /// A password that is valid but wrong.
     static let wrongPassword = "wrong-horse"
 
     private let loginStyle: LoginStyle
@@ -107,9 +95,7 @@ public struct AppExplorer: Sendable {
         self.invariants = invariants
     }
 
-    /// The moves worth trying in `state`: every intent of the app with arguments that matter
-    /// (the account's username and one that is too short, its password and a wrong one, the
-    /// newest note), and each client-calling intent once more with its call failing.
+    /// The moves worth trying in `state`.
     public static func moves(in state: AppFeature.State) -> [Move] {
         Intent.Kind.allCases.flatMap { moves(of: $0, in: state) }
     }
@@ -273,7 +259,6 @@ struct IntentReducer: Reducer {
         extract: { if case .app(let action) = $0 { AppFeature.Action.loginPath.extract(action) } else { nil } }
     )
 
-    /// The clients the app's effects and the login middleware call.
     let clients: AppEnvironment
     /// What a failing move arms (one move per reducer: the explorer makes one for each).
     private let failures: FailureInjector

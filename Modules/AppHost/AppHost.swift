@@ -10,20 +10,7 @@ import ViewModels
 /// actions and an estimated 64 MiB, the oldest dropped first.
 public typealias HistoryLimits = Timeline<AppFeature.State, AppFeature.Action>.Limits
 
-/// The one composition root every front end uses: it opens the storage, builds the app's store
-/// and view models, runs intents until their work has settled, and closes everything again.
-///
-/// ```swift
-/// let host = try await AppHost(storage: .inMemory(latency: .milliseconds(40)), loginStyle: .finiteStates)
-/// let outcome = await host.perform(.addNote(text: "milk"))
-/// if case .rejected(let reason) = outcome.status { print(reason) } // "You are not signed in. Sign in first."
-/// print(outcome.screens.notes.count)
-/// try await host.close()
-/// ```
-///
-/// Read screens after ``perform(_:timeout:since:)`` returns (or from ``changes(bufferingPolicy:)``), never right after
-/// sending an action yourself: in memory most work finishes inside `send`, on a database or
-/// with latency it does not, and a screen read too early is stale.
+/// The one composition root every front end uses.
 public final class AppHost: Sendable {
     /// Where the data lives.
     public let storage: Storage
@@ -41,8 +28,7 @@ public final class AppHost: Sendable {
     public let counter: CounterViewModel
     /// The clients the app runs on, with ``failures`` installed when ``Options/injectsFailures``.
     public let environment: AppEnvironment
-    /// Arms failures of client endpoints (`fail notes.create` in the console); they happen
-    /// only when ``Options/injectsFailures`` was set (see ``injectsFailures``).
+    /// Arms failures of client endpoints (`fail notes.create` in the console).
     public let failures: FailureInjector
     /// Whether the failures armed in ``failures`` happen.
     public let injectsFailures: Bool
@@ -57,19 +43,17 @@ public final class AppHost: Sendable {
     public let loginStyle: LoginStyle
     /// Set once the database file was found deleted, or another file put at its path, while
     /// the host had it open: from then on nothing can be kept, every write fails, and a front
-    /// end says so and ends (with a failure status). `nil` in memory and while all is well.
+    /// end says so and ends (with a failure status).
     public var storageLost: DatabaseError? { opened.database?.lostFile }
     /// The screens that changed when the app resumed from the journal (a session that lost its
     /// token ends); empty in memory or on a fresh database.
     public var resumed: [Screen] { resumedScreens.withLock { $0 } }
 
-    /// The storage, opened: the clients, and on a database the file and the journal.
     private let opened: OpenedStorage
     /// Whether a database was opened only to look (``Options/readOnly``): every intent is refused.
     private let isReadOnly: Bool
     private static let readOnlyRefusal = DatabaseError(.openedReadOnly, operation: "perform", message: "").reason
     private let recording: Locked<StoreSubscription?>
-    /// Runs the intents.
     private let runner: IntentRunner
     private let resumedScreens = Locked<[Screen]>([])
     /// The closing ``close(timeout:)`` started, which later calls wait for.
@@ -80,14 +64,7 @@ public final class AppHost: Sendable {
     /// tells the app, which loads what changed; stopped on closing.
     private let externalWrites: Task<Void, Never>
 
-    /// Opens `storage` and starts the app, signed out — or, on a database, where the journal
-    /// left it. Returns once resuming has settled.
-    ///
-    /// The sign-in screen runs `loginStyle` when one is given, whatever the journal's was: its
-    /// form then starts empty in that style (a restart empties it anyway, keeping only the
-    /// username of a session that ended), and the host warns that the style changed
-    /// (``Options/warnings``). With none, the journal's style goes on, or
-    /// ``Options/initialState``'s, else `LoginStyle.finiteStates`. ``loginStyle`` says which runs.
+    /// Opens `storage` and starts the app, signed out.
     public init(storage: Storage, loginStyle requestedStyle: LoginStyle? = nil, options: Options = Options()) async throws(AppHostError) {
         self.storage = storage
         testClock = options.testClock
@@ -138,25 +115,7 @@ public final class AppHost: Sendable {
 
     // MARK: - Intents
 
-    /// Runs `intent` and returns once everything it set in motion has finished — its effects,
-    /// the actions they sent back, their effects, and so on — or once `timeout` passed.
-    ///
-    /// On a database the outcome comes after the commit that keeps the journal records of the
-    /// intent's actions (shared with every action pending), so what it reports survives the
-    /// process being killed next; an intent whose records could not be written ends `.failed`.
-    ///
-    /// Intents may be performed concurrently from several tasks; each outcome covers its own
-    /// intent's work and rejections only. It runs where it is called from (on the main actor
-    /// for a UI), with no hop to another executor; the effects run on the store's.
-    ///
-    /// - Parameters:
-    ///   - intent: What the user did.
-    ///   - timeout: How long to wait for the intent's work (real time).
-    ///   - earlier: The screens the outcome's ``IntentOutcome/changed`` is measured against: by
-    ///     default the screens just before the intent; a front end that shows screens can pass
-    ///     the ones it shows, and redraw exactly what `changed` lists. An edit or a delete is
-    ///     then based on the version of the note they show: one stored since by another
-    ///     process, which the user never saw, makes it a conflict rather than overwrite it.
+    /// Runs `intent` and returns once everything it set in motion has finished.
     @discardableResult
     nonisolated(nonsending) public func perform(_ intent: Intent, timeout: Duration = .seconds(10), since earlier: Screens? = nil) async -> IntentOutcome {
         let before = earlier ?? screens
@@ -175,9 +134,7 @@ public final class AppHost: Sendable {
         }
     }
 
-    /// Sends `actions` in order and waits as ``perform(_:timeout:since:)`` does: for front ends
-    /// with actions of their own beyond ``Intent``. `earlier` is what the outcome's
-    /// ``IntentOutcome/changed`` is measured against, as there.
+    /// Sends `actions` in order and waits as ``perform(_:timeout:since:)`` does.
     @discardableResult
     nonisolated(nonsending) public func perform(
         actions: [AppFeature.Action], timeout: Duration = .seconds(10),
@@ -186,16 +143,13 @@ public final class AppHost: Sendable {
         await runner.perform(actions: actions, timeout: timeout, before: earlier ?? screens)
     }
 
-    /// Cancels the work of every intent still being performed; returns how many effects were
-    /// running.
+    /// Cancels the work of every intent still being performed.
     @discardableResult
     public func cancelRunningIntents() -> Int { runner.cancelRunningIntents() }
 
     // MARK: - Waiting
 
-    /// Waits until no effect runs — moving the test clock on while every effect sleeps on it —
-    /// or `timeout` passed; returns whether the app became idle (``runningEffects`` names what
-    /// still runs).
+    /// Waits until no effect runs — moving the test clock on while every effect sleeps on it.
     @discardableResult
     public func waitForEffects(timeout: Duration = .seconds(10)) async -> Bool {
         await runner.waitForEffects(timeout: timeout)
@@ -215,9 +169,7 @@ public final class AppHost: Sendable {
 
     // MARK: - Time travel
 
-    /// Goes back one action (its effects are not undone, nor re-run later); `false` when there
-    /// is nothing to undo or no history. The journal keeps the state travelled to, so a restart
-    /// resumes where the user left off.
+    /// Goes back one action (its effects are not undone, nor re-run later).
     @discardableResult
     public func undo() -> Bool { timeTravel.undo() }
 
@@ -235,9 +187,7 @@ public final class AppHost: Sendable {
     /// The screens now.
     public var screens: Screens { screenCache.screens }
 
-    /// The screens now, then after each change, in a new stream per call: a front end that
-    /// draws from it misses nothing between reading the screens and subscribing. A reader that
-    /// falls behind gets the latest screens rather than every one in between (`bufferingPolicy`).
+    /// The screens now, then after each change, in a new stream per call.
     public func changes(bufferingPolicy: AsyncStream<Screens>.Continuation.BufferingPolicy = .bufferingNewest(1)) -> AsyncStream<Screens> {
         AsyncStream(bufferingPolicy: bufferingPolicy) { continuation in
             let last = Locked<Screens?>(nil)
@@ -259,8 +209,7 @@ public final class AppHost: Sendable {
     /// Lets running work finish, stops the app, stops recording, writes the rest of the journal
     /// and closes the database (its `-wal` and `-shm` files go away), all within `timeout`:
     /// running work gets half of it, and a database that does not answer in the rest is left
-    /// open, saying what may not be kept. Calling it again, from anywhere, waits for that
-    /// closing and reports how it went.
+    /// open, saying what may not be kept.
     public func close(timeout: Duration = .seconds(5)) async throws(AppHostError) {
         // One closing, however many callers (a shell quitting and a signal's handler at once):
         // each waits for it and hears how it went.
@@ -301,9 +250,7 @@ public final class AppHost: Sendable {
 extension AppFeature.Action {
     /// The action with an edit or a delete based on the version of the note `shown` lists: a
     /// front end that says what it shows changes what its user saw, and a version stored since
-    /// (by another process, heard of in the background) makes the change a conflict. Pinned
-    /// even when the state holds that version now: the state may hear of another before the
-    /// action is reduced.
+    /// (by another process, heard of in the background) makes the change a conflict.
     fileprivate func based(on shown: Screens) -> Self {
         switch self {
         case .notes(.edited(let id, let text, nil)):

@@ -3,12 +3,8 @@ import Reducers
 import StateStore
 
 extension Timeline.Footprint where State == AppFeature.State, Action == AppFeature.Action {
-    /// What the app's states and actions take, for the console's history budget.
-    ///
-    /// Counts what grows with the data — notes and posts in a state, text and lists in an
-    /// action — in O(1) per state, since the timeline measures a state at every checkpoint. The
-    /// text of a note is counted where it arrives (in the action that carries it), not again in
-    /// every state that shares it.
+    /// What the app's states and actions take, for the console's history budget: O(1) per state,
+    /// a note's text counted in the action that carries it, not in every state sharing it.
     public static var app: Self {
         Self(
             state: { state in

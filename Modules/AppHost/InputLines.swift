@@ -11,21 +11,6 @@ import Musl
 
 /// The lines of standard input (or another file descriptor), read on a thread of their own and
 /// handed out one at a time as an async sequence.
-///
-/// A front end must not read its input with a blocking call (`readLine()`) from a task: the read
-/// would hold one of the few threads Swift concurrency shares, and on a small machine the
-/// effects, the host's closing and a signal's handler would wait for the next line to arrive.
-/// Here a dedicated thread blocks instead. It reads a little ahead (at most 256 lines or 1 MiB)
-/// so that lines already sent are handed out without waking a thread per line, and stops there:
-/// a fast producer is never read into memory as a whole.
-///
-/// A line is never held whole past ``maximumLineLength``: a longer one arrives as its first
-/// `maximumLineLength + 1` bytes, so the reader sees it is too long and refuses it, and the
-/// rest of it is skipped as it is read.
-///
-/// ```swift
-/// for await line in InputLines() { handle(line) } // each line's bytes, without its line feed
-/// ```
 public struct InputLines: AsyncSequence, Sendable {
     /// A line's bytes, without the line feed.
     public typealias Element = [UInt8]
@@ -50,16 +35,13 @@ public struct InputLines: AsyncSequence, Sendable {
         line.count > maximumLineLength
     }
 
-    /// Whether a line was read ahead and waits: the next one is handed out without waiting. A
-    /// front end that answers line by line may then hold an answer to write it with the next.
+    /// Whether a line was read ahead and waits: the next one is handed out without waiting.
     public var hasLineReady: Bool { reader.hasLineReady }
 
-    /// Starts reading ahead now, rather than at the first line asked for: a program that does
-    /// something else first (opens a database) can learn meanwhile that its input ended.
+    /// Starts reading ahead now, rather than at the first line asked for.
     public func readAhead() { reader.start() }
 
-    /// Returns once the input has ended: every line is read ahead (or reading failed). Reading
-    /// ahead starts if it had not.
+    /// Returns once the input has ended: every line is read ahead (or reading failed).
     public func ended() async { await reader.ended() }
 
     /// An iterator over the lines; all iterators share the one reader.
@@ -76,9 +58,7 @@ public struct InputLines: AsyncSequence, Sendable {
             await reader.next()
         }
 
-        /// The next line, or `nil` at the end of the input, without leaving the caller's actor:
-        /// what `for await` calls, so a loop on the main actor takes a line read ahead with no
-        /// thread hop.
+        /// The next line, or `nil` at the end of the input, without leaving the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> [UInt8]? {
             await reader.next()
         }
@@ -94,10 +74,8 @@ public struct InputLines: AsyncSequence, Sendable {
             var lines: [[UInt8]] = []
             var head = 0
             var bytes = 0
-            /// The reader reached the end of the input (or failed to read).
             var ended = false
             var started = false
-            /// The reader waits for room.
             var readerWaits = false
             /// The one consumer waiting for a line, when none was read ahead.
             var consumer: CheckedContinuation<[UInt8]?, Never>?
@@ -141,7 +119,6 @@ public struct InputLines: AsyncSequence, Sendable {
 
         var hasLineReady: Bool { state.withLock { $0.count > 0 } }
 
-        /// Starts the reading thread unless it runs.
         func start() {
             let isFirst = state.withLock { state -> Bool in
                 defer { state.started = true }

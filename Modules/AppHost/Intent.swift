@@ -3,11 +3,6 @@ import Reducers
 import StateStore
 
 /// What a user can ask of the app: one case per feature command, the same for every front end.
-///
-/// Encoded with its labels, so a JSON front end reads well: `{"addNote":{"text":"milk"}}`,
-/// `{"signIn":{}}`, `{"editNote":{"id":"…","text":"oat milk"}}`. Note ids are lowercase UUID
-/// strings. A password is kept as typed (a front end must be able to send one) but printed as
-/// `<redacted>` wherever an intent is described, logged or rendered.
 public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Create an account (8+ characters for each field).
     case signUp(username: String, password: String)
@@ -37,8 +32,7 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
     case selectNote(id: Note.ID?)
     /// Search the notes, answered with the results; an empty query lists them all again.
     case searchNotes(query: String)
-    /// Type into the notes' search field: searched once typing pauses (a newer keystroke replaces
-    /// it), as a search field of a user interface does.
+    /// Type into the notes' search field.
     case typeNotesSearch(query: String)
     /// Save again a note whose save failed.
     case retryNote(id: Note.ID)
@@ -86,7 +80,6 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
         }
     }
 
-    /// Why an intent has nothing to do.
     package struct Refusal: Error {
         package let reason: String
     }
@@ -115,10 +108,6 @@ public enum Intent: Codable, Hashable, Sendable, CustomStringConvertible, Custom
 
 extension Intent {
     /// An intent without its arguments: one case per case of ``Intent``, named alike.
-    ///
-    /// Front ends derive from it what they offer (a command per kind, its arguments, its help
-    /// line), so a new intent is declared here once and every front end's exhaustive switch
-    /// over `Kind` points to what it must add.
     public enum Kind: String, CaseIterable, Hashable, Sendable {
         case signUp, typeUsername, typePassword, signIn, dismissError, signOut
         case loadProfile, retryProfile, addPost
@@ -131,11 +120,9 @@ extension Intent {
         /// One line saying what the intent does, for help texts.
         public var summary: String { spec.summary }
 
-        /// Everything the intent is, but its arguments' values: declared here once, for every
-        /// front end to derive what it offers from.
+        /// Everything the intent is, but its arguments' values.
         public var spec: Spec { Self.specs[self] ?? declaredSpec }
 
-        /// Every kind's spec, made once.
         private static let specs = Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.declaredSpec) })
 
         private var declaredSpec: Spec {
@@ -184,8 +171,7 @@ extension Intent {
         }
     }
 
-    /// What an intent kind is: its command's name, the screen it acts on, its parameters and
-    /// what it does, and how its arguments make the intent.
+    /// What an intent kind is.
     public struct Spec: Sendable {
         /// The name a command language gives it: `notes.add`.
         public let commandName: String
@@ -209,7 +195,6 @@ extension Intent {
             self.make = make
         }
 
-        /// The spec of an intent without arguments.
         init(_ commandName: String, on screen: Screen, _ summary: String, _ intent: Intent) {
             self.init(commandName, on: screen, [], summary) { _ in intent }
         }
@@ -217,7 +202,6 @@ extension Intent {
 
     /// The arguments a ``Spec`` makes its intent of, read by position.
     struct Arguments {
-        /// An argument that is not what the parameter takes.
         struct Mismatch: Error {}
 
         let values: [Argument]
@@ -324,8 +308,7 @@ extension Intent {
         }
     }
 
-    /// The intent of `kind` with `arguments` (in the order of ``Kind/parameters``); `nil` when
-    /// they are not what the kind takes.
+    /// The intent of `kind` with `arguments` (in the order of ``Kind/parameters``).
     public init?(_ kind: Kind, _ arguments: [Argument]) {
         let spec = kind.spec
         guard arguments.count == spec.parameters.count, let intent = try? spec.make(Arguments(values: arguments)) else { return nil }

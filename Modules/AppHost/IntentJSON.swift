@@ -1,15 +1,10 @@
 import Foundation
 
 extension Intent {
-    /// The longest JSON intent ``init(jsonLine:)`` reads, in bytes (1 MiB): a note's text fits
-    /// many times over, and a front end can refuse a longer line before holding it.
+    /// The longest JSON intent ``init(jsonLine:)`` reads, in bytes (1 MiB).
     public static let maximumJSONLength = 1 << 20
 
     /// Reads one intent from a line of JSON: `{"addNote":{"text":"milk"}}`.
-    ///
-    /// The error says what is wrong — where the JSON breaks, which intent is unknown, which
-    /// field is missing or of the wrong type — and never repeats the line, which may hold a
-    /// password.
     public init(jsonLine bytes: some Collection<UInt8>) throws(IntentJSONError) {
         guard bytes.count <= Self.maximumJSONLength else {
             throw IntentJSONError("the line is longer than \(Self.maximumJSONLength) bytes, the most an intent may have")
@@ -221,7 +216,6 @@ private struct IntentLine {
         return nil
     }
 
-    /// Four hexadecimal digits.
     private mutating func hexUnit() -> UInt16? {
         guard position + 4 <= bytes.count else { return nil }
         var unit: UInt16 = 0

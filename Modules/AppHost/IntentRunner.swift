@@ -11,7 +11,6 @@ final class IntentRunner: Sendable {
     private let journal: Journal<AppFeature.State, AppFeature.Action>?
     /// Whether the journal still records (not once closing began).
     private let isRecording: @Sendable () -> Bool
-    /// The screens now.
     private let screens: @Sendable () -> Screens
     /// The unsettled work of the intents being performed, by a key per perform, for
     /// ``cancelRunningIntents()``.
@@ -101,8 +100,7 @@ final class IntentRunner: Sendable {
     /// Waits once for `tasks`' work to settle and for the commit of every action reduced by then:
     /// the commit runs where the work settles, so when the last effect ends on the database's
     /// thread (a client's call returned there) the records are written right there, and this
-    /// task is woken once, not once for the settling and again for the commit. `nil` when
-    /// `timeout` passed (or the calling task was cancelled) before the commit.
+    /// task is woken once, not once for the settling and again for the commit.
     nonisolated(nonsending) private func settledAndCommitted(
         _ tasks: [StoreTask], in journal: Journal<AppFeature.State, AppFeature.Action>, timeout: Duration
     ) async -> Result<Int, DatabaseError>? {
@@ -178,8 +176,7 @@ final class IntentRunner: Sendable {
 
     /// Waits until `isDone`, or until every running effect sleeps on the test clock — then moves
     /// the clock on (`movingClock`) or returns — or until `timeout`, or until the calling task is
-    /// cancelled. Wakes on events only: an effect ending, a task starting to sleep on the clock,
-    /// one of `tasks` settling.
+    /// cancelled.
     private func settle(timeout: Duration, movingClock: Bool, awaiting tasks: [StoreTask] = [], until isDone: @escaping @Sendable () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         let effects = store.effectActivity

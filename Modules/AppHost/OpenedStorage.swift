@@ -14,11 +14,8 @@ struct OpenedStorage: Sendable {
     /// The journal this process records; `nil` in memory, when only looking, or without one.
     let journal: AppJournal?
     let initialState: AppFeature.State
-    /// How many journaled actions restoring replayed.
     let replayed: Int
 
-    /// Opens `storage` with `options`. The sign-in screen runs `requestedStyle` when given,
-    /// whatever the journal's was (and a warning says the style changed); else the journal's.
     static func open(
         _ storage: AppHost.Storage, requestedStyle: LoginStyle?, options: AppHost.Options, failures: FailureInjector
     ) throws(AppHostError) -> OpenedStorage {
@@ -109,9 +106,7 @@ struct OpenedStorage: Sendable {
     }
 
     /// Writes the rest of the journal, compacted to `finalState` (what the app ended in: a
-    /// deleted note's text leaves the journal too), and closes the database. On a thread of its
-    /// own, and waited for `timeout` at most: a database call that is stuck (a lock the file
-    /// system never gives back) must not keep a program from ending.
+    /// deleted note's text leaves the journal too), and closes the database.
     func close(finalState: AppFeature.State, within timeout: Duration) async throws(AppHostError) {
         guard let database else { return }
         let journal = journal
@@ -138,7 +133,6 @@ struct OpenedStorage: Sendable {
         try closed.get()
     }
 
-    /// `duration` in seconds, to a tenth.
     private static func seconds(_ duration: Duration) -> String {
         let tenths = (duration.components.seconds * 10) + duration.components.attoseconds / 100_000_000_000_000_000
         return "\(tenths / 10).\(tenths % 10)"

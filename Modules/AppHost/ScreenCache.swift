@@ -10,7 +10,6 @@ final class ScreenCache: Sendable {
     private let profile: ProfileViewModel
     private let notes: NotesViewModel
     private let counter: CounterViewModel
-    /// The screens last read.
     private let last = Locked<Screens?>(nil)
     /// This cache among the others of the process: a snapshot box says which one read it.
     private let id = ScreenCache.nextID.withLock { id in
@@ -27,7 +26,6 @@ final class ScreenCache: Sendable {
         self.counter = counter
     }
 
-    /// The screens now.
     var screens: Screens {
         read(keeping: last.withLock { $0 })
     }
@@ -58,7 +56,6 @@ final class ScreenCache: Sendable {
         return reading(model)
     }
 
-    /// `model`'s snapshot read now, with its revision.
     @inline(__always)
     private func reading<Model: HostedViewModel>(_ model: Model) -> Shown<Model.Snapshot> {
         let (snapshot, revision) = model.currentSnapshotAndRevision

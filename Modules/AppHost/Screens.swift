@@ -8,11 +8,6 @@ public enum Screen: String, CaseIterable, Codable, Sendable {
 }
 
 /// Every screen's snapshot at one moment: what a front end shows.
-///
-/// A value like any other. Each snapshot sits in an immutable box, and the five boxes in
-/// another: copying screens (before, after, in an outcome, shown by a front end) costs one
-/// reference count, screens that keep the snapshots of unchanged screens share their boxes, and
-/// a screen compared with a copy of itself is the same at once.
 public struct Screens: Codable, Equatable, Sendable {
     /// The sign-in screen.
     public var login: LoginViewModel.Snapshot {
@@ -57,7 +52,6 @@ public struct Screens: Codable, Equatable, Sendable {
         boxes = Boxes(login: Shown(login), session: Shown(session), profile: Shown(profile), notes: Shown(notes), counter: Shown(counter))
     }
 
-    /// The screens of `boxes`, as a host read them.
     init(_ boxes: Boxes) {
         self.boxes = boxes
     }
@@ -170,16 +164,11 @@ public struct IntentOutcome: Codable, Equatable, Sendable {
     public enum Status: Codable, Equatable, Sendable {
         /// It was done, and everything it set in motion finished.
         case completed
-        /// The app refused it (or an action its effects sent); `reason` says why, in words for
-        /// the user: "You are not signed in. Sign in first."
+        /// The app refused it (or an action its effects sent).
         case rejected(reason: String)
-        /// It ran, and a client call it made failed: the data was not saved, the password was
-        /// wrong, the network or the disk failed. `reason` says what, in words a person can act
-        /// on: "The disk is full; free some disk space and retry. …". The screens show the failure
-        /// too (an unsaved note keeps its text and can be retried).
+        /// It ran, and a client call it made failed.
         case failed(reason: String)
-        /// Its work was still running when the timeout passed; `running` names the actions
-        /// whose effects had not finished. The work goes on.
+        /// Its work was still running when the timeout passed.
         case timedOut(running: [String])
     }
 

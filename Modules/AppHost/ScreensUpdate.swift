@@ -1,20 +1,7 @@
 import Models
 import ViewModels
 
-/// What a reader that holds some screens needs to hold newer ones: the screens that changed, and
-/// of the notes only the rows that changed among the first page a reader holds
-/// (``NotesUpdate/rowLimit``). Its size is that of the change, at most a page, whatever the
-/// number of notes: what a front end sends over a pipe or a socket.
-///
-/// ```json
-/// {"changed":["notes"],"notes":{"count":10001,"isLoading":false,…,
-///  "rows":{"changes":{"upserted":[{"at":0,"row":{"id":"…","title":"milk",…}}],"removed":[]}}}}
-/// ```
-///
-/// A reader applies ``NotesUpdate/rows``: with `all` (`{"all":{"rows":[…]}}`), the rows replace its list; with `changes`,
-/// it removes the `removed` ids and every upserted id from its list, then inserts each upserted
-/// row at its `at`, in the order given (ascending `at`): its list is then the new one's first
-/// `rowLimit` rows.
+/// What a reader that holds some screens needs to hold newer ones.
 public struct ScreensUpdate: Codable, Equatable, Sendable {
     /// The screens that changed, in `Screen/allCases` order; only these are present below.
     public var changed: [Screen]
@@ -29,8 +16,7 @@ public struct ScreensUpdate: Codable, Equatable, Sendable {
     /// The counter, when it changed.
     public var counter: CounterViewModel.Snapshot?
 
-    /// What changed from `earlier` (what the reader holds) to `screens`; `nil` `earlier`: a
-    /// reader that holds nothing, who gets every screen and every row.
+    /// What changed from `earlier` (what the reader holds) to `screens`; `nil` `earlier`.
     public init(_ screens: Screens, since earlier: Screens?) {
         changed = earlier.map { screens.changed(since: $0) } ?? Screen.allCases
         let changed = Set(changed)
@@ -80,8 +66,7 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
     public var isEmpty: Bool
     /// What to say instead of an empty list; `nil` when there are rows.
     public var emptyMessage: String?
-    /// How many of the first rows a reader holds: `count` or fewer (`showMoreNotes` asks for a
-    /// page more).
+    /// How many of the first rows a reader holds.
     public var rowLimit: Int
     /// The rows that changed among the first `rowLimit`.
     public var rows: Rows
@@ -90,7 +75,7 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
     /// snapshot's `rowLimit`): the rows that changed, found through the list's change log (so a
     /// note added to ten thousand is one row, and the one it pushed out of the page), and the
     /// rows that came into the page or left it; the page whole when that cannot be told or there
-    /// is no `earlier`. Its size is the page's at most, whatever the number of notes.
+    /// is no `earlier`.
     public init(_ snapshot: NotesViewModel.Snapshot, since earlier: NotesViewModel.Snapshot?) {
         count = snapshot.count
         selectedID = snapshot.selectedID
@@ -137,8 +122,7 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
     /// The rows to change in a reader's page: each changed note's row, where it is in the page
     /// now or that it left it, and the unchanged rows that a change above pushed out of the page
     /// or pulled into it, or that a page grown or shrunk took in or left (unchanged rows keep
-    /// their order, so they are the page's last ones). Costs the change and the page's growth,
-    /// not the page.
+    /// their order, so they are the page's last ones).
     private static func changes(
         of rows: NotesViewModel.Rows, page: Int, since earlier: NotesViewModel.Rows, page earlierPage: Int, changed ids: [Note.ID]
     ) -> Rows {
@@ -197,8 +181,7 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
 }
 
 extension IntentOutcome {
-    /// The outcome as an update of the screens `earlier` a reader holds: its status, and only
-    /// what changed (see ``ScreensUpdate``), so its size is that of the change.
+    /// The outcome as an update of the screens `earlier` a reader holds.
     public struct Update: Codable, Equatable, Sendable {
         /// How the intent ended.
         public var status: Status

@@ -9,22 +9,7 @@ import Glibc
 import Musl
 #endif
 
-/// The signals that ask a program to end, caught so that a front end ends the way quitting
-/// does: it finishes or cancels what runs, closes its ``AppHost`` (the journal written, the
-/// database closed) and exits with the conventional status, 128 + the signal's number.
-///
-/// ```swift
-/// TerminationSignals.catching { signal in
-///     Task {
-///         try? await host.close()
-///         exit(128 + signal)
-///     }
-/// }
-/// ```
-///
-/// Catching also makes a write to a closed pipe fail with `EPIPE` instead of killing the
-/// process (SIGPIPE is ignored), so a front end whose reader went away (`| head -1`) can close
-/// as well, and exit with 141 itself.
+/// The signals that ask a program to end, caught so that a front end ends the way quitting does.
 public enum TerminationSignals {
     /// SIGTERM, SIGINT and SIGHUP.
     public static let standard: [Int32] = [SIGTERM, SIGINT, SIGHUP]
@@ -32,10 +17,7 @@ public enum TerminationSignals {
     /// The sources kept alive for the life of the process.
     private static let sources = Locked<[any DispatchSourceSignal]>([])
 
-    /// From now on `signals` no longer end the process at once: the first one received calls
-    /// `handler` with its number, on a queue of its own; a second one ends the process at once
-    /// (with 128 + its number), for a user who insists. Returns once they are listened for, so
-    /// a signal sent after the program's first answer is never missed.
+    /// From now on `signals` no longer end the process at once.
     public static func catching(_ signals: [Int32] = standard, handler: @escaping @Sendable (Int32) -> Void) {
         signal(SIGPIPE, SIG_IGN)
         let received = Locked(false)

@@ -6,9 +6,7 @@ import StateStore
 /// restoring starts from the latest snapshot, so a restart resumes where the user left off.
 struct TimeTravel: Sendable {
     let store: RootStore<AppFeature.State, AppFeature.Action>
-    /// The history; `nil` when the host keeps none.
     let timeline: Timeline<AppFeature.State, AppFeature.Action>?
-    /// The journal this process records, if any.
     let journal: Journal<AppFeature.State, AppFeature.Action>?
 
     /// Goes back one action; `false` when there is nothing to undo or no history.
@@ -21,7 +19,6 @@ struct TimeTravel: Sendable {
         kept(timeline?.redo() ?? false)
     }
 
-    /// Goes to the state after history entry `index`.
     func jump(to index: Int) throws(Timeline<AppFeature.State, AppFeature.Action>.JumpError) {
         guard let timeline else { throw .noSuchEntry(index, available: 0...0) }
         try timeline.jump(to: index)

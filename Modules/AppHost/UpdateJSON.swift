@@ -2,11 +2,7 @@ import Foundation
 import ViewModels
 
 extension IntentOutcome.Update {
-    /// The update as one line of JSON: the text `JSONEncoder` writes with `.sortedKeys` and
-    /// `.withoutEscapingSlashes`, what `appcore-serve` answers with.
-    ///
-    /// The notes screen and the status, which nearly every reply holds, are written directly;
-    /// the other screens, which change only on signing in or out, go through `JSONEncoder`.
+    /// The update as one line of JSON.
     public func jsonLine() throws -> String {
         var json = JSONText()
         json.bytes.append(contentsOf: #"{"screens":"#.utf8)
@@ -133,7 +129,6 @@ private struct JSONText {
         }
     }
 
-    /// `elements` as an array, each written by `write`.
     private mutating func array<Element>(_ elements: [Element], _ write: (inout JSONText, Element) -> Void) {
         bytes.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {

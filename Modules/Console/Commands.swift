@@ -55,8 +55,7 @@ extension Intent.Kind {
     }
 }
 
-/// The console's own commands: help, inspecting the screens and the state, time, faults and
-/// recording.
+/// The console's own commands.
 public enum ConsoleCommand: String, CaseIterable, Hashable, Sendable {
     case help, state, view, expect, wait, advance, fail, history, undo, redo, jump, diff, record, stop, quit
 
@@ -182,7 +181,6 @@ public struct CommandSpec: Hashable, Sendable {
     public enum Flag: String, Hashable, Sendable, CaseIterable {
         case all = "--all", full = "--full", force = "--force", includeSecrets = "--include-secrets"
 
-        /// What the option does, for an error naming the options a command takes.
         var meaning: String {
             switch self {
             case .all: "lists every note"
@@ -221,7 +219,6 @@ public struct CommandSpec: Hashable, Sendable {
         required.firstIndex { if case .secret = $0 { true } else { false } }
     }
 
-    /// The options the command takes.
     var flags: [Flag] {
         optional.compactMap { if case .flag(let flag) = $0 { flag } else { nil } }
     }
@@ -239,7 +236,6 @@ public struct CommandSpec: Hashable, Sendable {
     /// What an `<id>` argument accepts, said once in help.
     static let noteIDHelp = "An <id> is digits of a note's id (its start or end), or @N for the N-th note listed."
 
-    /// Whether the command names a note.
     var takesNote: Bool { (required + optional).contains(.note) }
 
     /// Every command, in the order `help` lists them.
@@ -251,9 +247,7 @@ public struct CommandSpec: Hashable, Sendable {
     /// The command that asks for intents of `kind`.
     public static func of(_ kind: Intent.Kind) -> CommandSpec { byKind[kind] ?? kind.commandSpec }
 
-    /// The line that asks for `intent`: `notes.edit @1 "oat milk"`, naming its note by position
-    /// when `notePosition` is given (so that a script works whatever ids a run draws), by id
-    /// otherwise. Passwords are written as they are: redact the line before showing it.
+    /// The line that asks for `intent`.
     public static func line(for intent: Intent, notePosition: Int? = nil) -> String {
         let words = intent.arguments.compactMap { argument -> String? in
             switch argument {
@@ -304,7 +298,7 @@ public struct ParsedLine: Hashable, Sendable {
     public let spec: CommandSpec
     /// Its arguments, in order.
     public let arguments: [Token]
-    /// Whether the line started with `! `: the command must be rejected for the script to pass.
+    /// Whether the line started with `!
     public let expectsRejection: Bool
 
     /// The argument at `index`, if given.
@@ -344,18 +338,13 @@ public struct ParsedLine: Hashable, Sendable {
         ([command] + arguments.map(Tokenizer.quoted)).joined(separator: " ")
     }
 
-    /// Whether `line` may be kept as typed, in a history file for instance: it reads as a
-    /// command and holds no secret. A line that does not read is not kept either, since a
-    /// misspelt `login.pasword` may still hold a password.
+    /// Whether `line` may be kept as typed, in a history file for instance.
     public static func mayBeKept(_ line: String) -> Bool {
         guard let parsed = try? parse(line) else { return false }
         return !parsed.carriesSecret
     }
 
-    /// `line` as a transcript or log may show it: with the secret argument replaced by
-    /// `<redacted>` when it reads. A line that does not read (a misspelt command, a missing
-    /// quote, `login.password=X`) may hold a password anywhere, so only its command's name
-    /// shows and every other word is `<redacted>`.
+    /// `line` as a transcript or log may show it.
     public static func displayable(_ line: String) -> String {
         if let parsed = try? parse(line) {
             return parsed.carriesSecret ? parsed.redacted : line
@@ -380,8 +369,7 @@ public struct ParsedLine: Hashable, Sendable {
     /// The longest line the language reads, in bytes.
     public static let maximumLength = 65_536
 
-    /// Reads `line`; `nil` for a blank line or a comment. A line longer than ``maximumLength``
-    /// bytes is refused without being read.
+    /// Reads `line`; `nil` for a blank line or a comment.
     public static func parse(_ line: String) throws(LineError) -> ParsedLine? {
         guard line.utf8.count <= maximumLength else {
             throw LineError("the line is \(line.utf8.count) bytes long; a line may have at most \(maximumLength)")

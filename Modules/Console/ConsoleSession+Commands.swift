@@ -90,13 +90,11 @@ extension ConsoleSession {
         }
     }
 
-    /// The session's history, or an error saying it keeps none.
     private func timeline() throws(LineError) -> Timeline<AppFeature.State, AppFeature.Action> {
         guard let timeline = host.timeline else { throw LineError("this session keeps no history") }
         return timeline
     }
 
-    /// The names `view` accepts.
     static let screenNames = Screen.allCases.map(\.rawValue) + ["all"]
 
     private func help(_ name: String?) -> Result {
@@ -180,7 +178,6 @@ extension ConsoleSession {
         return Result(status: .ok, output: "ok: \(path.text) is \(actualText)", screens: screens)
     }
 
-    /// Why `path` names no property `expect` can check.
     private static func unknownProperty(_ path: Token) -> LineError {
         // Split at the first "." (a byte: no character breaking).
         guard let dot = path.text.utf8.firstIndex(of: UInt8(ascii: ".")), let screen = Screen(rawValue: String(path.text[..<dot])) else {
@@ -222,7 +219,6 @@ extension ConsoleSession {
         }
     }
 
-    /// The most failures one `fail` arms.
     static let mostFailures = 1_000_000
 
     private func fail(_ line: ParsedLine) throws(LineError) -> Result {

@@ -5,10 +5,7 @@ import Models
 import StateStore
 
 extension ConsoleSession {
-    /// The screens that changed since the last command or the last call, rendered; `nil` when
-    /// nothing changed or a command is running (its result reports its changes). An interactive
-    /// shell calls it for each value of the host's `changes()`, to show what effects finishing
-    /// in the background did.
+    /// The screens that changed since the last command or the last call, rendered.
     public func takeScreenChanges() -> String? {
         let now = ConsoleScreens(self)
         let earlier = display.withLock { display -> ConsoleScreens? in
@@ -21,8 +18,7 @@ extension ConsoleSession {
         return changed.isEmpty ? nil : TerminalText.visible(output)
     }
 
-    /// What resuming from the journal changed (a session that lost its token ended), rendered;
-    /// `nil` when nothing changed.
+    /// What resuming from the journal changed (a session that lost its token ended), rendered.
     public var resumedChanges: String? {
         let screens = ConsoleScreens(self)
         let resumed = host.resumed
@@ -32,8 +28,7 @@ extension ConsoleSession {
     /// Whether effects are still running (a shell shows a spinner meanwhile).
     public var isBusy: Bool { host.store.hasRunningEffects }
 
-    /// Cancels the work of the session's commands that is still running; returns how many
-    /// effects were running.
+    /// Cancels the work of the session's commands that is still running.
     @discardableResult
     public func cancelEffects() -> Int {
         host.cancelRunningIntents()
@@ -42,8 +37,7 @@ extension ConsoleSession {
     /// Who is signed in, for a prompt; `nil` when nobody is.
     public var signedInUsername: String? { host.session.currentSnapshot.username.map(TerminalText.visible) }
 
-    /// The words that could complete the last word of `line`: command names first, then what
-    /// the command's argument at that position accepts (note ids, screens, endpoints, commands).
+    /// The words that could complete the last word of `line`.
     public func completions(for line: String) -> [String] {
         let endsWithSpace = line.last?.isWhitespace ?? false
         var words = line.split(whereSeparator: \.isWhitespace).map(String.init)

@@ -6,15 +6,7 @@ import Reducers
 import StateStore
 import ViewModels
 
-/// The line language at work on an `AppHost`: feature commands become intents, the rest are
-/// the console's own (inspecting, time, faults, recording). Both shells are thin wrappers
-/// around a session.
-///
-/// ```swift
-/// let session = try await ConsoleSession.scripted()
-/// let result = await session.execute("counter.increment")
-/// print(result.output) // counter: 1
-/// ```
+/// The line language at work on an `AppHost`.
 public final class ConsoleSession: Sendable {
     /// What a line did.
     public struct Result: Sendable, Equatable {
@@ -37,8 +29,7 @@ public final class ConsoleSession: Sendable {
         public var output: String
         /// The screens whose content changed, in `Screen.allCases` order.
         public var changed: [Screen]
-        /// Whether the session ends after the line: it asked to leave, or the database file
-        /// was lost (`AppHost.storageLost`: the shells then end with a failure status).
+        /// Whether the session ends after the line.
         public var quits = false
         /// The screens as the line left them, when it read them anyway.
         var screens: ConsoleScreens?
@@ -46,7 +37,7 @@ public final class ConsoleSession: Sendable {
         /// read, and so may be shown only through `ParsedLine.displayable(_:)`.
         var shownLine: String?
 
-        /// Whether the line succeeded, counting `! ` lines that were rejected as success.
+        /// Whether the line succeeded, counting `!
         public var succeeded: Bool {
             if case .ok = status { return true }
             return false
@@ -63,7 +54,6 @@ public final class ConsoleSession: Sendable {
     /// The longest line the console runs, in bytes (1 MiB, as `InputLines` reads by default).
     public static let maximumLineLength = InputLines.defaultMaximumLineLength
 
-    /// Why a longer line is not run.
     static let tooLong = "the line is longer than \(maximumLineLength) bytes, the most a line may have; it was not run"
 
     /// The app the session drives.
@@ -73,13 +63,10 @@ public final class ConsoleSession: Sendable {
     public let waitsForEffects: Bool
     /// How long a command, and `wait` by default, waits.
     public let defaultTimeout: Duration
-    /// How long a shell's line waits for its work on the live clients: real work (a password
-    /// hash, a disk shared with other processes) that a loaded machine can slow far past the 5 s
-    /// a line waits for the simulated clients.
+    /// How long a shell's line waits for its work on the live clients.
     public static let liveTimeout: Duration = .seconds(60)
 
     let noteIDs: NoteIDs
-    /// The script being recorded (`record`), if any.
     let recording = Locked<Recording?>(nil)
     /// The screens as last shown, for ``takeScreenChanges()``, and whether a line is running
     /// (background changes are then the line's to report); one lock for both.
@@ -95,8 +82,7 @@ public final class ConsoleSession: Sendable {
         display.withLock { $0.shown = ConsoleScreens(host.screens, noteIDs: noteIDs) }
     }
 
-    /// A session for scripts: the in-memory clients on a test clock that starts at a fixed
-    /// date, so every run of a script gives the same ids, dates and output.
+    /// A session for scripts.
     public static func scripted(
         loginStyle: LoginStyle = .finiteStates,
         history: HistoryLimits = HistoryLimits(),
@@ -118,9 +104,6 @@ public final class ConsoleSession: Sendable {
     // MARK: - Running lines
 
     /// Runs one line of the language, where it is called from (no hop to another executor).
-    ///
-    /// What the result says is terminal-safe: text that came from data (a note, a username, the
-    /// line itself quoted in an error) shows its control characters visibly (`TerminalText`).
     nonisolated(nonsending) public func execute(_ line: String) async -> Result {
         var result = await runLine(line)
         if let lost = host.storageLost {
@@ -184,10 +167,7 @@ public final class ConsoleSession: Sendable {
         return result
     }
 
-    /// Ends the session the way quitting does, from any task (a signal's handler): no further
-    /// line runs, the one running gets a moment to finish, and the host is closed, its journal
-    /// written and its database closed, all within ``endingTime``. Calling it again, or closing
-    /// the host too, does no harm.
+    /// Ends the session the way quitting does, from any task (a signal's handler).
     public func end() async throws(AppHostError) {
         display.withLock { $0.isEnding = true }
         let clock = ContinuousClock()

@@ -8,12 +8,7 @@ import Darwin
 import Musl
 #endif
 
-/// Where the shells keep their default database and the REPL its line history:
-/// `$XDG_DATA_HOME/appcore`, or `$HOME/.local/share/appcore`.
-///
-/// As the XDG Base Directory specification says, an `XDG_DATA_HOME` that is empty or relative
-/// is ignored. With no usable `HOME` either there is no default: the shells say to pass `--db`
-/// or `--in-memory` rather than guess a shared place such as the temporary folder.
+/// Where the shells keep their default database and the REPL its line history.
 public enum DataDirectory {
     /// Why the data directory cannot be used.
     public struct Unavailable: Error, Sendable, CustomStringConvertible {
@@ -21,8 +16,7 @@ public enum DataDirectory {
         public let description: String
     }
 
-    /// The folder, created owner-only if missing; refused when there is no home for it, or when
-    /// it belongs to another user or others may write in it.
+    /// The folder, created owner-only if missing.
     public static func path(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Unavailable) -> String {
         let base: String
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {

@@ -1,5 +1,4 @@
-/// Durations as people type them — `300ms`, `2s`, `1.5s`, `1m` — read one way wherever they are
-/// typed: the line language's `advance` and `wait`, and the shells' options (`--timeout`).
+/// Durations as people type them — `300ms`, `2s`, `1.5s`, `1m`.
 public enum DurationText {
     /// The longest duration read: a day.
     public static let longest: Duration = .seconds(86_400)

@@ -4,7 +4,7 @@ import AppHost
 extension AppExplorer.Outcome {
     /// The counterexample as a script of the line language that reproduces it in
     /// `appcore-batch`: the exploration's account signed up first, then each move, a failing
-    /// one preceded by its `fail` line. Empty when every invariant held.
+    /// one preceded by its `fail` line.
     public var script: [String] {
         guard violatedInvariant != nil else { return [] }
         let account = AppExplorer.account

@@ -13,7 +13,6 @@ enum FieldText {
     private final class Capture {
         let field: String
         var text: String?
-        /// The elements of a list being counted.
         var count = 0
 
         init(field: String) {

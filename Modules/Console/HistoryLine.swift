@@ -5,14 +5,10 @@ import StateStore
 
 /// An action on one line in the line language's own words, for `history`:
 /// `notes.inserted fd3e "first note from tmux"`, `login.authenticationResponse success
-/// bob.builder`. Note ids are short ids as the screens show them, dates ISO 8601, texts quoted
-/// and cut at 40 characters, secrets `<redacted>`. `history --full` and `diff` show the whole
-/// value instead.
+/// bob.builder`.
 struct HistoryLine {
-    /// How the notes' short ids are found.
     let noteIDs: NoteIDs
 
-    /// The longest text shown whole.
     static let textLimit = 40
 
     func render(_ action: AppFeature.Action) -> String {
@@ -22,7 +18,6 @@ struct HistoryLine {
         return ([feature + "." + name] + (arguments.map(words) ?? [])).joined(separator: " ")
     }
 
-    /// The words `value` shows as.
     private func words(_ value: Any) -> [String] {
         switch value {
         case let text as String: return [Self.quoted(text)]
@@ -61,14 +56,12 @@ struct HistoryLine {
         }
     }
 
-    /// Whether `child` is a labelled optional argument that is `nil`.
     private static func isOmitted(_ child: Mirror.Child) -> Bool {
         guard let label = child.label, !label.hasPrefix(".") else { return false }
         let mirror = Mirror(reflecting: child.value)
         return mirror.displayStyle == .optional && mirror.children.isEmpty
     }
 
-    /// An enum value's case name and payload, if `value` is an enum.
     private static func enumCase(_ value: Any) -> (name: String, payload: Any?)? {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .enum else { return nil }

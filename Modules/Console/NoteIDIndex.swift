@@ -27,13 +27,11 @@ final class NoteIDs: Sendable {
         ids.isEmpty ? [] : withIndex(of: notes) { index in ids.map(index.shortID) }
     }
 
-    /// The short id of every note, in the list's order.
     func allShortIDs() -> [String] {
         let notes = currentNotes()
         return shortIDs(of: notes.ids, among: notes)
     }
 
-    /// What a typed id names.
     func resolve(_ typed: String) -> NoteIDIndex.Resolution {
         withIndex { $0.resolve(typed) }
     }
@@ -43,9 +41,6 @@ final class NoteIDs: Sendable {
 /// screens show ("0003", the shortest end of 4 digits or more that no other note's id ends
 /// with) and the ids a user types (any start or end of an id that only one note has) both cost
 /// O(32) digit steps, however many notes there are.
-///
-/// It follows the notes through the collection's change log, so a command that adds one note
-/// updates it by one id; only a list loaded anew rebuilds it.
 struct NoteIDIndex {
     /// Ids by their digits from the start, for typed starts.
     private var starts = HexTrie()
@@ -54,10 +49,8 @@ struct NoteIDIndex {
     /// The notes indexed; `nil` until the first update.
     private var indexed: IdentifiedArray<Notes.Item>?
 
-    /// The shortest number of digits from the end that a short id shows.
     static let minimumLength = 4
 
-    /// Brings the index up to date with `items`.
     mutating func update(to items: IdentifiedArray<Notes.Item>) {
         if let indexed, items.version == indexed.version { return }
         if let indexed, let changed = items.changedIDs(since: indexed.version) {
@@ -97,7 +90,6 @@ struct NoteIDIndex {
         return digits.text(last: length)
     }
 
-    /// What a typed id names.
     enum Resolution: Equatable {
         case note(Note.ID)
         case none
@@ -179,14 +171,12 @@ struct HexDigits: Hashable {
         }
     }
 
-    /// The same digits, last first.
     var reversed: HexDigits {
         var result = HexDigits(high: 0, low: 0, count: count)
         for position in 0..<count { result[position] = self[count - 1 - position] }
         return result
     }
 
-    /// The id these 32 digits spell.
     var id: Note.ID {
         var bytes = [UInt8](repeating: 0, count: 16)
         for position in 0..<16 {
@@ -199,16 +189,13 @@ struct HexDigits: Hashable {
         return Note.ID(UUID(uuid: uuid))
     }
 
-    /// The last `length` digits, lowercase.
     func text(last length: Int) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(decoding: (count - length..<count).map { digits[Int(self[$0])] }, as: UTF8.self)
     }
 }
 
-/// A set of 32-digit values, as a trie over their hex digits with a count in every node. A
-/// node that holds one value keeps it and has no children, so the trie is only as deep as the
-/// values need to part.
+/// A set of 32-digit values, as a trie over their hex digits with a count in every node.
 struct HexTrie {
     private struct Node {
         var count = 0
@@ -239,7 +226,6 @@ struct HexTrie {
         return children.count - 16
     }
 
-    /// Adds `value`, which must not be present.
     mutating func insert(_ value: HexDigits) {
         var node = 0
         var depth = 0
@@ -266,7 +252,6 @@ struct HexTrie {
         }
     }
 
-    /// Removes `value`, which must be present.
     mutating func remove(_ value: HexDigits) {
         var node = 0
         var depth = 0
@@ -327,7 +312,6 @@ struct HexTrie {
         return 32
     }
 
-    /// Up to `limit` values that start with the digits of `prefix`.
     func values(startingWith prefix: HexDigits, limit: Int) -> [HexDigits] {
         var node = 0
         for depth in 0..<prefix.count {

@@ -7,8 +7,7 @@ import Darwin
 #endif
 
 /// Ends the process once, however many tasks ask at the same moment (input ending as a signal
-/// arrives): the C library's `exit` must not run on two threads at once. Later callers wait for
-/// the first to end the process.
+/// arrives): the C library's `exit` must not run on two threads at once.
 public enum ProcessExit {
     private static let exiting = Locked(false)
 

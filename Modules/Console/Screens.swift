@@ -6,16 +6,11 @@ import ViewModels
 
 /// The screens at one moment as the console shows them: the host's snapshots and the short ids
 /// the notes are shown with.
-///
-/// A class: results carry it through several async calls per line, and copying five snapshots
-/// each time showed up in the batch runner's profile.
 final class ConsoleScreens: Sendable, Equatable {
     /// How many notes a screen lists before it says how many more there are.
     static let pageSize = 20
 
-    /// The snapshots.
     let screens: Screens
-    /// The short ids the notes are shown with.
     let noteIDs: NoteIDs
 
     // Each read copies the snapshot out of `screens`: a renderer reads its screen once.
@@ -39,7 +34,6 @@ final class ConsoleScreens: Sendable, Equatable {
         lhs === rhs || lhs.screens == rhs.screens
     }
 
-    /// The screens that differ from `earlier`.
     func changed(since earlier: ConsoleScreens) -> [Screen] {
         screens.changed(since: earlier.screens)
     }
@@ -68,7 +62,6 @@ final class ConsoleScreens: Sendable, Equatable {
         }
     }()
 
-    /// The properties by path (`counter.count`), for `expect`.
     static let propertiesByPath: [String: Property] = Dictionary(uniqueKeysWithValues: properties.map { ("\($0.screen.rawValue).\($0.name)", $0) })
 
     /// The names of the properties of `screen`, in the order help lists them.
@@ -78,11 +71,9 @@ final class ConsoleScreens: Sendable, Equatable {
 
     // MARK: - Rendering
 
-    /// How much of a long list a screen shows.
     enum Extent {
         /// The first page, and how many more there are.
         case page
-        /// Everything.
         case all
         /// What differs from an earlier moment: for the notes, the rows that changed and the
         /// count (the first page when too much changed to tell).
@@ -94,7 +85,6 @@ final class ConsoleScreens: Sendable, Equatable {
         Screen.allCases.map { render($0, extent) }.joined(separator: "\n")
     }
 
-    /// Screen `screen`.
     func render(_ screen: Screen, _ extent: Extent = .page) -> String {
         switch screen {
         case .login: renderLogin()
@@ -105,13 +95,11 @@ final class ConsoleScreens: Sendable, Equatable {
         }
     }
 
-    /// The screens that differ from `earlier`, and what changed on them rendered.
     func changes(since earlier: ConsoleScreens) -> (screens: [Screen], output: String) {
         let changed = changed(since: earlier)
         return (changed, render(changed, since: earlier))
     }
 
-    /// What changed on `screens` since `earlier`, rendered.
     func render(_ screens: [Screen], since earlier: ConsoleScreens) -> String {
         // Most commands change one screen: no array of one string to join.
         if screens.count == 1 { return render(screens[0], .changes(since: earlier)) }
@@ -270,7 +258,6 @@ final class ConsoleScreens: Sendable, Equatable {
 }
 
 extension Screens {
-    /// The snapshot screen `screen` shows.
     func snapshot(of screen: Screen) -> any Encodable & Sendable {
         switch screen {
         case .login: login

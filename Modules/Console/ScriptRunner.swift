@@ -10,7 +10,7 @@ public struct ScriptRunner: Sendable {
         public var line: Int
         /// The line as written.
         public var command: String
-        /// Whether it succeeded (a `! ` line succeeds when its command is rejected).
+        /// Whether it succeeded (a `!
         public var ok: Bool
         /// What it printed, or why it failed.
         public var output: String
@@ -27,7 +27,7 @@ public struct ScriptRunner: Sendable {
         /// How long the script took, from its session's start to its end.
         public var duration: Duration = .zero
         /// Why the script's storage could not be opened or closed (what it wrote may not all be
-        /// kept), in one line; `nil` when it opened and closed. Shells exit 2 on it.
+        /// kept), in one line; `nil` when it opened and closed.
         public var storageFailure: String?
 
         /// Whether every line succeeded.
@@ -40,11 +40,9 @@ public struct ScriptRunner: Sendable {
     public let makeSession: @Sendable () async throws -> ConsoleSession
     /// Whether a script stops at its first failed line (`--fail-fast`).
     public var stopsAtFirstFailure = false
-    /// How long a whole script may take (`--timeout`); a script still running then fails, naming
-    /// the effects that were running, and stops.
+    /// How long a whole script may take (`--timeout`).
     public var timeout: Duration?
 
-    /// The sessions of the scripts running now, for ``end()``.
     private let running = Locked<[ObjectIdentifier: ConsoleSession]>([:])
 
     /// A runner whose scripts each get a session from `makeSession`.
@@ -63,7 +61,6 @@ public struct ScriptRunner: Sendable {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
     }
 
-    /// `line` without the blanks around it.
     static func trimmed(_ line: Substring) -> Substring {
         // The blanks are ASCII, so the bytes around them are where scalars start and end.
         let bytes = line.utf8
@@ -93,8 +90,7 @@ public struct ScriptRunner: Sendable {
             }, onLine: onLine)
     }
 
-    /// Runs a script given as bytes: lines split at line feeds. A line that is not UTF-8 is not
-    /// run (its text would not be what was written) and fails, naming the first bad byte.
+    /// Runs a script given as bytes: lines split at line feeds.
     public func run(_ script: [UInt8], name: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         let split = script.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         var lines = split.makeIterator()
@@ -126,7 +122,6 @@ public struct ScriptRunner: Sendable {
         return await run(name: path, lines: lines, onLine: onLine)
     }
 
-    /// A line of a script as read.
     private enum ReadLine {
         case text(String)
         case notUTF8([UInt8])
@@ -227,9 +222,7 @@ public struct ScriptRunner: Sendable {
         return Report(name: name, lines: reports, storageFailure: storageFailure)
     }
 
-    /// Ends every script running now the way quitting does (a signal's handler calls it): no
-    /// further line runs, the running ones finish, and each session's host is closed. Returns
-    /// what failed to close.
+    /// Ends every script running now the way quitting does (a signal's handler calls it).
     public func end() async -> [AppHostError] {
         // All at once: each may take its whole ending time.
         await withTaskGroup(of: AppHostError?.self) { group in
@@ -295,8 +288,7 @@ extension ScriptRunner.Report {
 }
 
 extension ScriptRunner.LineReport {
-    /// The command, then its output indented; a failure says where it happened. The command
-    /// (and the script's name) show their control characters visibly, as the output does.
+    /// The command, then its output indented; a failure says where it happened.
     public func transcript(script: String) -> String {
         let (command, script) = (TerminalText.visible(command), TerminalText.visible(script))
         var text = "> \(command)\n"

@@ -1,8 +1,7 @@
 import AppHost
 import StateStore
 
-/// How a shell opens its host while its input may end: a database call stuck while opening (a
-/// file system that stopped answering) must not keep a shell whose input ended from ending.
+/// How a shell opens its host while its input may end.
 public enum ShellOpening {
     /// Why a shell gave up opening.
     public struct Stuck: Error, Sendable, CustomStringConvertible {
@@ -10,10 +9,7 @@ public enum ShellOpening {
         public let description: String
     }
 
-    /// `open`'s host. When `input` is given, it is read ahead meanwhile, and once it has ended,
-    /// an opening still not done after `patience` (`patienceWithLines` when lines wait to be
-    /// answered: a database busy with other processes may be slow to open) is given up with
-    /// ``Stuck``; nothing was answered, so nothing is lost.
+    /// `open`'s host.
     public static func host(
         whileReading input: InputLines?, patience: Duration = .seconds(3), patienceWithLines: Duration = .seconds(30),
         _ open: @escaping @Sendable () async throws -> AppHost

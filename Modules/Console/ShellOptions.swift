@@ -1,10 +1,7 @@
 import AppHost
 import Foundation
 
-/// One command-line option of a shell: how it is spelt, the value it takes, what it does, and
-/// how it sets the shell's settings. Each shell parses, explains (`--help`) and refuses its
-/// options from one table of these (``ShellCommandLine``); the options every shell has are
-/// written once (``ShellOption/shared``).
+/// One command-line option of a shell.
 public struct ShellOption<Settings>: Sendable {
     /// `--db`.
     public let name: String
@@ -23,8 +20,7 @@ public struct ShellOption<Settings>: Sendable {
         }
     }
 
-    /// An option with a value: `set` takes it, or returns `false` to refuse it, and then the
-    /// shell says the option `needs` (“a positive number”).
+    /// An option with a value.
     public static func value(
         _ name: String, _ placeholder: String, _ summary: String, needs: String,
         _ set: @escaping @Sendable (inout Settings, String) -> Bool
@@ -99,8 +95,7 @@ extension ShellOption where Settings: ShellSettings {
     }
 }
 
-/// A shell's command line: its options' table, from which come its parsing, its usage text and
-/// its errors.
+/// A shell's command line.
 public struct ShellCommandLine<Settings>: Sendable {
     /// What the arguments asked for.
     public enum Reading {
@@ -147,9 +142,7 @@ public struct ShellCommandLine<Settings>: Sendable {
         return (forms + rows + builtIns + notes).joined(separator: "\n")
     }
 
-    /// The settings `arguments` ask for, for a shell about to run: on `--help` the usage is
-    /// printed and the process exits 0; on a wrong argument the reason is printed to standard
-    /// error after the tool's name and the process exits 2.
+    /// The settings `arguments` ask for, for a shell about to run.
     public func settings(
         from arguments: some Sequence<String>,
         into settings: Settings,
@@ -173,8 +166,7 @@ public struct ShellCommandLine<Settings>: Sendable {
         }
     }
 
-    /// Reads `arguments` (without the tool's own path) over `settings`; a word that is not an
-    /// option goes to `positional`, which returns why it is refused, if it is.
+    /// Reads `arguments` (without the tool's own path) over `settings`.
     public func read(
         _ arguments: some Sequence<String>,
         into settings: Settings,
@@ -214,8 +206,7 @@ public struct ShellCommandLine<Settings>: Sendable {
 }
 
 extension ShellOption where Settings: HistorySettings {
-    /// `--history-entries N`, `--history-mib N`: what undo, redo and jump keep; for the shells
-    /// that offer them (a shell without them records no history).
+    /// `--history-entries N`, `--history-mib N`: what undo, redo and jump keep.
     public static var history: [ShellOption] {
         [
             .value("--history-entries", "N", "most actions undo, redo and jump keep (default 10000)", needs: "a number of 2 or more") { settings, value in

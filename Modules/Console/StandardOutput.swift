@@ -11,14 +11,6 @@ import Musl
 /// A shell's standard output, written a whole piece (a line, a transcript) at a time from any
 /// task, never torn: a piece that cannot be written whole (a full disk, an I/O error) is taken
 /// back from a file it went to, and nothing more is written after it.
-///
-/// Pieces can also be held and written together (``write(_:moreFollows:)``): a front end that
-/// answers lines already waiting in its input writes their answers in one call rather than one
-/// each, and its reader is woken once for them.
-///
-/// The first failure runs ``onFailure`` once: ``Failure/readerGone`` when the reader went away
-/// (`| head -1`, which a shell ends quietly with status 141), ``Failure/cannotWrite(_:)``
-/// otherwise, which a shell says on standard error before it ends non-zero.
 public final class StandardOutput: Sendable {
     /// Why standard output stopped taking writes.
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -41,13 +33,11 @@ public final class StandardOutput: Sendable {
         var onFailure: @Sendable (Failure) -> Void = { _ in }
         /// What ``write(_:moreFollows:)`` held, to go out before the next piece written.
         var held: [UInt8] = []
-        /// Where each piece in `held` ends.
         var pieceEnds: [Int] = []
         /// How many times what was held went out: a hold's deadline writes only the pieces it
         /// was set for.
         var writesOfHeld: UInt64 = 0
 
-        /// Writes what is held (at least one piece).
         mutating func writeHeld(to descriptor: Int32, isFile: Bool) {
             failure = StandardOutput.writeWhole(held, pieceEnds: pieceEnds, to: descriptor, isFile: isFile)
             held.removeAll(keepingCapacity: held.count <= StandardOutput.holdLimit)
@@ -61,8 +51,7 @@ public final class StandardOutput: Sendable {
     /// The longest a piece is held by default (``holdTime``): 5 ms.
     public static let defaultHoldTime: Duration = .milliseconds(5)
 
-    /// The longest a piece is held: then it is written, though no piece followed (the work that
-    /// answers the next line may take long).
+    /// The longest a piece is held.
     public let holdTime: Duration
     private let descriptor: Int32
     /// Whether the descriptor is a regular file (a torn piece can be taken back from it).
@@ -86,8 +75,7 @@ public final class StandardOutput: Sendable {
     /// Why writing stopped, once it has.
     public var failure: Failure? { state.withLock { $0.failure } }
 
-    /// Writes `text` whole, after what was held; `false` (and no torn piece left in a file)
-    /// when they could not be.
+    /// Writes `text` whole, after what was held.
     @discardableResult
     public func write(_ text: String) -> Bool {
         write(text, moreFollows: false)
@@ -96,8 +84,7 @@ public final class StandardOutput: Sendable {
     /// Writes `text` whole after what was held, or with `moreFollows` holds it too, to be
     /// written with the pieces that follow in one call: at the next write without
     /// `moreFollows`, at ``flush()`` (call it before quitting), once ``holdLimit`` bytes are
-    /// held, or ``holdTime`` after the first was held. `false` when they could not all be
-    /// written: a file keeps those written whole, and nothing of the one torn.
+    /// held, or ``holdTime`` after the first was held.
     @discardableResult
     public func write(_ text: String, moreFollows: Bool) -> Bool {
         let (failure, onFailure, deadlineFor) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void, UInt64?) in

@@ -32,11 +32,6 @@ enum Tokenizer {
     }
 
     /// The words of `line`; columns count Unicode scalars from 1, plus `columnOffset`.
-    ///
-    /// Every byte that means something here (spaces, quotes, `#`, `\\`) is ASCII, so the line is
-    /// read as UTF-8 bytes and only a scalar beyond ASCII is looked at as a scalar (is it a
-    /// space?). A word is copied in runs between escapes; most are one run, made into a string
-    /// straight from the line.
     static func tokens(in line: Substring, columnOffset: Int = 0) throws(LineError) -> [Token] {
         let bytes = line.utf8
         var tokens: [Token] = []

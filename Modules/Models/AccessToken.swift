@@ -1,7 +1,6 @@
 import Foundation
 
-/// The bearer token a signed-in session presents to the clients: a secret, redacted like a
-/// ``Password`` wherever it is printed or encoded.
+/// The bearer token a signed-in session presents to the clients.
 public struct AccessToken: Hashable, Sendable, Codable {
     private let value: String
 

@@ -1,7 +1,4 @@
 /// Everything that can go wrong in the app, with a message a person can act on.
-///
-/// Errors are values: they travel in actions (`…Response(.failure(error))`), sit in state to be
-/// shown, and encode into journals. Their messages never contain a secret.
 public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The username and password do not match an account (deliberately not saying which).
     case invalidCredentials
@@ -17,13 +14,11 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
     case sessionExpired
     /// Something addressed by id does not exist (or belongs to someone else).
     case notFound(Resource, id: String)
-    /// Storage failed to read or write; `reason` says what failed and why in the user's terms
-    /// (“signing in failed: the disk is full; free some disk space and retry”).
+    /// Storage failed to read or write.
     case storage(reason: String)
     /// The request was cancelled before it finished (a newer one replaced it, or the user left).
     case cancelled
-    /// Too many sign ins failed for this username lately: the next is checked once
-    /// `retryAfter` more seconds have passed (answered at once, never waited for).
+    /// Too many sign ins failed for this username lately.
     case tooManySignInAttempts(retryAfter: Int)
     /// A change was based on a version of a note that another writer (another process on the
     /// same database) has since replaced or deleted, so it was not stored: the user chooses

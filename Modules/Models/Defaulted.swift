@@ -1,5 +1,4 @@
-/// A value's default, for ``Defaulted``: what a stored document written before the value
-/// existed means by leaving it out.
+/// A value's default, for ``Defaulted``.
 public protocol DefaultValue {
     /// The value's type.
     associatedtype Value: Codable & Hashable & Sendable
@@ -13,17 +12,7 @@ public enum DefaultFalse: DefaultValue {
     public static var value: Bool { false }
 }
 
-/// A stored field added after documents were written without it: decoded as `Default.value`
-/// when it is missing, and left out when it holds that value, so a value encodes byte for byte
-/// as it did before the field existed. Adding such a field to a `Codable` type is one line; its
-/// synthesized coding does the rest.
-///
-/// ```swift
-/// struct Change: Codable {
-///     var cursor: Int
-///     @Defaulted<DefaultFalse> var replacesAll = false
-/// }
-/// ```
+/// A stored field added after documents were written without it.
 @propertyWrapper
 public struct Defaulted<Default: DefaultValue>: Codable, Hashable, Sendable {
     /// The value.

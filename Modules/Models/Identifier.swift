@@ -1,9 +1,6 @@
 import Foundation
 
 /// A typed identifier: `Identifier<Note>` and `Identifier<User>` cannot be mixed up.
-///
-/// Printed and parsed as a lowercase UUID (`"00000000-0000-0000-0000-000000000001"`) and encoded
-/// as that string.
 public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
     /// The UUID behind the identifier.
     public let rawValue: UUID
@@ -13,8 +10,7 @@ public struct Identifier<Owner>: Hashable, Sendable, Comparable, Codable, Custom
         self.rawValue = rawValue
     }
 
-    /// Parses a UUID string (8-4-4-4-12 hexadecimal digits) in either case; `nil` when `string`
-    /// is not one.
+    /// Parses a UUID string (8-4-4-4-12 hexadecimal digits) in either case.
     public init?(_ string: String) {
         // Read by hand: `UUID(uuidString:)` goes through `sscanf`, which cost more than the rest
         // of reading a note from the database, and on Linux also reads a space or a sign inside a

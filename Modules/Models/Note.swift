@@ -16,11 +16,6 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     /// Which stored version of the note this is, as the store that holds it numbers them (a
     /// number that grows with each write); `nil` for a note never stored, or one made without
     /// asking the store.
-    ///
-    /// A change is based on it: a store refuses an update or a delete of a note whose stored
-    /// version is no longer this one (another writer changed or deleted it since) with
-    /// `AppError.conflict`, instead of overwriting that change unseen. A note whose version is
-    /// `nil` is stored whatever is stored (a create, or an overwrite chosen on purpose).
     public var version: Int64?
 
     /// Creates a note.
@@ -32,9 +27,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
         self.version = version
     }
 
-    /// Whether `self` is listed before `other`: the one order every notes list follows (the
-    /// app's, the in-memory clients' and the database's `ORDER BY updated_at DESC, id DESC`),
-    /// most recently changed first, then by id from the highest.
+    /// Whether `self` is listed before `other`.
     public func isListed(before other: Note) -> Bool {
         (updatedAt, id) > (other.updatedAt, other.id)
     }
@@ -84,7 +77,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     }
 
     /// Whether the note matches a search `query` as every notes client matches it (see
-    /// ``SearchText``). An empty query matches every note.
+    /// ``SearchText``).
     public func matches(_ query: String) -> Bool {
         SearchText.text(text, holdsEvery: SearchText.words(of: query))
     }
@@ -95,9 +88,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
 /// both *folded* — case, diacritics, width and Unicode normalization forms set aside — so that
 /// "cafe" finds "Café", "ét" finds "ÉTÉ", and "Résumé" typed composed finds it stored decomposed.
 public enum SearchText {
-    /// `text` as searches compare it: compatibility-normalized, then case, diacritics and
-    /// width folded (`"ÉTÉ"` → `"ete"`, `"ﬁ"` → `"fi"`). A NUL becomes U+2400 (␀), which
-    /// SQLite's full-text search reads as text where it takes a NUL for the end.
+    /// `text` as searches compare it.
     public static func folded(_ text: String) -> String {
         // ASCII (most notes) needs only lowercasing.
         if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) { return text.lowercased() }
@@ -118,8 +109,7 @@ public enum SearchText {
         words.allSatisfy { word in folded.utf8.contains(word.utf8) }
     }
 
-    /// Whether `text`, folded, holds every one of `words` (folded already): ``matches(_:words:)``
-    /// of ``folded(_:)``, without making the folded text when `text` is ASCII.
+    /// Whether `text`, folded, holds every one of `words` (folded already).
     public static func text(_ text: String, holdsEvery words: [String]) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0 }) else { return matches(folded(text), words: words) }
@@ -138,7 +128,6 @@ public enum SearchText {
 }
 
 /// Where a reader of the stored notes stands: the notes changed since are those it has not seen.
-/// Opaque to the app; a store of notes hands it out and reads it back.
 public struct NotesCursor: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
     /// The store's count of note changes the reader has seen.
     public var position: Int64
@@ -157,14 +146,7 @@ public struct NotesCursor: Hashable, Sendable, Codable, Comparable, CustomString
     public var description: String { "@\(position)" }
 }
 
-/// What changed in a user's stored notes since a ``NotesCursor``: the notes created or updated
-/// (as they are now) and the ids of those deleted, with the cursor to ask from next time. Its
-/// size is that of the change, whatever the number of notes. A note deleted and created again
-/// may be in both: apply the removals first.
-///
-/// A store keeps the record of deleted notes for a bounded number of recent changes. A cursor
-/// older than that is answered with every note, ``replacesAll`` set: the reader replaces its
-/// list instead of applying a change.
+/// What changed in a user's stored notes since a ``NotesCursor``.
 public struct NoteChanges: Hashable, Sendable, Codable {
     /// The notes created or updated, as they are now; with ``replacesAll``, every note.
     @StoredByReference public var changed: [Note]
@@ -173,7 +155,7 @@ public struct NoteChanges: Hashable, Sendable, Codable {
     /// Where the next question starts.
     public var cursor: NotesCursor
     /// Whether ``changed`` is the whole list, to replace the reader's (its cursor was older than
-    /// the store's record of deletions). Journals written before it existed hold a change.
+    /// the store's record of deletions).
     @Defaulted<DefaultFalse> public var replacesAll: Bool
     /// How many notes the user has now, when the store says (a reader that holds a page of them
     /// learns how many the others are); `nil` in journals written before.

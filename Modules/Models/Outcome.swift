@@ -1,13 +1,4 @@
 /// The result of a client call as an action carries it: a value or an ``AppError``.
-///
-/// It is `Result<Value, AppError>` made `Codable`, so effect responses can be journaled and
-/// replayed; convert with ``result`` and ``init(_:)``.
-///
-/// ```swift
-/// return .run { send in
-///     send(.listResponse(await Outcome { () throws(AppError) in try await notes.list(token) }))
-/// }
-/// ```
 public enum Outcome<Value: Sendable>: Sendable {
     /// The call returned `Value`.
     case success(Value)

@@ -1,9 +1,4 @@
 /// A password as typed: its text is reachable only through ``revealed``.
-///
-/// Printing, interpolating, `dump`, `debugPrint`, mirrors and encoding all show
-/// `<redacted>` (or, when encoded, `null`), so a password cannot reach a log, a transcript or a
-/// journal by accident. Decoding `null` gives an empty password; decoding a string gives that
-/// password, so a front end can still read one from a request.
 public struct Password: Hashable, Sendable, Codable, ExpressibleByStringLiteral {
     /// The fewest characters a valid password has.
     public static let minimumLength = 8
@@ -32,7 +27,7 @@ public struct Password: Hashable, Sendable, Codable, ExpressibleByStringLiteral 
     /// Whether the password has at least ``minimumLength`` characters.
     public var isValid: Bool { clearText.count >= Self.minimumLength }
 
-    /// Why the password cannot be used, or `nil` when it is valid. Never contains the password.
+    /// Why the password cannot be used, or `nil` when it is valid.
     public var problem: String? {
         isValid
             ? nil
@@ -61,7 +56,6 @@ extension Password: CustomStringConvertible, CustomDebugStringConvertible, Custo
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
-/// The text shown in place of a secret.
 enum Redacted {
     static let text = "<redacted>"
 }

@@ -45,8 +45,7 @@ public struct NoteReference: Codable, Hashable, Sendable {
 }
 
 extension Note {
-    /// Whether `encoder` writes this note by reference: it is stored (it has a version) and the
-    /// encoder asks for it.
+    /// Whether `encoder` writes this note by reference.
     public func isWrittenByReference(to encoder: any Encoder) -> Bool {
         version != nil && encoder.userInfo[.storedNotesByReference] as? Bool == true
     }
@@ -54,7 +53,7 @@ extension Note {
 
 /// Stored notes, written by reference where the encoder asks for it (`CodingUserInfoKey.storedNotesByReference`)
 /// and read back whole: a reference is looked up in the decoder's ``StoredNotes``, and one whose
-/// note is gone (or that nothing can look up) is left out. Documents written whole read as they are.
+/// note is gone (or that nothing can look up) is left out.
 @propertyWrapper
 public struct StoredByReference: Hashable, Sendable, Codable {
     /// The notes.
@@ -92,9 +91,7 @@ public struct StoredByReference: Hashable, Sendable, Codable {
 /// One element of a list of stored notes as a document holds it: the value whole, or the
 /// reference that names its note (`{"reference": {"id": …, "version": …}}`).
 package enum StoredElement<Whole: Codable>: Decodable {
-    /// The value, written whole.
     case whole(Whole)
-    /// What names its note.
     case reference(NoteReference)
 
     private enum Keys: String, CodingKey {
@@ -111,7 +108,6 @@ package enum StoredElement<Whole: Codable>: Decodable {
         }
     }
 
-    /// Reads an element written either way.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         if let reference = try container.decodeIfPresent(NoteReference.self, forKey: .reference) {

@@ -1,15 +1,6 @@
 import Foundation
 
 /// The name a person signs in with, as typed.
-///
-/// Any text can be held (the user is still typing); ``isValid`` says whether it may be used to
-/// sign in or sign up. The rule follows RFC 8265's username profile (UsernameCaseMapped): at
-/// least ``minimumLength`` characters, no spaces, no control, format, invisible, private-use or
-/// unassigned characters (a tab, a NUL, a zero-width joiner, a soft hyphen, a bidi override are
-/// refused), and letters of one alphabet among Latin, Greek and Cyrillic, whose look-alikes
-/// ("аlice" with a Cyrillic а) would otherwise pass for another's name. Usernames are compared
-/// by ``normalized``: fullwidth forms made narrow, case folded, in Unicode's composed form, so
-/// "José" typed composed or decomposed, "ALICE" and "ａｌｉｃｅ" each name one account.
 public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The fewest characters a valid username has.
     public static let minimumLength = 8
@@ -27,8 +18,7 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
         self.init(value)
     }
 
-    /// Whether the username may be used: ``problem`` is `nil`. Read from the bytes while they
-    /// are printable ASCII: the login screen asks on every keystroke.
+    /// Whether the username may be used: ``problem`` is `nil`.
     public var isValid: Bool {
         var count = 0
         for byte in rawValue.utf8 {
@@ -113,9 +103,7 @@ public struct Username: Hashable, Sendable, Codable, CustomStringConvertible, Ex
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
-    /// The form usernames are compared in: fullwidth and halfwidth forms made plain, lowercased,
-    /// and composed (NFC), so every way of typing one name gives one account, in memory and in
-    /// a database alike.
+    /// The form usernames are compared in.
     public var normalized: String {
         if rawValue.utf8.allSatisfy({ $0 < 0x80 }) { return rawValue.lowercased() }
         var narrowed = ""

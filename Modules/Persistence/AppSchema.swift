@@ -5,8 +5,7 @@ public enum AppSchema {
     /// AppCore's mark in every database it owns (`PRAGMA application_id`): "ApCo".
     public static let applicationID: Int32 = 0x4170_436F
 
-    /// Opens AppCore's database at `path`, migrated to this version: created if missing, or,
-    /// `readOnly`, only an existing file, opened to look. `durability` is what its commits survive.
+    /// Opens AppCore's database at `path`, migrated to this version.
     public static func open(_ path: String, readOnly: Bool = false, durability: Durability = .processCrash) throws(DatabaseError) -> Database {
         readOnly
             ? try Database(readingOnly: path, migrations: migrations, applicationID: applicationID)
@@ -14,9 +13,7 @@ public enum AppSchema {
     }
 
     /// The notes of `database` as a document names them by reference (an action journal's
-    /// records and snapshots do): read back as stored now, `nil` once deleted. A note's id is
-    /// its owner's choice, so the one of the version named is preferred; each owner's note is
-    /// found by its key (an account's notes are keyed by owner, then id).
+    /// records and snapshots do): read back as stored now, `nil` once deleted.
     public static func storedNotes(in database: Database) -> StoredNotes {
         StoredNotes { id, version in
             let notes = try? database.read { db throws(DatabaseError) -> [Note] in
@@ -30,7 +27,7 @@ public enum AppSchema {
         }
     }
 
-    /// Every step, oldest first. Append new steps; never edit one that has shipped.
+    /// Every step, oldest first.
     public static let migrations: [Migration] = [
         Migration(
             version: 1, name: "accounts, sessions, posts, notes, journal",

@@ -3,28 +3,6 @@ import Models
 import StateStore
 
 /// The whole app: login (in the chosen style), session, profile, posts, notes and counter.
-///
-/// - The app is signed out (the sign-in screen) or signed in (the user's part): one
-///   ``Account``, so "signed in" is stored once.
-/// - Signing in (whichever login style reports it) opens the user's part, which loads the
-///   profile, the posts and the notes at once.
-/// - Profile, posts and notes act for the signed-in user: while signed out their actions change
-///   nothing and are reported as "sign in first" diagnostics; sign-in screen actions while
-///   signed in, as "sign out first".
-/// - Signing out cancels the user's requests in flight and returns to a fresh sign-in screen in
-///   the same style; the counter belongs to no one and stays.
-/// - Started again from a journal, a session that lost its token (tokens are never saved) ends
-///   the same way, with the username kept in the login form and a "sign in again" message.
-///
-/// ```swift
-/// let environment = AppEnvironment.inMemory()
-/// let store = RootStore(
-///     initialState: AppFeature.State(loginStyle: .middleware),
-///     reducer: AppFeature(environment: environment)
-/// ) {
-///     AppFeature.loginMiddleware(environment)
-/// }
-/// ```
 public struct AppFeature: Reducer {
     /// Every feature's state.
     public struct State: Hashable, Sendable {
@@ -56,8 +34,7 @@ public struct AppFeature: Reducer {
             return status.isSignInEnabled && status.username.normalized == creating.normalized
         }
 
-        /// The login style of the sign-in screen, shown now or after signing out; setting
-        /// another style while signed out starts a fresh sign-in screen in it.
+        /// The login style of the sign-in screen, shown now or after signing out.
         public var loginStyle: LoginStyle {
             get {
                 switch account {
@@ -89,8 +66,7 @@ public struct AppFeature: Reducer {
             }
         }
 
-        /// The signed-in user's part, or `nil` while signed out; setting `nil` signs out to a
-        /// fresh sign-in screen in the same style.
+        /// The signed-in user's part, or `nil` while signed out.
         public var user: SignedIn.State? {
             get { Account.signedInCase.extract(account) }
             set { account = newValue.map(Account.signedIn) ?? .signedOut(Login.State(style: loginStyle)) }
@@ -121,14 +97,11 @@ public struct AppFeature: Reducer {
         private static let noPosts = Posts.State()
     }
 
-    /// Who is using the app: nobody yet (the sign-in screen's state) or a signed-in user (their
-    /// part of the app). Moving between the cases is what signing in and out are.
+    /// Who is using the app.
     public enum Account: Hashable, Sendable {
         /// Nobody is signed in: the sign-in screen.
         case signedOut(Login.State)
-        /// Someone is signed in: their session, profile, posts and notes. Boxed, so that the
-        /// app's state stays small: what copies or compares it whole (the store's copy before
-        /// each action, the screens' check of its bytes) meets one reference, not all the user's.
+        /// Someone is signed in: their session, profile, posts and notes.
         indirect case signedIn(SignedIn.State)
 
         /// The signed-out case.
@@ -137,8 +110,7 @@ public struct AppFeature: Reducer {
         } matches: {
             if case .signedOut = $0 { true } else { false }
         }
-        /// The signed-in case: the user's part is moved out, changed and boxed again at every
-        /// action of theirs, never copied with the enum around it.
+        /// The signed-in case.
         public static let signedInCase = CasePath<Self, SignedIn.State>(embed: Self.signedIn) {
             if case .signedIn(let user) = $0 { user } else { nil }
         } matches: {
@@ -237,19 +209,12 @@ public struct AppFeature: Reducer {
             }
     }
 
-    /// The middleware the ``LoginStyle/middleware`` style needs. Install it whatever the style:
-    /// only that style sends the `login` request it intercepts.
+    /// The middleware the ``LoginStyle/middleware`` style needs.
     public static func loginMiddleware(_ environment: AppEnvironment) -> LoginMiddleware<State, Action> {
         LoginMiddleware(auth: environment.auth, action: Action.loginPath)
     }
 
-    /// Applies one action: the child it belongs to reduces it, and the app coordinates what
-    /// crosses features (signing in opens the user's part and loads their data; signing out or
-    /// losing the session ends it). An answer that reports a failed client call is also
-    /// reported as a `Diagnostic.Kind.failure` diagnostic, so the intent that led to it is
-    /// known to have failed. A sign in asked for while the sign up of its username runs waits
-    /// for it (``Session/State/signInAwaitsSignUp``), instead of failing for an account not
-    /// made yet; an action for the user's part while a sign in runs is refused saying so.
+    /// Applies one action.
     public func reduce(into state: inout State, action: Action) -> Effect<Action> {
         if case .signedOut(let login) = state.account {
             if case .login(.signInTapped) = action, state.signInWouldOutrunSignUp {
@@ -392,8 +357,7 @@ extension AppFeature.State: Codable {
         case current
     }
 
-    /// Reads a state, of this shape or the earlier one; it is signed in when the journal names
-    /// someone, whose token is empty (a journal holds none).
+    /// Reads a state, of this shape or the earlier one.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let login = try container.decode(Login.State.self, forKey: .login)
@@ -432,9 +396,7 @@ extension AppFeature.State: Codable {
 }
 
 extension AppFeature.Action {
-    /// The error a client call answered with, when the action carries one: a save, load,
-    /// search, delete, sign in, sign up or sign out that failed. A request cancelled (by the
-    /// user, a newer request or signing out) is not a failure.
+    /// The error a client call answered with, when the action carries one.
     public var failure: AppError? {
         let error =
             switch self {
@@ -469,9 +431,6 @@ extension AppFeature.Action {
     }
 
     /// Decodes `{"<feature>": <feature action>}`.
-    ///
-    /// Written by hand to drop the `_0` wrapper the synthesized coding adds around each
-    /// payload: journals hold one of these per action, and replaying them is mostly decoding.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Feature.self)
         guard container.allKeys.count == 1, let feature = container.allKeys.first else {

@@ -1,8 +1,6 @@
 import Models
 
-/// What the app asks of every feature's actions, answered by each feature beside its reducer:
-/// the app-wide questions (is it a failure, does it hold a secret, how much data does it carry)
-/// delegate to the feature an action belongs to.
+/// What the app asks of every feature's actions, answered by each feature beside its reducer.
 public protocol FeatureAction: Sendable {
     /// The error of the client call the action reports as failed; `nil` for any other action.
     var failure: AppError? { get }

@@ -3,34 +3,11 @@ import Foundation
 import Models
 import StateStore
 
-/// The user's notes: list, add, edit, delete, select and search, saved through the
-/// notes client.
-///
-/// Nothing the user types is lost. Every change is applied to the state at once and then saved;
-/// while a save is in flight the note is pending; a failed save keeps the text, marks the note
-/// unsaved and can be retried. Each local change bumps the note's revision, and a save's
-/// response only settles the note if no newer change was made meanwhile. Reloading the list
-/// never overwrites a note with changes that are not saved yet.
-///
-/// Actions that need a new id or the current date (`addTapped`, `edited`) choose them in an
-/// effect that sends the action applying them (`inserted`, `changed`), so the reducer is pure and
-/// a journal or a timeline replayed later, with other ids and another clock, rebuilds exactly the
-/// same state.
-///
-/// A search typed into a field is debounced on the environment's clock: each change of the query
-/// cancels the search before it, and only the last query, after a quiet ``searchDebounce``,
-/// reaches the client. A submitted search (``Action/searchSubmitted(_:)``) asks the client at
-/// once, replacing any search pending.
-///
-/// Changes made elsewhere (another process on the same database) come in by the rows that
-/// changed: listing also reads the store's `NotesCursor`, and each ``Action/externalChangesNoticed``
-/// asks the client what changed since it, merged like a reload (local changes not stored yet are
-/// kept).
+/// The user's notes.
 public struct Notes: Reducer {
     /// How long the query must stay unchanged before it is searched.
     public static let searchDebounce: Duration = .milliseconds(300)
-    /// How many rows a page of the list holds: what a reader of the screen is sent first, and
-    /// how many more each ``Action/moreRowsRequested`` adds.
+    /// How many rows a page of the list holds.
     public static let pageSize = 50
 
     /// A note and how far it is from being stored.
@@ -116,13 +93,8 @@ public struct Notes: Reducer {
     }
 
     /// The notes screen.
-    ///
-    /// It holds what a screen shows, not every stored note: the list's notes read so far (a
-    /// page, and a page more as the reader asks), the search's matches read so far, the notes
-    /// with changes not stored yet, and how many there are in all. The rest stay in the store.
     public struct State: Hashable, Sendable, Codable {
-        /// The notes the session holds, most recently updated first: those of the list read so
-        /// far (through ``listEnd``), those of the search's pages, and those with local changes.
+        /// The notes the session holds, most recently updated first.
         @ItemsByReference public var items: IdentifiedArray<Item>
         /// The note open for editing.
         public var selectedID: Note.ID?
@@ -136,19 +108,15 @@ public struct Notes: Reducer {
         public var list: ListStatus
         /// The last error to show (loading, searching, deleting), until dismissed.
         public var error: AppError?
-        /// Where the list stands in the stored notes' changes: the changes after it are not in
-        /// the list yet. `nil` until the list was loaded.
+        /// Where the list stands in the stored notes' changes.
         public var changeCursor: NotesCursor?
-        /// How many of the rows a reader of the screen is sent (the rest on request): a page,
-        /// and a page more for each ``Action/moreRowsRequested``.
+        /// How many of the rows a reader of the screen is sent (the rest on request).
         @Defaulted<FirstPage> public var rowLimit = Notes.pageSize
-        /// The last stored note of the list read so far, when more may follow it; `nil` when
-        /// the list is held whole (and in journals written before pages).
+        /// The last stored note of the list read so far, when more may follow it.
         public var listEnd: NotesPosition?
         /// How many notes the list has in all, read or not; `nil`: as many as are held.
         public var listTotal: Int?
-        /// The last match of the search read so far, when more may follow it; `nil` when every
-        /// match is held.
+        /// The last match of the search read so far, when more may follow it.
         public var searchEnd: NotesPosition?
         /// How many notes the search found in all, read or not; `nil`: as many as are held.
         public var searchTotal: Int?
@@ -177,8 +145,7 @@ public struct Notes: Reducer {
         /// The selected note, if any.
         public var selected: Item? { selectedID.flatMap { items[id: $0] } }
 
-        /// The notes to show: the search's matches read so far while searching, otherwise the
-        /// list's notes read so far.
+        /// The notes to show.
         public var visibleItems: [Item] {
             guard let searchResults else { return items.elements }
             return searchResults.compactMap { items[id: $0] }
@@ -190,8 +157,7 @@ public struct Notes: Reducer {
             searchResults == nil ? listTotal : searchTotal
         }
 
-        /// How many notes what is shown has in all: ``visibleItems`` and those not read yet. What
-        /// a screen's count says and a page more is bounded by.
+        /// How many notes what is shown has in all: ``visibleItems`` and those not read yet.
         public var shownCount: Int {
             max(total ?? 0, visibleItems.count)
         }
@@ -219,12 +185,9 @@ public struct Notes: Reducer {
         case addTapped(String)
         /// A new note, with the id and date chosen for it, enters the list and is saved.
         case inserted(Note)
-        /// The user changed the text of a note. `basedOn` is the version of it the user was
-        /// shown, when the front end says (`nil`: the state's): a version stored since, which
-        /// the user never saw, makes the save a conflict instead of overwriting it.
+        /// The user changed the text of a note.
         case edited(Note.ID, String, basedOn: Int64? = nil)
-        /// A note's text changed at `at`: applied and saved, based on version `basedOn` as
-        /// ``edited(_:_:basedOn:)`` says.
+        /// A note's text changed at `at`.
         case changed(Note.ID, String, at: Date, basedOn: Int64? = nil)
         /// Delete a note; `basedOn` as for ``edited(_:_:basedOn:)``.
         case deleteTapped(Note.ID, basedOn: Int64? = nil)
@@ -252,8 +215,7 @@ public struct Notes: Reducer {
         /// The list being loaded reflects the stored notes' changes up to `cursor` (sent just
         /// before a successful ``listResponse(_:)``).
         case followingChanges(from: NotesCursor)
-        /// The stored notes may have been changed elsewhere (another process on the database):
-        /// ask what changed since ``State/changeCursor``. Ignored while nothing is listed.
+        /// The stored notes may have been changed elsewhere (another process on the database).
         case externalChangesNoticed
         /// The client answered what changed since `cursor`.
         case changesResponse(since: NotesCursor, Outcome<NoteChanges>)
@@ -277,7 +239,6 @@ public struct Notes: Reducer {
 
     /// Identifies the save effects of one note, so a newer save replaces an older one.
     struct SaveID: Hashable, Sendable { let note: Note.ID }
-    /// Identifies the search effect.
     struct SearchID: Hashable, Sendable {}
 
     /// Applies one notes action.
@@ -547,8 +508,7 @@ public struct Notes: Reducer {
     }
 
     /// Takes a page the client answered with: the first of the list (a reload) or of a search
-    /// replaces what they held; a later one adds to it. Then reads on while the reader was
-    /// promised more rows (``State/rowLimit``) than are held and more exist.
+    /// replaces what they held; a later one adds to it.
     private func receive(
         _ outcome: Outcome<NotePage>, of query: String, after: NotesPosition?, into state: inout State, action: Action, token: AccessToken
     ) -> Effect<Action> {
@@ -598,8 +558,7 @@ public struct Notes: Reducer {
     }
 
     /// Keeps the part of the list held to the rows the reader was promised: stored notes pushed
-    /// past them (by notes added above) leave, and are read again with their page. Notes with
-    /// work of the session's own (not stored, unsaved, being deleted, open) stay.
+    /// past them (by notes added above) leave, and are read again with their page.
     static func trimList(_ state: inout State) {
         // A list held whole (no count from the store: a state from before pages) stays whole.
         // Trimmed a few rows past the page at once, so adding note after note walks the page
@@ -638,8 +597,7 @@ public struct Notes: Reducer {
         }
     }
 
-    /// Stores `note`: creates it until it was stored once, then updates it. A newer save of the
-    /// same note cancels this one.
+    /// Stores `note`: creates it until it was stored once, then updates it.
     private func save(_ note: Note, revision: Int, isStored: Bool, token: AccessToken) -> Effect<Action> {
         let (client, token) = (client, token)
         return .run { send in
@@ -714,8 +672,7 @@ public struct Notes: Reducer {
 }
 
 extension Notes.Action: FeatureAction {
-    /// The failed client call this action reports; a delete of a note gone already is what it
-    /// asked for, not a failure.
+    /// The failed client call this action reports.
     public var failure: AppError? {
         switch self {
         case .listResponse(.failure(let error)), .saveResponse(_, _, .failure(let error)), .searchResponse(_, .failure(let error)),

@@ -2,9 +2,7 @@ import Models
 import StateStore
 
 extension Notes {
-    /// The notes a state holds, written as `StoredByReference` writes notes: a note stored
-    /// as it is shown (saved, not being deleted) by reference where the encoder asks for it, the
-    /// others whole (their text is the session's own: typed and not stored yet, or failed).
+    /// The notes a state holds, written as `StoredByReference` writes notes.
     @propertyWrapper
     public struct ItemsByReference: Hashable, Sendable, Codable {
         /// The items.

@@ -2,9 +2,7 @@ import Models
 import StateStore
 
 extension Notes {
-    /// What a search found, as journals written before pages hold it: the id of every match,
-    /// in the client's order, and in full only the matches the list did not hold when the
-    /// search started. Searches now read pages (`Action.pageResponse(query:after:_:)`).
+    /// What a search found, as journals written before pages hold it.
     public struct SearchResults: Hashable, Sendable {
         /// Every match's id, in the client's order.
         public var ids: [Note.ID]

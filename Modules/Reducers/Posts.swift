@@ -3,18 +3,6 @@ import Models
 import StateStore
 
 /// The bottom of the profile screen: the user's posts, loaded and added, as a transducer.
-///
-/// Loading follows the same table as ``Profile``. Adding a post is a second, smaller machine on
-/// the ``State/draft``:
-///
-/// | command \ state | list not loaded | loaded, no draft or failed draft | loaded, draft sending |
-/// | --- | --- | --- | --- |
-/// | add(text) | rejected | draft sending + add | rejected (one at a time) |
-/// | added(post) | rejected unless sending | — | post first in the list, draft gone |
-/// | addFailed(error) | rejected unless sending | — | draft failed, text kept for retry |
-///
-/// `load` is rejected while a draft is sending, so a reload can never hide a post being
-/// published; a failed draft survives reloads until it is sent again.
 public enum Posts: Transducer {
     /// The list and the post being written.
     public struct State: Hashable, Sendable, Codable {

@@ -3,17 +3,6 @@ import Models
 import StateStore
 
 /// The top of the profile screen: the signed-in user's profile, as a transducer.
-///
-/// Requests and responses are separate commands, and every (command, state) pair has an outcome:
-///
-/// | command \ state | initialized | loading | loaded | failed |
-/// | --- | --- | --- | --- | --- |
-/// | load | loading + load | rejected (already loading) | loading + load | loading + load |
-/// | loaded(user) | rejected | loaded(user) | rejected | rejected |
-/// | failed(error) | rejected | failed(error) | rejected | rejected |
-///
-/// A rejected pair changes nothing and is reported as a diagnostic; so a response that arrives
-/// when no request is in flight is refused by the table.
 public enum Profile: Transducer {
     /// Where the profile stands.
     public enum State: Hashable, Sendable, Codable {

@@ -3,11 +3,6 @@ import Models
 import StateStore
 
 /// The account actions: signing up, signing out, and what the last of them said.
-///
-/// Who is signed in is the app's ``AppFeature/Account``, not this feature's: signing in and out
-/// move the app between its signed-out and signed-in parts, so ``AppFeature`` carries out
-/// ``Action/signedIn(_:)`` and ``Action/signOutTapped`` (the token is the signed-in part's), and
-/// this feature keeps the sign-up and the messages.
 public struct Session: Reducer {
     /// The account requests in progress and the last message.
     public struct State: Hashable, Sendable, Codable {
@@ -16,9 +11,7 @@ public struct Session: Reducer {
         /// The last account error (a failed sign out, a session that expired), shown until a new
         /// account action.
         public var error: AppError?
-        /// Whether a sign in was asked for while the sign up of the same username ran: the app
-        /// starts it when the sign up ends, so a sign in right after a sign up does not fail for
-        /// an account that is not made yet.
+        /// Whether a sign in was asked for while the sign up of the same username ran.
         @Defaulted<DefaultFalse> public var signInAwaitsSignUp = false
         /// The notes with text not stored yet of a session that ended when the app started again
         /// (``Action/restored``): given back to their owner's next sign in, as unsaved notes to
@@ -70,9 +63,7 @@ public struct Session: Reducer {
         case signOutTapped
         /// The auth client answered a sign out.
         case signOutResponse(Outcome<Done>)
-        /// The app started again from saved state (a journal). Tokens are never saved, so a
-        /// session restored without one can make no request: it ends, and the user is told to
-        /// sign in again.
+        /// The app started again from saved state (a journal).
         case restored
     }
 

@@ -2,11 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// What exists only while someone is signed in: the token their requests carry, their profile,
-/// their posts and their notes.
-///
-/// The app keeps it as the signed-in case of its ``AppFeature/Account``, composed with
-/// `ifCaseLet`, so signing out, which leaves that case, cancels every request it started.
+/// What exists only while someone is signed in.
 public struct SignedIn: Reducer {
     /// The signed-in user's part of the app.
     public struct State: Hashable, Sendable {
@@ -75,8 +71,7 @@ public struct SignedIn: Reducer {
 }
 
 extension SignedIn {
-    /// What loading again what failed on the profile screen sends: a load of the profile, of the
-    /// posts, or of both, for each that failed; none when nothing did.
+    /// What loading again what failed on the profile screen sends.
     public static func retries(profile: Profile.State, posts: Posts.State) -> [Action] {
         var actions: [Action] = []
         if case .failed = profile { actions.append(.profile(.load)) }

@@ -3,34 +3,10 @@ import StateStore
 /// Visits every state a reducer can reach from an initial state, breadth-first, and checks
 /// invariants at each: model-based testing in the manner of XState's test models and TLA+'s
 /// model checkers, on the app's own reducers and effects.
-///
-/// Each *step* sends an action to a store holding the state being expanded, with the effects
-/// answered by deterministic clients (which the reducer factory builds, failing ones when the
-/// step asks for a failure). States are deduplicated by `Hashable`, so each is expanded once,
-/// and the first violation found is reported with the shortest path of steps that reaches it.
-///
-/// ```swift
-/// let report = await Explorer(
-///     initialState: LoginMachine.State(),
-///     reducer: { _, failing in LoginMachine.reducer(auth: testAuth(failing: failing)) }, // the test's client
-///     responses: .asChoices,
-///     depth: 6,
-///     steps: { _ in [.send(.usernameChanged("ada")), .send(.passwordChanged("correct-horse")), .send(.signInTapped)] },
-///     invariants: [.state("never busy and failed at once") { !($0.status.isBusy && $0.status.error != nil) }]
-/// ).run()
-/// #expect(report.violation == nil, "\(report)")
-/// ```
-///
-/// Two ways for effects to answer (``Responses``): `.settled` runs each step until its work has
-/// settled, the responses included, and checks the states on the way too; `.asChoices` holds each
-/// response as a choice of its own, so a state with work in flight is a state like any other and
-/// every interleaving of responses and user actions is explored (a cancelled effect's held
-/// response is dropped, as the store drops what a cancelled effect sends).
 public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>: Sendable {
     /// How the responses of effects arrive.
     public enum Responses: Sendable {
-        /// Each step runs until its work has settled: its effects finished and the actions they
-        /// sent were reduced, however deep. The states in between are checked, not expanded.
+        /// Each step runs until its work has settled.
         case settled
         /// Each response an effect sends is held and delivered by a step of its own.
         case asChoices
@@ -91,7 +67,6 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
 
     /// A property every reachable state, or every step, must have.
     public struct Invariant: Sendable {
-        /// What the property is about.
         fileprivate enum Subject: Sendable {
             case state(@Sendable (State) -> Bool)
             case transition(@Sendable (Transition) -> Bool)
@@ -101,9 +76,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         public let name: String
         fileprivate let subject: Subject
 
-        /// A property of every state: the initial one, each one reached, and each one passed
-        /// through on the way. A view-model snapshot is a pure function of the state, so a
-        /// property of what a screen shows is one of these too.
+        /// A property of every state.
         public static func state(_ name: String, _ holds: @escaping @Sendable (State) -> Bool) -> Invariant {
             Invariant(name: name, subject: .state(holds))
         }
@@ -123,8 +96,7 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
         /// The state that breaks the invariant (for a step's invariant, where the step ended).
         public let state: State
 
-        /// The path as a script of the line language (or any other): `line` renders each step,
-        /// or returns `nil` for a step that needs no line (a held response arriving).
+        /// The path as a script of the line language (or any other).
         public func script(_ line: (Step) -> [String]?) -> String {
             path.compactMap(line).flatMap { $0 }.joined(separator: "\n")
         }
@@ -171,22 +143,6 @@ public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>:
     private let perform: @Sendable (Node, Step) async -> (Transition, Node)
 
     /// An exploration of `reducer` from `initialState`.
-    ///
-    /// - Parameters:
-    ///   - initialState: The state the exploration starts from.
-    ///   - reducer: Builds the reducer a step runs from `state`, with clients that fail when the
-    ///     step asks for it (`failing`). Its effects should need no real time (they answer at
-    ///     once, or sleep on an ``ImmediateClock``). Clients that keep data (a backend) are best
-    ///     made from `state` for each step, so that a state means the same wherever it is reached.
-    ///   - responses: How effects' responses arrive.
-    ///   - depth: The most steps from the initial state.
-    ///   - stateBudget: The most states to visit; the exploration stops there.
-    ///   - timeout: How long one step's work may take to settle before it counts as stuck.
-    ///   - steps: The steps to try in a state, in the order to try them.
-    ///   - invariants: What must hold.
-    ///   - middleware: The middleware the store runs, built for each step from its state and the
-    ///     reducer just built (whose clients it can share). What a middleware defers is reduced
-    ///     when it arrives, not held, even with ``Responses/asChoices``.
     public init<R: Reducer>(
         initialState: State,
         reducer: @escaping @Sendable (_ state: State, _ failing: Bool) -> R,

@@ -1,8 +1,6 @@
 import StateStore
 
-/// A clock that never waits: sleeping returns at once and moves the clock's time on by the
-/// sleep. For explorations and tests whose effects debounce or delay: the waiting is part of
-/// what the code means, not of what it does.
+/// A clock that never waits.
 public final class ImmediateClock: Clock, Sendable {
     /// A point on the clock: the time slept so far (the same instants as `ManualClock`'s).
     public typealias Instant = ManualClock.Instant
@@ -18,8 +16,7 @@ public final class ImmediateClock: Clock, Sendable {
     /// Any duration: the clock never waits.
     public var minimumResolution: Duration { .zero }
 
-    /// Returns at once (after a `Task.yield()`), the clock moved on to `deadline`; throws if the
-    /// task is cancelled.
+    /// Returns at once (after a `Task.yield()`), the clock moved on to `deadline`.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         current.withLock { if $0 < deadline { $0 = deadline } }

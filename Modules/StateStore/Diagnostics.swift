@@ -7,10 +7,6 @@ import Musl
 #endif
 
 /// A runtime warning: something a program did that the store tolerated but a developer should see.
-///
-/// Diagnostics never stop the store. They travel through one injectable ``Diagnostics`` channel,
-/// so a front end can print them and a test can assert them. Every value in a message is rendered
-/// with ``ValueRenderer``, so secrets never appear in clear.
 public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What went wrong.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
@@ -30,10 +26,7 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         /// An effect's `Send` was used after the effect had finished (it was kept, or handed to
         /// an unstructured task); the action was dropped.
         case sendAfterEffectFinished
-        /// Work an action set in motion failed: a client call did not do what was asked (not
-        /// saved, a wrong password, no network, a full disk). The state shows the failure; the
-        /// diagnostic's `reason` says it in words for the user, so a front end can report the
-        /// whole intent as failed rather than done.
+        /// Work an action set in motion failed.
         case failure
     }
 
@@ -100,7 +93,6 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         try container.encodeIfPresent(reason, forKey: .reason)
     }
 
-    /// A message, or what writes it.
     private enum Text: Sendable {
         case written(String)
         case rendered(@Sendable () -> String)
@@ -110,19 +102,13 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue): \(message)" }
 
     /// An event the current state of a feature does not accept.
-    ///
-    /// - Parameters:
-    ///   - action: The rejected action or command.
-    ///   - state: The state that rejected it.
-    ///   - reason: Why the pair is invalid, when more can be said than the pair itself.
     public static func invalidTransition(action: some Sendable, state: some Sendable, reason: String? = nil) -> Diagnostic {
         Diagnostic(.invalidTransition, reason: reason) {
             "\(ValueRenderer.oneLine(action)) is not valid in state \(ValueRenderer.oneLine(state))" + (reason.map { ": \($0)" } ?? "")
         }
     }
 
-    /// A failure the state took in: `action` carries the answer of a client call that failed,
-    /// `reason` says what failed in words for the user.
+    /// A failure the state took in.
     public static func failure(action: some Sendable, reason: String) -> Diagnostic {
         Diagnostic(.failure, reason: reason) { "\(ValueRenderer.oneLine(action)) reports a failure: \(reason)" }
     }
@@ -142,9 +128,6 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// The channel through which a store reports ``Diagnostic``s.
-///
-/// Inject one when building a store. The default, ``standardError``, prints each diagnostic as a
-/// warning line; tests pass ``collecting(into:)`` or a closure of their own.
 public struct Diagnostics: Sendable {
     private let handler: @Sendable (Diagnostic) -> Void
 
@@ -163,7 +146,7 @@ public struct Diagnostics: Sendable {
         StandardStream.error.write("warning: \(diagnostic)\n")
     }
 
-    /// Drops every diagnostic. Use only where warnings are reported some other way.
+    /// Drops every diagnostic.
     public static let ignore = Diagnostics { _ in }
 
     /// Appends every diagnostic to `log`.

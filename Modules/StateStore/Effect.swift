@@ -1,30 +1,4 @@
-/// Work a reducer asks the store to do after it changed the state: a value, never an action
-/// already taken.
-///
-/// A reducer returns an effect and the store runs it: ``send(_:)-(Action)`` feeds an action back,
-/// ``run(priority:operation:catch:)-9wlhf`` performs asynchronous work that may send any number of
-/// actions, and the rest combine, cancel and pace other effects.
-///
-/// ```swift
-/// case .queryChanged(let query):
-///     state.query = query
-///     return .run { send in
-///         let results = try await search(query)
-///         send(.searchResponse(results))
-///     } catch: { error, send in
-///         send(.searchFailed("\(error)"))
-///     }
-///     .debounce(id: SearchID(), for: .milliseconds(300), clock: clock)
-/// ```
-///
-/// Effects start in the order they are returned. Their synchronous parts (`send`, `cancel`, the
-/// sends a `concatenate` opens with) happen at once: the actions they feed back are reduced right
-/// after the current one, before anything an effect's work sends. The work of a `run` starts once
-/// the store has reduced those, on the sending thread until its first suspension: an action the
-/// work sends is reduced as it is sent, before the work's next line (as TCA's `await send`), and
-/// work that does not suspend finishes within the `send` that caused it. An error thrown by a
-/// `run` effect goes to its `catch` handler or, without one, to the store's ``Diagnostics``; it
-/// is never dropped silently.
+/// Work a reducer asks the store to do after it changed the state.
 public struct Effect<Action: Sendable>: Sendable {
     @usableFromInline
     indirect enum Operation: Sendable {
@@ -45,8 +19,7 @@ public struct Effect<Action: Sendable>: Sendable {
         @usableFromInline var priority: TaskPriority?
         @usableFromInline var body: nonisolated(nonsending) @Sendable (Send<Action>) async throws -> Void
         @usableFromInline var onError: (nonisolated(nonsending) @Sendable (any Error, Send<Action>) async -> Void)?
-        /// The work itself when it cannot suspend: then it runs without a task. `body` runs the
-        /// same work wherever a task is needed anyway (inside `.concatenate`, a throttle).
+        /// The work itself when it cannot suspend: then it runs without a task.
         @usableFromInline var immediate: (@Sendable (Send<Action>) throws -> Void)?
 
         @inlinable
@@ -87,7 +60,6 @@ public struct Effect<Action: Sendable>: Sendable {
         self.operation = operation
     }
 
-    /// Whether this effect does nothing.
     @inlinable
     var isNone: Bool {
         if case .none = operation { return true }
@@ -116,33 +88,12 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// Feeds back an action made when the effect starts, not when the reducer returns it.
-    ///
-    /// For what a reducer must not draw itself — a new id, the current date — so that reducing
-    /// stays pure: a timeline or a journal that reduces the action again drops the effect and
-    /// draws nothing. Like sending an action, it happens on the sending thread and without a
-    /// task.
-    ///
-    /// ```swift
-    /// case .addTapped(let text):
-    ///     return .send { .inserted(Note(id: Note.ID(uuid()), text: text, createdAt: now())) }
-    /// ```
     @inlinable
     public static func send(_ makeAction: @escaping @Sendable () -> Action) -> Effect {
         Effect(.make(makeAction))
     }
 
     /// Runs asynchronous work that may send any number of actions.
-    ///
-    /// The work runs in the effect's task, on the store's effect executor, without a hop of its
-    /// own (`nonisolated(nonsending)`): work that never suspends finishes inside the `send` that
-    /// started it. Work isolated to an actor (`{ @MainActor send async in … }`) hops there as
-    /// usual. A closure that awaits nothing gets the overload that runs it without a task.
-    ///
-    /// - Parameters:
-    ///   - priority: The priority of the task that runs the work.
-    ///   - operation: The work. Actions sent after the effect was cancelled are dropped.
-    ///   - handler: Turns an error thrown by `operation` into actions. Without one, the error is
-    ///     reported to the store's diagnostics. Cancellation is not an error.
     @inlinable
     public static func run(
         priority: TaskPriority? = nil,
@@ -155,26 +106,6 @@ public struct Effect<Action: Sendable>: Sendable {
     /// Runs work that cannot suspend (its closure has no `await`), which may send any number
     /// of actions: chosen by the compiler over the asynchronous ``run(priority:operation:catch:)``
     /// when the closure does not await.
-    ///
-    /// Such work needs no task, and gets none: it runs on the thread that reduced the action,
-    /// once the store has reduced what the action fed back, costing about what `.send(action)`
-    /// does, and is over before the effect's `send` returns. The rest is as for any effect: an
-    /// action it sends is reduced as it is sent, before its next line; actions it sends are part
-    /// of the sending action's work (a cancelled `send` task drops them); once the effect is
-    /// cancelled by id (say, by an action it sent) what it sends is dropped; and an error goes to
-    /// `handler` (which gets a task) or to the diagnostics. Having no task of its own, it goes on
-    /// after such a cancellation, which `Task.isCancelled` and `Task.checkCancellation()` inside
-    /// it do not see (they tell about the thread's own task, if any): say `async` where the work
-    /// must stop at a cancellation.
-    ///
-    /// A closure isolated to an actor that awaits nothing says `async` to be run there, in a
-    /// task, as any asynchronous work is: `{ @MainActor send async in … }` (without `async` it
-    /// does not compile: "loses global actor"). Saying `async` is also how to ask for a task.
-    ///
-    /// - Parameters:
-    ///   - priority: The priority of the task that runs `handler`, when it is needed.
-    ///   - operation: The work.
-    ///   - handler: Turns an error thrown by `operation` into actions.
     @inlinable
     public static func run(
         priority: TaskPriority? = nil,
@@ -229,8 +160,7 @@ public struct Effect<Action: Sendable>: Sendable {
         Effect.concatenate([self, other])
     }
 
-    /// Reports a runtime warning through the store's ``Diagnostics`` — for example an event the
-    /// current state does not accept — while keeping the reducer free of side effects.
+    /// Reports a runtime warning through the store's ``Diagnostics``.
     @inlinable
     public static func diagnostic(_ diagnostic: Diagnostic) -> Effect {
         Effect(.diagnostic(diagnostic))
@@ -239,10 +169,6 @@ public struct Effect<Action: Sendable>: Sendable {
     // MARK: - Cancellation
 
     /// Makes this effect cancellable by ``cancel(id:)``.
-    ///
-    /// - Parameters:
-    ///   - id: Any hashable value; effects of the same store with equal ids are cancelled together.
-    ///   - cancelInFlight: Whether to cancel effects already running with this id before starting.
     @inlinable
     public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
         if isNone && !cancelInFlight { return self }
@@ -267,8 +193,6 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Delays this effect by `duration`, restarting the delay whenever another effect with the
     /// same `id` arrives first: only the last of a burst runs.
-    ///
-    /// Time is read from `clock`, so tests pass a test clock and move time by hand.
     public func debounce(id: some Hashable & Sendable, for duration: Duration, clock: any Clock<Duration>) -> Effect {
         Effect.concatenate([
             .run { _ in try await clock.sleep(for: duration) },
@@ -278,10 +202,6 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// Lets through at most one effect with `id` per `interval`.
-    ///
-    /// The first effect of a quiet period runs at once and opens a window of `interval`.
-    /// Effects arriving inside the window are dropped, except that with `latest` the last of
-    /// them runs when the window closes (and opens the next window).
     public func throttle<C: Clock>(
         id: some Hashable & Sendable, for interval: Duration, clock: C, latest: Bool
     ) -> Effect where C.Duration == Duration {
@@ -345,8 +265,7 @@ extension Effect {
     /// What the explorer (in StateStoreTesting) needs to hold the responses of effects as
     /// choices of their own: this effect with its actions transformed, telling those it sends at
     /// once (`.send`) from those its running work produces later (given with the ids of the
-    /// cancellable effects around that work). Each cancellation, explicit or in flight, also
-    /// sends `cancelled(id)` at once, so held responses of cancelled work can be dropped.
+    /// cancellable effects around that work).
     package func mapForExploration<NewAction: Sendable>(
         sent: @escaping @Sendable (Action) -> NewAction,
         produced: @escaping @Sendable (Action, [EffectID]) -> NewAction,
@@ -383,9 +302,6 @@ extension Effect {
 }
 
 /// Sends actions from a running effect back into its store.
-///
-/// Call it like a function: `send(.response(value))`. Once the effect is cancelled, further
-/// actions are dropped, so a cancelled search never overwrites newer results.
 public struct Send<Action: Sendable>: Sendable {
     @usableFromInline let deliver: @Sendable (Action) -> Void
     /// Whether the current task's cancellation drops the action: not for work run without a
@@ -481,7 +397,6 @@ final class TypedEffectIDBox<Base: Hashable & Sendable>: EffectIDBox, @unchecked
 /// The three clock operations throttling needs, erased from the clock's instant type.
 @usableFromInline
 struct ErasedClock: Sendable {
-    /// The current instant, boxed.
     let now: @Sendable () -> any Sendable
     /// Time from a boxed instant to now, or `nil` when the instant came from another clock type.
     let elapsed: @Sendable (_ since: any Sendable) -> Duration?
@@ -503,9 +418,7 @@ struct ErasedClock: Sendable {
 
 extension Task where Success == Never, Failure == Never {
     /// Cancels, at once, the effects with `id` of the store whose effect calls this — as The
-    /// Composable Architecture's `Task.cancel(id:)` does. From inside an effect's body this is
-    /// how it stops a sibling (or itself) without sending an action first; the cancelled effects
-    /// stop counting as running before this returns. Outside an effect it does nothing.
+    /// Composable Architecture's `Task.cancel(id:)` does.
     public static func cancel<ID: Hashable & Sendable>(id: ID) {
         // An effect's task prefers its store's executor, which knows the store's effects; the
         // effect's own task is among those cancelled when it has `id`.

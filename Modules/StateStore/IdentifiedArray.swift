@@ -2,37 +2,12 @@ import Synchronization
 
 /// An ordered collection of identified elements, with fast access by id, that stays cheap to
 /// copy and change at any size.
-///
-/// Use it for lists of child features: ``Reducer/forEach(_:action:element:)`` runs a child
-/// reducer on one element by id, and ``Store/scope(_:id:action:)`` derives a store for one
-/// element whose observers are notified only when that element changes.
-///
-/// ```swift
-/// var notes: IdentifiedArray<Note> = []
-/// notes.append(milk)
-/// notes[id: milk.id]?.text = "oat milk"
-/// ```
-///
-/// It is a persistent collection: copies share their storage, and a change copies only the
-/// handful of small nodes it touches. A store's state, its scoped observers, a view model's
-/// snapshot and a timeline can each hold a version of ten thousand elements, and an action that
-/// changes one of them costs O(log n) — not a copy of the whole collection, which is what a
-/// plain array would cost as soon as anyone else holds the previous state. Finding an element
-/// by id, inserting or removing one anywhere, `index(id:)` and `subscript(position)` are
-/// O(log n); iterating is O(n).
-///
-/// Besides its elements, every value carries a version stamp and a short log of the ids its
-/// most recent mutations touched. Neither is part of its value (`==`, `hash` and `Codable` look
-/// at elements only); they let a store find which elements changed since it last looked in time
-/// proportional to the change, not to the collection, and make `==` between a value and an
-/// unmodified copy O(1).
 public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Sendable, Element.ID: Sendable {
     /// The identifier of an element.
     public typealias ID = Element.ID
 
     /// The elements in order, each under an order key that only grows along the collection.
     @usableFromInline var tree: OrderedTree<Element>
-    /// The order key of each element, by id.
     @usableFromInline var orderKeys: HashTrie<ID, Int64>
     @usableFromInline var changeLog: ChangeLog<ID>
 
@@ -49,8 +24,6 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Creates a collection from elements with distinct ids.
-    ///
-    /// - Precondition: No two elements share an id.
     @inlinable
     public init(uniqueElements elements: some Sequence<Element>) {
         self.init()
@@ -99,8 +72,6 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// The element with `id`; setting `nil` removes it, setting a value for a new id appends it.
-    ///
-    /// - Precondition: A value set for `id` has that id.
     @inlinable
     public subscript(id id: ID) -> Element? {
         get {
@@ -133,8 +104,6 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Mutates the element with `id` in place, without copying it.
-    ///
-    /// - Returns: What `body` returned, or `nil` (and `body` is not called) when no element has `id`.
     @inlinable
     @discardableResult
     public mutating func modify<Result>(id: ID, _ body: (inout Element) throws -> Result) rethrows -> Result? {
@@ -149,8 +118,6 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     // MARK: - Structural changes
 
     /// Appends an element, or replaces the element with the same id in place.
-    ///
-    /// - Returns: Whether the element was new.
     @inlinable
     @discardableResult
     public mutating func append(_ element: Element) -> Bool {
@@ -164,8 +131,6 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 
     /// Inserts a new element at `index`.
-    ///
-    /// - Precondition: No element has the same id, and `index` is in `0...count`.
     @inlinable
     public mutating func insert(_ element: Element, at index: Int) {
         precondition(orderKeys[element.id] == nil, "IdentifiedArray: duplicate id \(element.id)")
@@ -305,7 +270,6 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     }
 }
 
-/// Two elements of an identified collection had the same id.
 @usableFromInline
 struct DuplicateID<ID: Sendable>: Error {
     @usableFromInline let id: ID
@@ -376,9 +340,6 @@ extension IdentifiedArray: RandomAccessCollection {
 
 extension IdentifiedArray {
     /// Whether both hold equivalent elements in the same order, by `areEquivalent`.
-    ///
-    /// Versions of one collection share most of their storage; shared parts are skipped, so
-    /// comparing a collection with a copy that changed one element costs O(log n), not O(n).
     @inlinable
     public func elementsEqual(_ other: Self, by areEquivalent: (Element, Element) throws -> Bool) rethrows -> Bool {
         if changeLog.version == other.changeLog.version { return true }
@@ -395,8 +356,7 @@ extension IdentifiedArray: ExpressibleByArrayLiteral {
 }
 
 extension IdentifiedArray: Equatable where Element: Equatable {
-    /// Whether both hold the same elements in the same order. Versions of one collection share
-    /// most of their storage, and shared parts are not compared again.
+    /// Whether both hold the same elements in the same order.
     @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.changeLog.version == rhs.changeLog.version
@@ -424,8 +384,6 @@ extension IdentifiedArray: Encodable where Element: Encodable {
 
 extension IdentifiedArray: Decodable where Element: Decodable {
     /// Decodes an array of elements.
-    ///
-    /// - Throws: `DecodingError.dataCorrupted` when two elements share an id.
     @inlinable
     public init(from decoder: any Decoder) throws {
         let elements = try ContiguousArray<Element>(from: decoder)

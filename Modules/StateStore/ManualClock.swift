@@ -1,17 +1,4 @@
-/// A clock whose time moves only when told to: in tests (as `TestClock`, from
-/// StateStoreTesting) and in scripted front ends (the batch runner's `advance 300ms`).
-///
-/// Inject it wherever a feature takes a `Clock`; a `sleep` on it suspends until someone calls
-/// ``advance(by:)`` past its deadline. Debounce, throttle and timeouts become deterministic and
-/// instant.
-///
-/// ```swift
-/// let clock = TestClock()
-/// let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock))
-/// await store.send(.queryChanged("mi")) { $0.query = "mi" }
-/// await clock.advance(by: .milliseconds(300))
-/// await store.receive(.searchResponse(["milk"])) { $0.results = ["milk"] }
-/// ```
+/// A clock whose time moves only when told to.
 public final class ManualClock: Clock, Sendable {
     /// A point in the test clock's time: an offset from its start.
     public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
@@ -77,8 +64,7 @@ public final class ManualClock: Clock, Sendable {
         state.withLock { $0.sleepers.count }
     }
 
-    /// Suspends until the clock is advanced to `deadline`; throws `CancellationError` when the
-    /// calling task is cancelled first.
+    /// Suspends until the clock is advanced to `deadline`.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state in

@@ -1,26 +1,7 @@
 /// The store an app builds once: it owns the state, the reducer, the middleware and the effects.
-///
-/// ```swift
-/// let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: .inMemory())) {
-///     LoggingMiddleware(sink: .standardError)
-/// }
-/// ```
-///
-/// Everything a ``Store`` offers works here; besides, a root store can be shut down, report
-/// which effects are still running, and be followed action by action (``observeActions(_:)``),
-/// which is what ``Timeline`` and journals build on. Releasing the last reference to a store
-/// tree cancels its effects.
 public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Action>, @unchecked Sendable {
 
     /// Creates a store that reduces with `reducer`.
-    ///
-    /// - Parameters:
-    ///   - initialState: The state before the first action.
-    ///   - reducer: The feature's rules; its clients are injected as its properties.
-    ///   - diagnostics: Where runtime warnings go; standard error unless you say otherwise.
-    ///   - observation: Where Observation hears of changes: on the thread that reduced them, or
-    ///     (for SwiftUI and other main-actor interfaces) on the main actor.
-    ///   - middleware: The middleware actions pass through before the reducer, in order.
     @inlinable
     public convenience init<R: Reducer>(
         initialState: State,
@@ -40,10 +21,6 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     }
 
     /// Creates a store whose reducer is asynchronous (``AsyncReducer``).
-    ///
-    /// Actions are reduced strictly one after another: each waits until the previous one's new
-    /// state is in place. Everything else — middleware, observation, scoping, time travel —
-    /// works as with a synchronous reducer.
     public convenience init<R: AsyncReducer>(
         initialState: State,
         asyncReducer reducer: R,
@@ -90,8 +67,6 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
 
     /// Calls `onReduce` after each action is reduced, with the action (as the reducer saw it,
     /// after middleware) and the resulting state, until the subscription is cancelled.
-    ///
-    /// Restoring a state with ``Timeline`` is not an action and is not reported here.
     public func observeActions(_ onReduce: @escaping @Sendable (_ action: Action, _ state: State) -> Void) -> StoreSubscription {
         root.observeActions(onReduce)
     }
@@ -109,8 +84,7 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
     }
 
     /// Reduces an action on a state with this store's reducer and drops the effects it returns,
-    /// as a timeline recomputes a past state; `nil` for an asynchronous reducer. It holds the
-    /// reducer, not the store.
+    /// as a timeline recomputes a past state; `nil` for an asynchronous reducer.
     @usableFromInline
     var replayer: (@Sendable (Action, State) -> State)? {
         guard let reduce = root.syncReduce else { return nil }
@@ -140,33 +114,27 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         return root.effects.runningOrigins(in: lineage)
     }
 
-    /// Waits until no effect is running — effects of every send, including ones that never
-    /// end, like timers; returns early if the calling task is cancelled. To wait for the work
-    /// of one send, use ``StoreTask/settle(timeout:)``.
+    /// Waits until no effect is running.
     public func waitForEffects() async {
         await root.effects.waitUntilIdle()
     }
 
-    /// Waits until no effect is running, or until `timeout` passed; returns whether the store
-    /// became idle. ``runningEffects`` names what still runs after a timeout.
+    /// Waits until no effect is running, or until `timeout` passed.
     @discardableResult
     public func waitForEffects(timeout: Duration) async -> Bool {
         if root.effects.isIdle { return true }
         return await root.effects.waitUntilIdle(timeout: timeout)
     }
 
-    /// How many effects are running.
     package var runningEffectCount: Int {
         root.effects.runningCount
     }
 
-    /// Signalled each time an effect ends.
     package var effectActivity: ChangeSignal {
         root.effects.activity
     }
 
-    /// Cancels every running effect and stops accepting actions; later sends are dropped with a
-    /// ``Diagnostic/Kind/sendAfterShutdown`` diagnostic.
+    /// Cancels every running effect and stops accepting actions.
     public func shutDown() {
         root.shutDown()
     }
@@ -178,13 +146,9 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
 }
 
 /// Where a store tree tells Observation (`withObservationTracking`, SwiftUI) that state changed.
-/// Either way it is told once per settled burst of actions (see ``Store``).
 public enum ObservationDelivery: Sendable {
     /// On the thread that reduced the burst, at once: for readers that may run anywhere.
     case reducingThread
-    /// On the main actor: a SwiftUI or other main-actor interface's observed values (scoped
-    /// stores' and view models' `state`) change there only, with the notification, once for
-    /// however many bursts settled since it last ran. Subscribers of ``Store/observe(_:)`` and
-    /// ``RootStore/observeActions(_:)`` are still called where the action was reduced.
+    /// On the main actor.
     case mainActor
 }

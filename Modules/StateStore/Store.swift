@@ -1,35 +1,6 @@
 import Observation
 
 /// Holds a feature's state, reduces the actions sent to it, and tells observers what changed.
-///
-/// A store is either the ``RootStore`` an app builds once, or a store scoped from another to part
-/// of its state (``scope(state:action:)-(_,(ChildAction)->Action)``, ``scope(_:id:action:)``). Front ends and view models
-/// take a `Store<State, Action>` and work the same with either.
-///
-/// **Sending.** ``send(_:)`` may be called from any thread or task. Actions are reduced one at a
-/// time in arrival order; a send made while an action is in progress is queued behind it, never
-/// run re-entrantly.
-///
-/// **Observing.** Three ways, all of which see only whole actions:
-/// - Observation: `store.state` is tracked by `withObservationTracking`, SwiftUI and the
-///   `Observations` sequence.
-/// - ``observe(_:)``: a callback with every new state, starting with the current one.
-/// - ``states``: the same as an `AsyncStream`.
-///
-/// A root store's subscribers hear every action, as Redux subscribers hear every dispatch. A
-/// scoped store, and Observation of any store, hear about a *settled burst*: an action and the
-/// actions its synchronous effects fed back (`.send`, `.merge(.send(a), .send(b))`), or whatever
-/// other threads queued meanwhile, are told once, with the value the burst ended on, and not at
-/// all when it ended where it started: what a view wants. (A very long burst is told every 256
-/// actions.) To hear only about real changes of the whole state, observe
-/// `store.scope(state: \.self, action: { $0 })`; to hear every action, ``RootStore/observeActions(_:)``.
-///
-/// ```swift
-/// let store = RootStore(initialState: Counter.State(), reducer: Counter())
-/// let counter = store.scope(state: \.count, action: { $0 })
-/// let subscription = store.observe { print("count:", $0.count) }
-/// store.send(.incrementTapped)
-/// ```
 public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Observable {
     // All mutable parts live in nodes guarded by `lock`, shared by every store of a tree.
     @usableFromInline let lock: Lock
@@ -70,16 +41,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     // MARK: - State
 
     /// The current state, tracked by Observation.
-    ///
-    /// Reading it inside `withObservationTracking` (or a SwiftUI body) registers for changes.
-    /// The first read switches Observation notifications on for this store; code that only needs
-    /// the value, such as a command-line front end, reads ``currentState`` instead. An
-    /// `Equatable` state is reported changed only when an action changed it (a scoped store's
-    /// always is); another kind of state after every action.
-    ///
-    /// In a tree made with ``ObservationDelivery/mainActor``, a scoped store's `state` is the
-    /// value presented on the main actor: it moves there, with Observation's notification, once
-    /// for the bursts settled since the last one (``currentState`` is the value now).
     public var state: State {
         node.accessObservedState()
         return lock.withLock {
@@ -117,8 +78,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     // MARK: - Sending
 
     /// Sends an action to the store.
-    ///
-    /// - Returns: A handle to await or cancel the effects the action starts.
     @inlinable
     @discardableResult
     public final func send(_ action: Action) -> StoreTask {
@@ -131,14 +90,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     // MARK: - Observing
 
     /// Calls `onChange` with the current state, then with every new state, until the returned
-    /// subscription is cancelled or released. The subscription keeps this store alive meanwhile.
-    /// An `Equatable` state is new only when an action changed it (a scoped store's always is);
-    /// another kind of state is handed over after every action.
-    ///
-    /// Calls are made in order, one at a time, on whichever thread is reducing; they must be
-    /// quick and must not block. An action sent from `onChange` is queued behind the current one
-    /// and reported as a ``Diagnostic/Kind/reentrantSend`` diagnostic, since feedback loops
-    /// usually belong in the reducer.
+    /// subscription is cancelled or released.
     public final func observe(_ onChange: @escaping @Sendable (State) -> Void) -> StoreSubscription {
         let id = StateNode<State>.nextSubscriberID()
         let node = node
@@ -164,11 +116,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         }
     }
 
-    /// Tells `subscriber` the current state, then every new state, for as long as it lives: the
-    /// store holds it weakly, as ReSwift's `subscribe` does, so there is nothing to keep, and a
-    /// subscriber that went away is forgotten at the next change. Subscribing it again replaces
-    /// its subscription; ``unsubscribe(_:)`` ends it sooner. New states come as ``observe(_:)``
-    /// hands them.
+    /// Tells `subscriber` the current state, then every new state, for as long as it lives.
     public final func subscribe<Subscriber: StoreSubscriber>(_ subscriber: Subscriber) where Subscriber.State == State {
         let id = StateNode<State>.nextSubscriberID()
         let key = ObjectIdentifier(subscriber)
@@ -212,9 +160,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     }
 
     /// The current state, then every new state, as an asynchronous sequence.
-    ///
-    /// Each iteration gets its own stream that buffers every state until it is consumed; a
-    /// consumer that only wants the latest can use ``states(bufferingPolicy:)``.
     public final var states: AsyncStream<State> {
         states(bufferingPolicy: .unbounded)
     }
@@ -230,23 +175,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     // MARK: - Scoping
 
     /// A store for part of this store's state, whose observers hear only about that part.
-    ///
-    /// ```swift
-    /// let counter = appStore.scope(state: \.counter, action: AppAction.counter)
-    /// ```
-    ///
-    /// A scope of a stored property of a root store's state costs an action that leaves the
-    /// property's bytes alone a few word compares: the part is neither copied out nor compared.
-    /// (The scope holds the property's value meanwhile, so that an array in it is copied when
-    /// changed rather than changed in place, where its bytes would stay the same.)
-    /// Stores scoped to the same property share that work: a hundred views selecting one value
-    /// cost one comparison per action, and hear of a change together.
-    /// A scoped store nobody observes (no `observe`, no Observation read of `state`, no scope
-    /// of it) derives its value when read rather than after every action.
-    ///
-    /// - Parameters:
-    ///   - toChildState: Derives the child's state; it is compared with `==` after each action.
-    ///   - embed: Wraps the child's actions into this store's actions.
     @inlinable
     public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         state toChildState: KeyPath<State, ChildState> & Sendable,
@@ -258,16 +186,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             sharedAs: stored == nil ? nil : CollectionKey(toChildState))
     }
 
-    /// The store for part of this store's state whose actions go through `path`: the same store
-    /// for as long as it lives, however often it is asked for (a view that scopes in its body
-    /// gets the store it had), otherwise as the `scope(state:action:)` that takes a closure.
-    ///
-    /// ```swift
-    /// let counter = appStore.scope(state: \.counter, action: AppAction.counterPath)
-    /// ```
-    ///
-    /// Stores are told apart by `toChildState` and by the identity of `path`, which its copies
-    /// share: make each path once (a `static let`), not in the call.
+    /// The store for part of this store's state whose actions go through `path`.
     public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         state toChildState: KeyPath<State, ChildState> & Sendable,
         action path: ActionPath<Action, ChildAction>
@@ -288,18 +207,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
 
     /// A store for a value derived from this store's state, whose observers hear only about
     /// changes of that value.
-    ///
-    /// Use it for a computed value: a closure is called directly, while a computed key path is
-    /// applied by the runtime. For a stored property, ``scope(state:action:)-(_,(ChildAction)->Action)`` is cheaper.
-    ///
-    /// ```swift
-    /// let summary = appStore.scope(deriving: { Summary(count: $0.counter.count) }, action: { $0 })
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - toChildState: Derives the child's value from this store's state; it must be pure, and
-    ///     its result is compared with `==` after each action.
-    ///   - embed: Wraps the child's actions into this store's actions.
     @inlinable
     public final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
@@ -310,8 +217,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
 
     /// A store for a value derived from the stored properties `inputs` of this store's state
     /// only: an action that leaves their bytes as they were is skipped without deriving the
-    /// value or comparing it. Say every property the derivation reads, or its store misses
-    /// changes; a computed property among `inputs` turns the skipping off.
+    /// value or comparing it.
     @inlinable
     package final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable, each Input>(
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
@@ -327,8 +233,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     }
 
     /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
-    /// `isStored` when it is the stored property there. Stores made with the same `sharedAs`
-    /// key (the key path of a stored property) share one node while any of them is alive.
+    /// `isStored` when it is the stored property there.
     @inlinable
     final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
@@ -379,12 +284,6 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
     }
 
     /// A store for the element with `id` of an identified collection in this store's state.
-    ///
-    /// Its observers hear only about changes to that element, found without looking at the
-    /// others. If the element is later removed, the store keeps its last value, and actions sent
-    /// to it reach the reducer, which reports them as a missing child.
-    ///
-    /// - Returns: The store, or `nil` when no element has `id`.
     @inlinable
     public final func scope<Element: Identifiable & Sendable & Equatable, ElementAction: Sendable>(
         _ collection: KeyPath<State, IdentifiedArray<Element>> & Sendable,
@@ -446,7 +345,7 @@ public final class StoreSubscription: Sendable, Hashable {
         cancel()
     }
 
-    /// Stops the observation. Calling it again does nothing.
+    /// Stops the observation.
     public func cancel() {
         let onCancel = onCancel.withLock { onCancel in
             defer { onCancel = nil }
@@ -471,7 +370,6 @@ final class CancellationFlag: @unchecked Sendable {
     var isSet = false
 }
 
-/// What a child store made through an ``ActionPath`` is cached under.
 struct ChildStoreKey: Hashable, Sendable {
     let state: CollectionKey
     /// Held, so that its address is not another path's while the entry lives.
@@ -496,9 +394,7 @@ final class WeakStore: @unchecked Sendable {
     }
 }
 
-/// An object that hears a store's state as ReSwift's subscribers do: the store holds it weakly
-/// (``Store/subscribe(_:)``), so it needs no subscription kept and goes away when nothing else
-/// holds it.
+/// An object that hears a store's state as ReSwift's subscribers do.
 public protocol StoreSubscriber<State>: AnyObject, Sendable {
     /// The state it hears.
     associatedtype State: Sendable

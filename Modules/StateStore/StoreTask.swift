@@ -1,19 +1,4 @@
-/// The handle `send` returns: await it until every effect the action started has finished, or
-/// cancel those effects.
-///
-/// ```swift
-/// await store.send(.queryChanged("milk")).finish() // the search's effects are done
-/// let search = store.send(.queryChanged("oat"))
-/// search.cancel() // stop the search it started
-/// ```
-///
-/// An action that started no effect returns a handle that is already finished, at no cost. If
-/// the action was queued behind others, the handle covers the effects it starts once reduced.
-///
-/// `finish()` covers the effects the action itself started, not the actions those effects send
-/// back nor *their* effects: a sign-in whose response triggers loading the notes finishes before
-/// the notes are loaded. To wait for all of that — what a front end needs before it reads the
-/// screens — use ``settle(timeout:)``.
+/// The handle `send` returns.
 public struct StoreTask: Sendable {
     /// What the action started, when it was queued and is reduced later.
     @usableFromInline let completion: Completion?
@@ -36,7 +21,6 @@ public struct StoreTask: Sendable {
         self.lineage = lineage
     }
 
-    /// Whether there is anything to finish or cancel.
     private var isEmpty: Bool { completion == nil && tasks.isEmpty }
 
     /// One handle for several sends: finishing waits for all of them, cancelling cancels all.
@@ -63,9 +47,6 @@ public struct StoreTask: Sendable {
     }
 
     /// Waits until the action has been reduced and every effect it started has finished.
-    ///
-    /// Cancelling the task that waits cancels the work, as ``cancel()`` does: SwiftUI's
-    /// `.task { await store.send(.onAppear).finish() }` stops what the view started when it goes.
     public func finish() async {
         await withTaskCancellationHandler {
             for task in tasks { await task.value }
@@ -75,9 +56,7 @@ public struct StoreTask: Sendable {
         }
     }
 
-    /// Cancels what the action set in motion: the effects it started (or will start, if it is
-    /// still queued), and those of every action they sent back, however deep, running or yet
-    /// to start. What they send from now on is dropped.
+    /// Cancels what the action set in motion.
     public func cancel() {
         lineage?.cancel()
         tasks.forEach { $0.cancel() }
@@ -90,15 +69,7 @@ public struct StoreTask: Sendable {
         await completion?.waitUntilResolved()
     }
 
-    /// Waits until the work the action set in motion has settled: it was reduced, its effects
-    /// finished, and so did every action they sent back and every effect of those, however
-    /// deep; returns `false` if `timeout` passed first (the work goes on; ``RootStore/runningEffects(startedBy:)``
-    /// names what still runs). Effects of other sends are not waited for.
-    ///
-    /// ```swift
-    /// let signIn = store.send(.login(.signInTapped))
-    /// guard await signIn.settle(timeout: .seconds(10)) else { return } // notes loaded too
-    /// ```
+    /// Waits until the work the action set in motion has settled.
     @discardableResult
     nonisolated(nonsending) public func settle(timeout: Duration = .seconds(10)) async -> Bool {
         guard let lineage, !lineage.isSettled else { return true }
@@ -118,9 +89,7 @@ public struct StoreTask: Sendable {
         lineage?.isSettled ?? true
     }
 
-    /// The diagnostics that work raised so far — an ``Diagnostic/Kind/invalidTransition`` says
-    /// the action, or one its effects sent, was rejected — in the order they were raised.
-    /// Diagnostics of other sends are not included.
+    /// The diagnostics that work raised so far.
     public var diagnostics: [Diagnostic] {
         lineage?.diagnostics ?? []
     }
@@ -158,7 +127,6 @@ final class Completion: Sendable {
         lineage?.enter()
     }
 
-    /// Counts an effect of this action whose start was deferred.
     @usableFromInline
     func expectStart() {
         state.withLock { $0.unstarted += 1 }

@@ -1,27 +1,6 @@
 import Synchronization
 
 /// A recorder of a store's history that can restore any recorded point: undo, redo, jump.
-///
-/// It records each action the store reduces. Restoring puts a recorded state back into the
-/// store without reducing anything through the store, so no effect runs again; effects already
-/// running carry on. A new action after an undo discards the redo branch.
-///
-/// **Memory.** The timeline keeps the actions and, every so often, a checkpoint: the state
-/// after an action. Any other state is recomputed when asked for, by reducing the actions since
-/// the checkpoint before it with the store's reducer and dropping the effects it returns (so
-/// reducers must be pure, as they are meant to be). Its ``Limits`` bound how many entries it
-/// keeps and how many bytes the kept actions and checkpoints take, as a ``Footprint``
-/// estimates them; whichever is reached first drops the oldest entries. Checkpoints are spaced
-/// so that a full history fits the budget twice over, however large the state grows, and never
-/// further apart than a jump can replay quickly. A store with an asynchronous reducer cannot be
-/// replayed, and checkpoints every entry.
-///
-/// ```swift
-/// let timeline = Timeline(recording: store, limits: .init(entries: 500, bytes: 8 << 20))
-/// store.send(.incrementTapped)
-/// timeline.undo() // count back to 0, no effect re-run
-/// timeline.redo()
-/// ```
 public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Sendable {
     /// One recorded point.
     public struct Entry: Sendable {
@@ -31,8 +10,7 @@ public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Senda
         public let action: Action?
     }
 
-    /// How much history a timeline keeps: at most `entries` entries and `bytes` bytes of
-    /// actions and checkpoints; the oldest entries go first.
+    /// How much history a timeline keeps.
     public struct Limits: Sendable, Equatable {
         /// Most entries kept (at least 2).
         public var entries: Int
@@ -46,8 +24,7 @@ public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Senda
         }
     }
 
-    /// How many bytes a state and an action take, for ``Limits/bytes``. Estimates: count what
-    /// grows (elements of collections, text), not every field.
+    /// How many bytes a state and an action take, for ``Limits/bytes``.
     public struct Footprint: Sendable {
         /// The bytes a state takes.
         public var state: @Sendable (State) -> Int
@@ -144,16 +121,12 @@ public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Senda
     // MARK: - Moving
 
     /// Restores the previous entry's state.
-    ///
-    /// - Returns: Whether there was one.
     @discardableResult
     public func undo() -> Bool {
         restore(recorder.move { $0.cursor > $0.hidden ? $0.cursor - 1 : nil })
     }
 
     /// Restores the next entry's state, after an undo.
-    ///
-    /// - Returns: Whether there was one.
     @discardableResult
     public func redo() -> Bool {
         restore(recorder.move { $0.cursor < $0.entries.count - 1 ? $0.cursor + 1 : nil })
@@ -172,8 +145,7 @@ public final class Timeline<State: Sendable, Action: Sendable>: @unchecked Senda
     }
 }
 
-/// What a ``Timeline`` records, and the rules for keeping it within its limits. Apart from
-/// the store, so that the store's action observer does not keep the timeline alive.
+/// What a ``Timeline`` records, and the rules for keeping it within its limits.
 @usableFromInline
 final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
     @usableFromInline typealias Entry = Timeline<State, Action>.Entry
@@ -208,9 +180,7 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Entries in order, each with its action; the first always has a checkpoint. The first
-    /// `hidden` ones were dropped from view but are still needed to recompute the states after
-    /// them, until the next checkpoint becomes the oldest visible entry and they go for good.
+    /// Entries in order, each with its action; the first always has a checkpoint.
     @usableFromInline
     struct History {
         @usableFromInline var entries = Queue<Recorded>()
@@ -222,7 +192,6 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         @usableFromInline var cursor = 0
         /// The estimated bytes of every action and checkpoint held, hidden ones included.
         @usableFromInline var bytes = 0
-        /// Entries recorded since the last checkpoint, and their bytes.
         @usableFromInline var sinceCheckpoint = 0
         @usableFromInline var bytesSinceCheckpoint = 0
         /// Entries between checkpoints, adapted to the size of the state.
@@ -262,7 +231,6 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         storage = history
     }
 
-    /// Runs `body` on the history, under the lock.
     @inlinable
     func withHistory<Result, Failure: Error>(_ body: (inout History) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
@@ -397,7 +365,6 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Moves the cursor to entry `index` and returns the state there.
     func moveThrowing(to index: Int) throws(JumpError) -> State {
         try withHistory { history throws(JumpError) in
             let position = try position(of: index, in: history)
@@ -408,7 +375,6 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
 
     // MARK: - Finding entries
 
-    /// The position of visible entry `index`.
     @inlinable
     func position(of index: Int, in history: History) throws(JumpError) -> Int {
         let first = history.entries[history.hidden].index
@@ -478,14 +444,12 @@ struct Queue<Element> {
         return element
     }
 
-    /// The position of the element whose key is `key`, in a queue sorted by key.
     @inlinable
     func position(where key: (Element) -> Int, of target: Int) -> Int? {
         guard let position = lastPosition(where: key, atMost: target), key(self[position]) == target else { return nil }
         return position
     }
 
-    /// The position of the last element whose key is at most `target`, in a queue sorted by key.
     @inlinable
     func lastPosition(where key: (Element) -> Int, atMost target: Int) -> Int? {
         var low = 0

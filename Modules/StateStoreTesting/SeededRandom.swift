@@ -1,10 +1,4 @@
-/// A small deterministic random number generator (SplitMix64): the same seed gives the same
-/// numbers on every machine, so a failing randomized test can be run again exactly.
-///
-/// ```swift
-/// var random = SeededRandom(seed: 42)
-/// let index = Int.random(in: 0..<10, using: &random)
-/// ```
+/// A small deterministic random number generator (SplitMix64).
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

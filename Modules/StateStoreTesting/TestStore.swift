@@ -2,26 +2,6 @@ import StateStore
 import Testing
 
 /// A store for tests that makes you assert everything a feature does.
-///
-/// Exhaustive by default: each ``send(_:assert:sourceLocation:)`` states how the state changes;
-/// each action an effect feeds back must be ``receive(_:timeout:assert:sourceLocation:)``d, in
-/// order, with its change; each diagnostic must be expected; and the test fails if an effect is
-/// still running when it ends. Failures show only what differs.
-///
-/// ```swift
-/// @Test func search() async {
-///     let clock = TestClock()
-///     let store = TestStore(initialState: Search.State(), reducer: Search(clock: clock))
-///     await store.send(.queryChanged("mi")) { $0.query = "mi" }
-///     await clock.advance(by: .milliseconds(300))
-///     await store.receive(.searchResponse(["milk"])) { $0.results = ["milk"] }
-///     await store.finish()
-/// }
-/// ```
-///
-/// With ``exhaustivity`` set to ``Exhaustivity/off``, a test asserts only what it cares about:
-/// assertions check just the properties they set, unasserted actions and diagnostics are
-/// skipped, and effects still running at the end are cancelled.
 public final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable> {
     /// How much a test must assert.
     public enum Exhaustivity: Sendable, Equatable {
@@ -44,17 +24,6 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     private var hasFinished = false
 
     /// Creates a test store running `reducer` from `initialState`.
-    ///
-    /// - Parameters:
-    ///   - initialState: The state the store starts from.
-    ///   - reducer: The feature's reducer, with its test clients.
-    ///   - exhaustivity: ``Exhaustivity/on`` unless the test opts out.
-    ///   - timeout: How long to wait for effects in `receive` and `finish`.
-    ///   - reporter: Where failures go; Swift Testing's issues by default.
-    ///   - middleware: Middleware to run before the reducer, as in the app's store. Actions it
-    ///     stops never reach the reducer and need no assertion; actions it replaces are asserted
-    ///     as the reducer receives them.
-    ///   - sourceLocation: Where the test store was made: where a failure of ``finish(timeout:sourceLocation:)`` points.
     public init<R: Reducer>(
         initialState: State,
         reducer: R,
@@ -96,17 +65,12 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
         for problem in problems { reporter.report(problem, at: createdAt) }
     }
 
-    /// The state as of the last step the test took: the state the last action it sent or
-    /// received left (or, after ``skipReceivedActions()``, the last action received so far), as
-    /// in TCA. Effects running in the background do not move it, so what a test reads right
-    /// after a step does not depend on timing, whatever the ``exhaustivity``. ``liveState`` is
-    /// what the reducer made of every action so far.
+    /// The state as of the last step the test took.
     public var state: State {
         recorder.stepped
     }
 
-    /// The store's live state: what the reducer made of every action so far, including actions
-    /// effects fed back that the test has not received yet; it moves with timing.
+    /// The store's live state.
     public var liveState: State {
         store.currentState
     }
@@ -114,13 +78,6 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     // MARK: - Sending
 
     /// Sends `action` and asserts the change it makes.
-    ///
-    /// - Parameters:
-    ///   - action: The action, as a user or front end would send it.
-    ///   - updateExpected: Changes a copy of the state before `action` into the expected state
-    ///     after it. Omit it when the action changes nothing.
-    ///   - sourceLocation: Where a failure points: the call, by default.
-    /// - Returns: The handle of the action's effects, to await or cancel them.
     @discardableResult
     nonisolated(nonsending) public func send(
         _ action: Action,
@@ -145,9 +102,6 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     // MARK: - Receiving
 
     /// Asserts that the next action an effect fed back is `expected`, and the change it made.
-    ///
-    /// Waits up to `timeout` (default ``timeout``) for it to arrive. With exhaustivity off,
-    /// actions before the first match are skipped.
     nonisolated(nonsending) public func receive(
         _ expected: Action,
         timeout: Duration? = nil,

@@ -4,12 +4,6 @@ import Reducers
 import StateStore
 
 /// The sign-in screen, the same whichever login style drives it.
-///
-/// ```swift
-/// let login = LoginViewModel(appStore: store)
-/// login.usernameChanged("alice.liddell")
-/// if login.isSignInEnabled { login.signIn() }
-/// ```
 public final class LoginViewModel: FeatureViewModel {
     /// What the sign-in screen shows in the app's store (the form while signed out, who is
     /// signed in otherwise), and its screen.
@@ -33,8 +27,7 @@ public final class LoginViewModel: FeatureViewModel {
         public var errorMessage: String?
         /// Whether the sign-in button works now.
         public var isSignInEnabled: Bool
-        /// What is wrong with the fields typed in, to show under them; `nil` when they are valid or
-        /// empty (an empty field gets no hint).
+        /// What is wrong with the fields typed in, to show under them.
         public var credentialsHint: String?
 
         /// The snapshot of a login `status`.

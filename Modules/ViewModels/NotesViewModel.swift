@@ -3,8 +3,7 @@ import Observation
 import Reducers
 import StateStore
 
-/// The notes screen: the rows to list, the open note, the search, and what to say when there is
-/// nothing or something went wrong.
+/// The notes screen.
 public final class NotesViewModel: FeatureViewModel {
     /// The signed-in user's notes in the app's store (none while signed out), and their screen.
     public static let feature = FeatureScreen<Notes.State, Notes.Action, Snapshot>(
@@ -38,8 +37,7 @@ public final class NotesViewModel: FeatureViewModel {
     public struct Snapshot: Hashable, Sendable, Codable {
         /// The rows to list: the search results while searching, otherwise every note.
         public var rows: Rows
-        /// How many notes the list (or the search) holds in all: ``rows`` holds those read so
-        /// far, a page or more.
+        /// How many notes the list (or the search) holds in all.
         public var count: Int
         /// The open note's id; `nil` when none.
         public var selectedID: Note.ID?
@@ -57,15 +55,13 @@ public final class NotesViewModel: FeatureViewModel {
         public var isEmpty: Bool
         /// What to say instead of an empty list; `nil` when there are rows.
         public var emptyMessage: String?
-        /// How many of the rows a reader is sent (an `AppHost` `NotesUpdate`): the first pages,
-        /// as many as were asked for (`showMoreNotes`); `rows` holds them all.
+        /// How many of the rows a reader is sent (an `AppHost` `NotesUpdate`).
         public var rowLimit: Int
 
         /// The rows' maximum preview length, in characters.
         public static let previewLength = 60
 
-        /// The snapshot of a notes state. It costs the same for ten notes as for ten thousand:
-        /// the rows share the state's storage and are built as they are read.
+        /// The snapshot of a notes state.
         public init(_ state: Notes.State) {
             self.init(state, after: nil)
         }
@@ -92,13 +88,8 @@ public final class NotesViewModel: FeatureViewModel {
     }
 
     /// The rows of the list, in order: a collection that builds each ``Row`` when it is read.
-    ///
-    /// Showing a page of a ten-thousand-note list builds a page of rows, and comparing the rows
-    /// of two snapshots skips the notes they share, so a screen that updates after every action
-    /// pays for what changed. It encodes as a plain array of rows.
     public struct Rows: RandomAccessCollection, Hashable, Sendable, Codable {
         enum Storage: Sendable {
-            /// Every note, in the list's order.
             case list(IdentifiedArray<Notes.Item>, selectedID: Note.ID?)
             /// The notes a search found, read from the list as their rows are.
             case found(Found)
@@ -114,8 +105,6 @@ public final class NotesViewModel: FeatureViewModel {
             /// The position of each of `ids` (the first, were one there twice): rows are looked
             /// up and compared by id after every change, and a search can find thousands.
             let positions: [Note.ID: Int]
-            /// The ids as the state holds them. The reducer lists every note a search found, so
-            /// in a state it made they are `ids`; a state made otherwise may hold others.
             let results: [Note.ID]
             let items: IdentifiedArray<Notes.Item>
             let selectedID: Note.ID?
@@ -135,7 +124,6 @@ public final class NotesViewModel: FeatureViewModel {
                 self.selectedID = selectedID
             }
 
-            /// Whether note `id` is one of the rows.
             func lists(_ id: Note.ID) -> Bool { positions[id] != nil }
 
             private static func positions(of ids: [Note.ID]) -> [Note.ID: Int] {
@@ -143,8 +131,7 @@ public final class NotesViewModel: FeatureViewModel {
             }
 
             /// Which of `results` `items` lists, from `earlier`, which holds the same results:
-            /// only a note that joined or left the list since can change it. `nil` when that
-            /// cannot be told cheaply.
+            /// only a note that joined or left the list since can change it.
             private static func listed(
                 _ results: [Note.ID], in items: IdentifiedArray<Notes.Item>, toldFrom earlier: Found
             ) -> (ids: [Note.ID], positions: [Note.ID: Int])? {
@@ -276,9 +263,7 @@ public final class NotesViewModel: FeatureViewModel {
         /// An iterator over the rows.
         public func makeIterator() -> Iterator { Iterator(self) }
 
-        /// The ids of the rows added, removed or changed since `earlier`, in no particular
-        /// order; `nil` when that cannot be told without comparing every row (the list was
-        /// loaded anew, or the search changed): show the list from the top then.
+        /// The ids of the rows added, removed or changed since `earlier`, in no particular order.
         public func changedIDs(since earlier: Rows) -> [Note.ID]? {
             var changed: [Note.ID]
             let selection: (Note.ID?, Note.ID?)
@@ -413,7 +398,6 @@ public final class NotesViewModel: FeatureViewModel {
 }
 
 extension NotesViewModel.Row {
-    /// The row of `item`, selected when its id is `selectedID`.
     init(_ item: Notes.Item, selectedID: Note.ID?) {
         let title = item.note.title
         let rest = Display.afterFirstLine(item.note.text)

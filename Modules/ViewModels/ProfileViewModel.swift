@@ -3,8 +3,7 @@ import Observation
 import Reducers
 import StateStore
 
-/// The profile screen: the user's header and posts as a list of rows (the row view
-/// models), with loading and error rows decided here rather than in each front end.
+/// The profile screen.
 public final class ProfileViewModel: ViewModel {
     /// Where the screen as a whole stands.
     public enum Status: String, Hashable, Sendable, Codable {

@@ -3,14 +3,7 @@ import Observation
 import Reducers
 import StateStore
 
-/// What every view model is: a read-only, display-ready view of a store, with intents that send
-/// actions.
-///
-/// A view model reads a store scoped to its ``Snapshot`` — the plain value of everything the
-/// screen shows — so it is observable (Observation: `withObservationTracking`, `Observations`,
-/// SwiftUI) and notifies exactly when that snapshot changes, not when other state does. It
-/// holds no state of its own and is safe to use from any thread. The snapshot's fields read as the
-/// view model's own (`viewModel.rows` is `viewModel.snapshot.rows`).
+/// What every view model is.
 @dynamicMemberLookup
 public protocol ViewModel: AnyObject, Observable, Sendable {
     /// Everything the screen shows, as a plain value for text rendering, golden transcripts and JSON.
@@ -18,15 +11,13 @@ public protocol ViewModel: AnyObject, Observable, Sendable {
     /// What the screen's intents send.
     associatedtype Action: Sendable
 
-    /// The store the view model reads: the feature's store scoped to the ``Snapshot``, so it
-    /// publishes (and Observation fires) only when what the screen shows changes.
+    /// The store the view model reads.
     var store: Store<Snapshot, Action> { get }
 
     /// What the screen shows now; reading it registers for Observation.
     var snapshot: Snapshot { get }
 
-    /// What the screen shows now, without registering for Observation: for a front end that
-    /// reads after each intent rather than observing, so that changes owe it nothing.
+    /// What the screen shows now, without registering for Observation.
     var currentSnapshot: Snapshot { get }
 }
 
@@ -45,13 +36,10 @@ extension ViewModel {
     /// ``currentSnapshot`` and its revision, read together: equal revisions, equal snapshots.
     package var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { store.currentStateAndRevision }
 
-    /// The revision of the snapshot now, without reading it.
     package var revision: UInt64 { store.revision }
 }
 
-/// A view model of one feature's screen, whose snapshot is made from that feature's state alone:
-/// the two ways to make one — from a store running the feature, or from the app's store — are
-/// written once, here, from the view model's ``feature``.
+/// A view model of one feature's screen, whose snapshot is made from that feature's state alone.
 public protocol FeatureViewModel: ViewModel {
     /// The state of the feature the screen shows.
     associatedtype FeatureState: Sendable
@@ -117,16 +105,12 @@ public struct FeatureScreen<State: Sendable, Action: Sendable, Snapshot: Sendabl
 }
 
 /// A view model a host reads after each intent: its snapshot with a revision that moves
-/// whenever the snapshot may have changed, so equal revisions mean an equal snapshot. Every
-/// ``ViewModel`` is one.
+/// whenever the snapshot may have changed, so equal revisions mean an equal snapshot.
 package protocol HostedViewModel: ViewModel {
-    /// ``ViewModel/currentSnapshot`` and its revision, read together.
     var currentSnapshotAndRevision: (state: Snapshot, revision: UInt64) { get }
-    /// The revision of the snapshot now, without reading it.
     var revision: UInt64 { get }
 }
 
-/// The formatting decisions view models share.
 enum Display {
     /// `"•"` per character typed.
     static func masked(count: Int) -> String {
@@ -194,9 +178,6 @@ extension Display {
     }
 
     /// `text` on one line, whitespace runs collapsed, cut to `limit` characters with `…`.
-    ///
-    /// Reads only as much of `text` as the line shows, so a row of a long note costs no more
-    /// than a row of a short one.
     static func oneLine(_ text: some StringProtocol, limit: Int) -> String {
         if let ascii = asciiOneLine(text, limit: limit) { return ascii }
         var kept = ""

@@ -2,12 +2,7 @@ import Foundation
 import Models
 import Synchronization
 
-/// The data behind the in-memory clients: accounts, sessions, profiles, posts and notes, held in
-/// a process, with the same rules as the live clients.
-///
-/// Deterministic: ids and dates come from the injected generators, and tokens are derived from
-/// ids. Safe to call from many tasks. Share one backend between environments to let them see the
-/// same accounts.
+/// The data behind the in-memory clients.
 public final class InMemoryBackend: Sendable {
     private struct Account {
         var user: User
@@ -29,7 +24,6 @@ public final class InMemoryBackend: Sendable {
         var versions: [UInt64: NoteVersions] = [:]
     }
 
-    /// One owner's note changes, numbered.
     private struct NoteChangeLog {
         var count: Int64 = 0
         var changedAt: [Note.ID: Int64] = [:]
@@ -137,8 +131,7 @@ public final class InMemoryBackend: Sendable {
         }
     }
 
-    /// Stores `note` for the token's owner, replacing one with the same id; returns it with its
-    /// version.
+    /// Stores `note` for the token's owner, replacing one with the same id.
     public func create(_ token: AccessToken, _ note: Note) throws(AppError) -> Note {
         try create(token, note, by: 0)
     }
@@ -239,7 +232,6 @@ public final class InMemoryBackend: Sendable {
         for listener in listeners { listener.continuation.yield() }
     }
 
-    /// A number for each notes client made on this backend.
     fileprivate func newWriter() -> UInt64 {
         storage.withLock { storage in
             storage.nextListener += 1
@@ -278,8 +270,7 @@ extension ProfileClient {
 }
 
 extension NotesClient {
-    /// Notes backed by `backend`. Clients made on one backend hear of each other's writes
-    /// through ``externalWrites``, as live clients on one database file do.
+    /// Notes backed by `backend`.
     public static func inMemory(_ backend: InMemoryBackend) -> NotesClient {
         let writer = backend.newWriter()
         return NotesClient(

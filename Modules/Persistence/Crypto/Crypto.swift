@@ -8,7 +8,6 @@ import Security
 /// The few cryptographic primitives accounts need, from the operating system: libcrypto on
 /// Linux, CommonCrypto and Security on Apple platforms.
 enum Crypto {
-    /// The error when the system's crypto library fails (it should not).
     static func failure(_ what: String) -> DatabaseError {
         DatabaseError(.other, operation: what, message: "the system's crypto library failed")
     }
@@ -70,7 +69,6 @@ enum Crypto {
         return key
     }
 
-    /// SHA-256 of `bytes`.
     static func sha256(_ bytes: [UInt8]) throws(DatabaseError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         #if canImport(CCrypto)
@@ -97,7 +95,6 @@ enum Crypto {
         return difference == 0
     }
 
-    /// Lowercase hexadecimal.
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()

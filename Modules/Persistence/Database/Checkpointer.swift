@@ -2,16 +2,8 @@ import Dispatch
 import StateStore
 
 /// Copies a database file's write-ahead log into the file mostly on a connection and a thread of
-/// its own. A checkpoint reads every page the log holds, writes it into the file and flushes the
-/// disk twice: tens of milliseconds at 16 MB of log, which on the connection the writes use would
-/// hold every write that long. SQLite lets another connection copy the log while writers go on
-/// appending to it, but the log starts over only once a writer finds it copied to its end, which
-/// a steady stream of writes never lets a background copy reach. So the copy comes in two steps:
-/// the bulk here, then the few pages written meanwhile by the writers' connection, quickly, at
-/// its next write (``request(logGeneration:)`` answers `false`), after which its next write starts
-/// the log over.
+/// its own.
 final class Checkpointer: Sendable {
-    /// Where a copy of the log stands.
     private enum Phase {
         /// Nothing asked for since the last copy was finished.
         case idle
@@ -40,7 +32,6 @@ final class Checkpointer: Sendable {
     /// enough to be copied: starts copying its bulk here, on the checkpoint's thread (once
     /// however often asked meanwhile), and answers `true`; once that is done, answers `false`
     /// once, for the same log: the caller copies the rest on its own connection (a few pages).
-    /// Always `false` when closed, or when its connection would not open.
     func request(logGeneration: Int) -> Bool {
         enum Step { case copyHere, keepCopying, leaveToCaller }
         let step = flags.withLock { flags -> Step in

@@ -11,8 +11,6 @@ import Musl
 #endif
 
 /// The open connection inside a ``Database``: what `read` and `write` hand their body.
-///
-/// Only usable inside those calls, which serialise access to it.
 public final class Connection {
     private let handle: OpaquePointer
     private let path: String
@@ -22,7 +20,7 @@ public final class Connection {
     private var transactionDepth = 0
     /// The journal stream this connection last found or made the latest (`journal_streams`),
     /// and ``externalChangeCount()`` then: while that has not moved, no other connection wrote,
-    /// so it is still the latest. Kept by `Journal`; `nil` when unknown, and after a rollback.
+    /// so it is still the latest.
     var latestJournalStream: (stream: String, externalChanges: Int64)?
     private(set) var isClosed = false
     /// The pages the write-ahead log holds, as SQLite reports after each commit.
@@ -137,12 +135,6 @@ public final class Connection {
 
     /// Puts the file in write-ahead-log mode (a no-op when it already is), waiting up to
     /// `busyTimeout` for other connections.
-    ///
-    /// The switch needs the file to itself for a moment, and when another process opens the same
-    /// file at the same time SQLite can fail it at once with `SQLITE_BUSY` instead of calling the
-    /// busy handler (a connection that holds a read lock and wants the write lock is refused
-    /// rather than risk a deadlock). So a busy failure is retried here, with short pauses, until
-    /// the timeout has passed.
     private func switchToWriteAheadLog(busyTimeout: Duration) throws(DatabaseError) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
@@ -217,7 +209,6 @@ public final class Connection {
     /// How many rows the last statement changed.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
-    /// How many rows this connection's statements have changed since it opened.
     var totalChanges: Int { Int(sqlite3_total_changes(handle)) }
 
     /// Runs several statements without parameters (migrations).
@@ -233,15 +224,12 @@ public final class Connection {
 
     // MARK: - Transactions
 
-    /// Runs `body` in a transaction; nested calls become savepoints, so an inner failure rolls
-    /// back only the inner work.
+    /// Runs `body` in a transaction.
     public func transaction<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         try transaction(body, orFail: { $0 })
     }
 
-    /// ``transaction(_:)`` for a body that fails with its caller's own error type: the
-    /// database's own failures (beginning, committing) become that type through `failure`, and
-    /// the body's errors come out as they were thrown.
+    /// ``transaction(_:)`` for a body that fails with its caller's own error type.
     public func transaction<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
@@ -257,7 +245,7 @@ public final class Connection {
 
     /// ``transaction(_:orFail:)`` for reads: begun without the write lock, so that the reads in
     /// `body` all see the database as it was at the first of them, whatever other connections
-    /// commit meanwhile. Inside a transaction, `body` just runs in it.
+    /// commit meanwhile.
     func readTransaction<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
@@ -338,7 +326,6 @@ public final class Connection {
         return result
     }
 
-    /// Undoes the transaction, or the work since `savepoint`.
     private func rollBack(to savepoint: String?) {
         // What it may have marked is undone with it.
         latestJournalStream = nil
@@ -361,7 +348,7 @@ public final class Connection {
     }
 
     /// A number that moves whenever another connection (of this process or another) commits
-    /// a change to the file: `PRAGMA data_version`. This connection's own commits leave it.
+    /// a change to the file: `PRAGMA data_version`.
     public func externalChangeCount() throws(DatabaseError) -> Int64 {
         try query("PRAGMA data_version") { $0.int(0) }.first.map(Int64.init) ?? 0
     }
@@ -544,14 +531,12 @@ public struct Row {
     }
 }
 
-/// One step of a schema: applied once, in its own transaction, when the file's
-/// `PRAGMA user_version` is below `version`.
+/// One step of a schema.
 public struct Migration: Sendable {
     /// The schema version this step brings the file to.
     public let version: Int
     /// What it does, for error messages.
     public let name: String
-    /// The work, run inside the step's transaction.
     let apply: @Sendable (Connection) throws(DatabaseError) -> Void
 
     /// A step that runs `sql` (several statements allowed).

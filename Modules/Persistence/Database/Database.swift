@@ -4,32 +4,13 @@ import StateStore
 
 /// What a commit survives: SQLite's `synchronous` setting, in the terms of what can go wrong.
 public enum Durability: String, Sendable, CaseIterable {
-    /// `synchronous = NORMAL` in WAL mode: a committed transaction survives the process being
-    /// killed at any moment; the last ones may be lost if the machine loses power or the
-    /// operating system crashes. The default.
+    /// `synchronous = NORMAL` in WAL mode.
     case processCrash
-    /// `synchronous = FULL`: every commit is on the disk before it returns, so it survives a
-    /// power loss too, at the cost of a disk flush per commit.
+    /// `synchronous = FULL`.
     case powerLoss
 }
 
-/// A SQLite database: one connection, safe to use from any thread (calls are serialised),
-/// beside a second one that copies the write-ahead log into the file while writes go on;
-/// prepared statements cached by SQL text, values bound (never interpolated), nested
-/// transactions as savepoints, and schema migrations by `PRAGMA user_version`.
-///
-/// Opening a file creates it with owner-only permissions (0600), switches it to WAL, turns
-/// foreign keys on, sets a busy timeout so a second process waits instead of failing, and
-/// migrates it; a database written by a newer version is refused before anything is touched.
-///
-/// ```swift
-/// let items = Migration(version: 1, name: "items", sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
-/// let database = try Database(path: path, migrations: [items])
-/// try database.write { db throws(DatabaseError) in
-///     try db.execute("INSERT INTO items (text) VALUES (?)", [.text("milk")])
-/// }
-/// let texts = try database.read { db throws(DatabaseError) in try db.query("SELECT text FROM items") { $0.text(0) } }
-/// ```
+/// A SQLite database.
 public final class Database: Sendable {
     /// How hard commits try to survive a crash (``Persistence/Durability``).
     public typealias Durability = Persistence.Durability
@@ -56,15 +37,6 @@ public final class Database: Sendable {
     let checkpointer: Checkpointer?
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
-    ///
-    /// - Parameters:
-    ///   - path: A file path, or `":memory:"` for a private in-memory database.
-    ///   - migrations: The schema, one step per version; see ``Migration``.
-    ///   - durability: How hard commits try to survive a crash.
-    ///   - busyTimeout: How long to wait for another process's lock before failing with `busy`.
-    ///   - applicationID: The program's mark (`PRAGMA application_id`): a non-empty database
-    ///     marked otherwise, or unmarked and without a schema version, is another program's and
-    ///     is refused untouched; a database of this program is marked when migrated.
     public init(
         path: String,
         migrations: [Migration] = [],
@@ -91,10 +63,7 @@ public final class Database: Sendable {
         workQueue.setSpecific(key: Self.workQueueKey, value: ObjectIdentifier(self))
     }
 
-    /// Opens the existing database at `path` for reading only: to look at a file that may not be
-    /// changed (a read-only one, another process's). Nothing is migrated, switched or created;
-    /// a write fails with ``DatabaseError/Kind/openedReadOnly``. A file that would need
-    /// migrating, or is another program's, is refused.
+    /// Opens the existing database at `path` for reading only.
     public init(readingOnly path: String, migrations: [Migration], applicationID: Int32? = nil, busyTimeout: Duration = .seconds(5)) throws(DatabaseError) {
         self.path = path
         guard FileManager.default.fileExists(atPath: path) else {
@@ -132,10 +101,7 @@ public final class Database: Sendable {
         connection.withLock { $0.close() }
     }
 
-    /// Closes the database: the steps given to ``beforeClosing(_:)`` run, the write-ahead log is
-    /// folded back into the file and emptied (so what was deleted is not left in it), and, when
-    /// no other connection has the file open, the `-wal` and `-shm` files are removed. Later
-    /// reads and writes fail with a "closed" error; closing twice does nothing.
+    /// Closes the database.
     public func close() {
         let steps = closingSteps.withLock { steps in
             defer { steps.removeAll() }
@@ -150,8 +116,7 @@ public final class Database: Sendable {
         }
     }
 
-    /// Adds a step that runs on the connection when ``close()`` is called, before it closes:
-    /// what must be in the file, or gone from it, by the time the program quits.
+    /// Adds a step that runs on the connection when ``close()`` is called, before it closes.
     public func beforeClosing(_ step: @escaping @Sendable (Connection) -> Void) {
         closingSteps.withLock { $0.append(step) }
     }
@@ -163,7 +128,7 @@ public final class Database: Sendable {
 
     /// Set once a write found the file deleted, or another file put at its path, while it was
     /// open (``DatabaseError/Kind/moved``): that write and every later one failed, and nothing
-    /// more is written. A program says so and ends, since what it would keep is lost.
+    /// more is written.
     public var lostFile: DatabaseError? { lost.withLock { $0 } }
 
     /// Whether ``close()`` was called.
@@ -176,8 +141,7 @@ public final class Database: Sendable {
         try read(body, orFail: { $0 })
     }
 
-    /// Runs `body` in a transaction (an immediate one, so writers queue at its start): committed
-    /// if `body` returns, rolled back if it throws.
+    /// Runs `body` in a transaction (an immediate one, so writers queue at its start).
     public func write<T>(_ body: (Connection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         try write(body, orFail: { $0 })
     }
@@ -190,8 +154,7 @@ public final class Database: Sendable {
         }
     }
 
-    /// ``read(_:)`` for a body that fails with its caller's own error type; the database's own
-    /// failures become that type through `failure`.
+    /// ``read(_:)`` for a body that fails with its caller's own error type.
     public func read<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
@@ -201,8 +164,7 @@ public final class Database: Sendable {
         }
     }
 
-    /// ``write(_:)`` for a body that fails with its caller's own error type; the database's own
-    /// failures (the transaction's, a closed database) become that type through `failure`.
+    /// ``write(_:)`` for a body that fails with its caller's own error type.
     public func write<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
@@ -217,9 +179,6 @@ public final class Database: Sendable {
 
     /// ``write(_:orFail:)`` here and now, if that waits for nothing: no call is queued on the
     /// work queue, no other call holds the connection, no other connection holds the write lock.
-    /// `nil` when it would wait, and nothing was done: then send it to the work queue. For short
-    /// writes a caller's thread may make (a note); the log is copied into the file on the work
-    /// queue afterwards, never here.
     func writeWithoutWaiting<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T? {

@@ -16,8 +16,7 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         case openedReadOnly
         /// The disk is full.
         case full
-        /// The file was deleted, or another put in its place, while it was open: nothing more
-        /// can be kept in it.
+        /// The file was deleted, or another put in its place, while it was open.
         case moved
         /// The file could not be read or written (an input/output error of the disk or file
         /// system): often passing, so worth trying again.
@@ -47,14 +46,12 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
-    /// `"<operation> failed: <message>"`, plus what to do when AppCore knows. The operation
-    /// names what was done to which file (`write /path/app.sqlite`), never SQL.
+    /// `"<operation> failed: <message>"`, plus what to do when AppCore knows.
     public var description: String {
         "\(operation) failed: \(message)" + (advice.map { " (\($0))" } ?? "")
     }
 
-    /// What happened in a user's terms, and what to do, without the file or the statement:
-    /// what a client puts in `AppError.storage(reason:)` for a screen to show.
+    /// What happened in a user's terms, and what to do, without the file or the statement.
     public var reason: String {
         switch kind {
         case .full: "the disk is full; free some disk space and retry"
@@ -71,7 +68,6 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
-    /// What to do, when AppCore knows.
     private var advice: String? {
         switch kind {
         case .readOnly: "the database or its folder is read-only; check the permissions, or open it with --read-only to look without changing it"

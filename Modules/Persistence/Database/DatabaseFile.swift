@@ -10,10 +10,6 @@ import Musl
 #endif
 
 /// What is checked and made on a database's path before SQLite opens it.
-///
-/// Nothing here holds a descriptor of a file that may already be open: closing any descriptor
-/// of a file drops every POSIX lock the process holds on it, SQLite's among them, and another
-/// process would then take the database for unused and remove its write-ahead log.
 enum DatabaseFile {
     /// Held while a file is created and while SQLite opens one, so that no connection of this
     /// process opens a file between its creation and the closing of the descriptor that made it.
@@ -114,7 +110,6 @@ enum DatabaseFile {
     }
 }
 
-/// POSIX `open` with a mode.
 private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     open(path, flags, mode)
 }

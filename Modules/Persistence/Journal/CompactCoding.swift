@@ -4,29 +4,9 @@ import Models
 /// The journal's encoding of actions and snapshots: any `Codable` value as compact tagged
 /// binary, written in one pass and read without building a tree — several times faster than
 /// JSON, which the journal wrote before and still reads.
-///
-/// A document starts with ``magic`` and a version byte (so it can never be mistaken for JSON,
-/// which starts with `[` or `{`), then one value. A value is a tag byte and its payload:
-///
-/// | tag | value | payload |
-/// | --- | --- | --- |
-/// | 0 | nil | — |
-/// | 1, 2 | false, true | — |
-/// | 3 | signed integer | zigzag LEB128 |
-/// | 4 | unsigned integer | LEB128 |
-/// | 5 | Double | 8 bytes, little endian |
-/// | 6 | Float | 4 bytes, little endian |
-/// | 7 | String | LEB128 length, UTF-8 |
-/// | 8 | keyed container | (key, value) pairs, then a 0 byte; a key is its UTF-8 length + 1 in LEB128, then the UTF-8 |
-/// | 9 | unkeyed container | values, then tag 10 |
-///
-/// Keys are written as their `stringValue`, so the format is self-describing, like JSON: a
-/// decoder can list a container's keys (synthesized enum decoding needs that), and a field
-/// added to a type later is simply absent from older documents.
 enum CompactCoding {
     /// The first byte of a compact document: not a byte any JSON text starts with.
     static let magic: UInt8 = 0xAC
-    /// The version of the format after `magic`.
     static let version: UInt8 = 1
 
     /// Whether `bytes` is a compact document (otherwise it is JSON from an older journal).
@@ -70,14 +50,11 @@ private enum Tag: UInt8 {
 
 // MARK: - Writing
 
-/// The document being written, and how many containers are open in it. A container is closed
-/// (its end tag written) as soon as anything is written to a container outside it, which is how
-/// encoding code that writes each container before the next (all synthesized code does) nests.
+/// The document being written, and how many containers are open in it.
 private final class CompactWriter {
     // Not checked for exclusive access at run time: one encoding uses a writer, on one thread,
     // and the check cost a thread-local lookup for every byte written.
     @exclusivity(unchecked) var bytes: [UInt8] = []
-    /// What every encoder of the document hands its values.
     let userInfo: [CodingUserInfoKey: any Sendable]
 
     init(userInfo: [CodingUserInfoKey: any Sendable]) {
@@ -201,10 +178,6 @@ private final class CompactWriter {
 }
 
 /// The encoder one value gets: the value sits inside `depth` open containers.
-///
-/// Encoders keep no coding path beyond the document's: the one error they raise (containers
-/// written out of order) cannot come from synthesized code, and a path for every value is a
-/// cost every value would pay.
 private struct CompactValueEncoder: Encoder {
     let writer: CompactWriter
     let depth: Int
@@ -381,12 +354,9 @@ private struct CompactSingleValueEncoder: SingleValueEncodingContainer {
 
 // MARK: - Reading
 
-/// A compact document being read: values are found by their offset and read in place. A coding
-/// path is made only for an error (its callers pass it unevaluated): building one for every
-/// value read cost more than reading it.
+/// A compact document being read: values are found by their offset and read in place.
 private final class CompactReader {
     let bytes: [UInt8]
-    /// What every decoder of the document hands its values.
     let userInfo: [CodingUserInfoKey: any Sendable]
 
     init(_ bytes: [UInt8], userInfo: [CodingUserInfoKey: any Sendable]) {
@@ -464,7 +434,6 @@ private final class CompactReader {
         }
     }
 
-    /// The `count`-byte little-endian number at `offset`.
     func littleEndian(_ count: Int, at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> UInt64 {
         guard offset + count <= bytes.count else { throw corrupted(codingPath(), "the document ends early") }
         var bits: UInt64 = 0
@@ -574,8 +543,6 @@ private struct CompactValueDecoder: Decoder {
 private struct CompactKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: CompactReader
     let codingPath: [any CodingKey]
-    /// Where the first entry lies. Entries are found by reading the container where it lies
-    /// (containers are small, and the document was checked whole): no list of them is built.
     private let start: Int
 
     init(reader: CompactReader, offset: Int, codingPath: [any CodingKey]) throws {

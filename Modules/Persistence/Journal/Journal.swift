@@ -5,22 +5,6 @@ import StateStore
 
 /// An append-only record of the actions a store reduced, with periodic snapshots of its state,
 /// in the app's database: what lets a session resume after a crash.
-///
-/// Appending is cheap for the store: actions are kept in memory and written many per
-/// transaction (group commit) by a background flush every ``flushInterval``, on
-/// ``close(finalState:)``, and at once when someone awaits ``commit(timeout:)`` (a front end, before it
-/// answers). An action is durable once its flush committed; after a crash, ``restore(from:using:)`` gives
-/// the state after the last durable action. Secrets never reach the file: `Password` and
-/// `AccessToken` encode as `null`, so a restored state has them empty.
-///
-/// ```swift
-/// let journal = try Journal<AppFeature.State, AppFeature.Action>(database: database)
-/// let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: env))
-/// let store = RootStore(initialState: state, reducer: AppFeature(environment: env))
-/// let recording = journal.record(store) { $0.carriesSecret } // every reduced action from now on
-/// ```
-///
-/// The article <doc:PersistenceAndTheJournal> shows the whole life of a journal, closing included.
 public final class Journal<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// One journaled action and its position.
     public struct Entry: Sendable {
@@ -39,14 +23,11 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// What the journal tells its owner about trouble, as it happens.
     public enum Event: Sendable, Equatable {
-        /// Writing failed (a full disk, a lock held too long, a read-only file): `unwritten`
-        /// actions wait in memory and are retried until writing works again. Reported once per
-        /// episode, not per action.
+        /// Writing failed (a full disk, a lock held too long, a read-only file).
         case writeFailed(DatabaseError, unwritten: Int)
         /// Writing works again after ``writeFailed(_:unwritten:)``: every waiting action is stored.
         case writeRecovered
-        /// Reading met a damaged batch of actions or snapshot and skipped it; the message says
-        /// what was lost.
+        /// Reading met a damaged batch of actions or snapshot and skipped it.
         case damaged(String)
     }
 
@@ -58,11 +39,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         var flushScheduled = false
         /// Whether the last write failed (an episode reported, and not over yet).
         var isFailing = false
-        /// The bytes of every batch of actions this journal wrote.
         var bytesWritten = 0
     }
 
-    /// Where ``Event``s go.
     private let report: @Sendable (Event) -> Void
     /// Where the notes documents name by reference are read back from: the database's table.
     private let storedNotes: StoredNotes
@@ -71,22 +50,18 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     private static var longestRetryPause: Duration { .seconds(1) }
 
     private let buffer: Locked<Buffer>
-    /// Serialises flushes, so batches land in sequence order. A plain lock: the Thread Sanitizer cannot follow a `Locked<()>`,
-    /// whose guarded value has no storage.
+    /// Serialises flushes, so batches land in sequence order.
     private let flushing = NSLock()
     /// Where ``commit(timeout:)`` writes when it cannot at once: the database's work queue, never
     /// the caller's thread (a UI's main actor) nor one of the concurrency pool's few, which
     /// SQLite's wait for a lock would hold.
     private var committing: DispatchQueue { database.workQueue }
-    /// Who waits for a commit, and until when.
     private let waiters: CommitWaiters
     /// Where periodic snapshots are encoded and written, one after another: off the thread that
     /// reduces, which a big state's encoding (tens of milliseconds for 10,000 notes) would stall.
     private let snapshotting = DispatchQueue(label: "appcore.journal.snapshots", qos: .utility)
 
     /// Opens the journal `stream` in `database`, continuing after its last stored action.
-    ///
-    /// `report` hears of failed writes, their recovery and damaged records skipped on reading.
     public init(
         database: Database,
         stream: String = "app",
@@ -137,8 +112,6 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     }
 
     /// Writes every buffered action now, in one transaction; returns the last durable sequence.
-    /// A failure keeps the actions buffered for the next flush and is reported (once per
-    /// episode) as ``Event/writeFailed(_:unwritten:)``.
     @discardableResult
     public func flush() throws(DatabaseError) -> Int {
         flushing.lock()
@@ -184,19 +157,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return first + batch.count - 1
     }
 
-    /// Makes every action appended so far durable now, without blocking the caller: what a
-    /// front end awaits before it answers, so an answer is never ahead of its journal records.
-    /// Written on the calling thread when that waits for nothing (no other flush running, no
-    /// other process writing), else on the database's work queue. Returns the last durable
-    /// sequence.
-    ///
-    /// Commits are shared (group commit): the commit that runs takes every action appended by
-    /// then, so callers that arrive while one runs are served by the next one, or find their
-    /// actions already written and return at once. "Durable" means kept if the process is
-    /// killed right after; across a power loss only with ``Durability/powerLoss``.
-    /// A failure keeps the actions buffered (they are retried) and throws, as ``flush()`` does;
-    /// so does a commit that has not ended within `timeout` (a database call stuck), with
-    /// ``DatabaseError/Kind/busy``, though it goes on and may still land.
+    /// Makes every action appended so far durable now, without blocking the caller.
     @discardableResult
     nonisolated(nonsending) public func commit(timeout: Duration = .seconds(10)) async throws(DatabaseError) -> Int {
         if let written = try flushWithoutWaiting() { return written }
@@ -210,11 +171,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// Makes every action appended so far durable, then calls `done` with the last durable
     /// sequence or why not: at once when they are written already; on this thread when it is the
     /// database's work queue (where the live clients' calls wait), or when writing needs no
-    /// waiting; else on the work queue. The work of an intent then settles and commits with no
-    /// thread to wake.
-    ///
-    /// For a front end that answers once its work settled and was kept, called where the work
-    /// settles (`StoreTask.whenSettled(_:)`).
+    /// waiting; else on the work queue.
     package func commit(then done: @escaping @Sendable (Result<Int, DatabaseError>) -> Void) {
         if database.isOnWorkQueue { return done(Result { () throws(DatabaseError) in try flush() }) }
         do {
@@ -251,12 +208,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return true
     }
 
-    /// Flushes what is buffered and stops accepting actions; the stream is then marked closed,
-    /// so a later process that has restored past it may remove it (``removeClosedStreams(except:in:)``).
-    ///
-    /// With `finalState` (the state after every action appended), the stream is compacted to it:
-    /// one snapshot and no actions, so what the actions held and the state no longer does (the
-    /// text of a deleted note) leaves the journal, and the next start restores without replaying.
+    /// Flushes what is buffered and stops accepting actions.
     public func close(finalState: State? = nil) throws(DatabaseError) {
         waitForSnapshots()
         buffer.withLock { buffer in
@@ -286,11 +238,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
-    /// Deletes every stream whose process is done with it, except `kept`: streams their process
-    /// closed, and streams whose process is gone without closing them (it crashed or was
-    /// killed). Once a process has restored the latest state and written it as the base of its
-    /// own stream, those say nothing more, so the journal stays bounded however many processes
-    /// die. Streams of processes still running are left alone.
+    /// Deletes every stream whose process is done with it, except `kept`.
     public static func removeClosedStreams(except kept: Set<String>, in database: Database) throws(DatabaseError) {
         try database.write { db throws(DatabaseError) in
             let streams = try db.query("SELECT stream, closed, owner_pid, owner_started FROM journal_streams") { row in
@@ -330,10 +278,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return own
     }
 
-    /// Records that this stream was just written, by this process: it becomes the latest. When
-    /// it is the latest already (no other process wrote since), nothing is written: a commit of a
-    /// few actions then dirties only the journal's own page. While no other connection has
-    /// written since this one last found it the latest, it is not even looked up.
+    /// Records that this stream was just written, by this process: it becomes the latest.
     private func markActive(in db: Connection) throws(DatabaseError) {
         let externalChanges = try db.externalChangeCount()
         if let known = db.latestJournalStream, known.stream == stream, known.externalChanges == externalChanges { return }
@@ -366,9 +311,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     /// The bytes of journaled actions after which a snapshot is due whatever their number: four
     /// times the last snapshot's, or four times `snapshotEvery` actions of 64 bytes for a small
-    /// state. Actions of a few hundred bytes reach `snapshotEvery` (or the size rule) first, as
-    /// before; actions that carry much (a search's matches among 10,000 notes, 380 KB each) would
-    /// otherwise grow the stream without bound, and a restart would replay all of it.
+    /// state.
     static func journalBytesDue(snapshotEvery: Int, snapshotBytes: Int) -> Int {
         let (floor, overflow) = snapshotEvery.multipliedReportingOverflow(by: 4 * snapshotBytesPerAction)
         return max(overflow ? .max : floor, 4 * snapshotBytes)
@@ -398,14 +341,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     /// stored snapshot, whichever process wrote it; and sooner when the actions since hold four
     /// times that snapshot's bytes, so actions that carry much do not grow the stream without
     /// bound — (compacting the stream to that snapshot, unless `compacts` is false) and after
-    /// every action `carriesSecret` picks. Cancel the returned subscription (or release it) to stop.
-    ///
-    /// Periodic snapshots are encoded and written on a queue of the journal's, not on the thread
-    /// that reduced the action; ``close(finalState:)`` and ``waitForSnapshots()`` wait for them.
-    ///
-    /// An action with a secret is journaled redacted, so replaying it would not give the state
-    /// it gave (an empty password is not a valid one); the snapshot right after it keeps the
-    /// state instead, and the replay starts from there.
+    /// every action `carriesSecret` picks.
     public func record(
         _ store: RootStore<State, Action>,
         snapshotEvery: Int = 10_000,
@@ -483,14 +419,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     // MARK: - Reading
 
-    /// The state after the last durable action: the latest snapshot, then the actions after it
-    /// replayed through `reducer` with their effects discarded (nothing is re-sent or re-saved).
-    ///
-    /// Damage is contained: a snapshot that does not decode gives way to the one before it (or
-    /// to `initial`), a batch of actions that does not decode is skipped, and each is reported
-    /// as ``Event/damaged(_:)`` saying what was lost.
-    ///
-    /// - Returns: The state and how many actions were replayed.
+    /// The state after the last durable action.
     public func restore<R: Reducer>(from initial: State, using reducer: R) throws(DatabaseError) -> (state: State, replayed: Int)
     where R.State == State, R.Action == Action {
         let sequences = try database.read { db throws(DatabaseError) in
@@ -522,8 +451,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return (state, replayed)
     }
 
-    /// The durable actions after `sequence` (up to `last`, if given), in order. A batch that
-    /// does not decode is skipped and reported as ``Event/damaged(_:)``.
+    /// The durable actions after `sequence` (up to `last`, if given), in order.
     public func entries(after sequence: Int = 0, through last: Int? = nil) throws(DatabaseError) -> [Entry] {
         let batches = try database.read { db throws(DatabaseError) in
             try db.query(
@@ -560,8 +488,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return entries
     }
 
-    /// The actions in `range` as a script: one JSON action per line, replayable with
-    /// ``entries(after:through:)`` semantics by any front end.
+    /// The actions in `range` as a script.
     public func export(_ range: ClosedRange<Int>) throws(DatabaseError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -749,13 +676,11 @@ final class CommitWaiters: Sendable {
 /// process is gone (crashed or killed, never closed) can be told from one still written, even
 /// after the id is used again by another process.
 struct StreamOwner: Equatable {
-    /// The process id.
     let pid: Int32
     /// When it started, in the system's own units (clock ticks since boot on Linux), or 0 where
     /// that cannot be read.
     let started: Int
 
-    /// This process.
     static let current = StreamOwner(pid: getpid(), started: startTime(of: getpid()) ?? 0)
 
     /// Whether the process still runs: its id is in use, by a process that started when it did.

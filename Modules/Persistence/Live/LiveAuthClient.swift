@@ -6,8 +6,6 @@ import Models
 /// expiring tokens.
 extension LiveBackend {
 
-    /// A new account. The hash is computed on the hashing queue and the account written on the
-    /// database's, so the caller's thread waits for neither.
     func signUp(_ credentials: Credentials) async throws(AppError) -> User {
         if let problem = credentials.problem { throw .invalidInput(reason: problem) }
         let iterations = configuration.passwordIterations
@@ -49,10 +47,6 @@ extension LiveBackend {
     /// in (or refused at once while the username's throttle says wait) and the account read on
     /// the database's queue, the candidate hashed on the hashing queue, and a session written
     /// on the database's queue.
-    ///
-    /// A username no account has is treated as a wrong password in every way that can be
-    /// measured: it is throttled by its own failures, hashed with the same rounds and counted
-    /// with the same write, so neither the answer nor its time tells whether the account exists.
     func authenticate(_ credentials: Credentials) async throws(AppError) -> AuthSession {
         let username = credentials.username
         let account = try await offCaller { () throws(AppError) in
@@ -75,8 +69,7 @@ extension LiveBackend {
 
     /// Counts one more attempt against `username`, as failed until it succeeds, and spaces the
     /// next one by the throttle; refuses at once, saying how long to wait, while the spacing
-    /// set by an earlier attempt (of any process) has not passed. One transaction: attempts made
-    /// at once from several processes are let in one by one, each spacing the next.
+    /// set by an earlier attempt (of any process) has not passed.
     private func letSignInAttempt(for username: Username) throws(AppError) {
         let key: SQLValue = .text(username.normalized)
         let now = now().timeIntervalSinceReferenceDate

@@ -46,7 +46,6 @@ final class LiveBackend: Sendable {
         try await database.onWorkQueue(body)
     }
 
-    /// How a call reaches the database.
     enum Access {
         /// Waiting for it as long as it takes: on the work queue (``offCaller(_:)``).
         case waiting
@@ -56,8 +55,7 @@ final class LiveBackend: Sendable {
 
     /// `body`'s result for a short write (one note): made on the calling thread when that waits
     /// for nothing — no call queued before it, the connection free, no other process writing —
-    /// and otherwise on the work queue, as ``offCaller(_:)`` makes it. No thread is woken for a
-    /// write that can be made at once, and no thread of the pool ever waits on the database.
+    /// and otherwise on the work queue, as ``offCaller(_:)`` makes it.
     func soon<T: Sendable>(_ body: @escaping @Sendable (Access) throws(AppError) -> T?) async throws(AppError) -> T {
         if let value = try body(.withoutWaiting) { return value }
         return try await offCaller { () throws(AppError) -> T in
@@ -118,10 +116,7 @@ final class LiveBackend: Sendable {
 }
 
 extension AppEnvironment {
-    /// The live clients, on `database`. `warnings` hears of damaged rows the clients skip (a
-    /// note whose id does not read is left out of the list and named there), one line each.
-    /// New ids are time-ordered by default (``UUIDGenerator/timeOrdered``), so that the rows
-    /// they key are added at the end of their tables.
+    /// The live clients, on `database`; `warnings` hears of damaged rows the clients skip.
     public static func live(
         database: Database,
         configuration: LiveConfiguration = LiveConfiguration(),

@@ -16,25 +16,14 @@ public struct LiveConfiguration: Sendable {
     /// (`AppEnvironment.NotesClient.externalWrites`): the longest a change made elsewhere
     /// waits before it is noticed.
     public var externalWriteInterval: Duration
-    /// How many of an owner's latest note changes remember which notes were deleted: a deleted
-    /// note leaves a record so other readers learn of it, and records older than this many
-    /// changes are dropped. A reader further behind gets the whole list again
-    /// (`NoteChanges.replacesAll`). Bounds the records at this many per owner; taken as at
-    /// least 1.
+    /// How many of an owner's latest note changes remember which notes were deleted.
     public var deletionWindow: Int
-    /// How long failed sign-ins count against a username: its count is forgotten once its last
-    /// failure is this old (and on a successful sign-in), so the record stays bounded however
-    /// many usernames are tried.
+    /// How long failed sign-ins count against a username.
     public var failureMemory: TimeInterval
-    /// How long the search index rests between looks for notes written since its last batch:
-    /// under a steady stream of writes, about this long's worth of notes wait to be indexed (a
-    /// search reads those and matches them itself).
+    /// How long the search index rests between looks for notes written since its last batch.
     public var searchIndexPace: Duration
 
-    /// The defaults: 600,000 PBKDF2 rounds (OWASP's advice for PBKDF2-HMAC-SHA256), 30-day
-    /// tokens, 3 free attempts per username, then 1 s doubling up to 60 s, failures forgotten
-    /// after a day without one; writes by other processes noticed within 100 ms; deletions
-    /// remembered for the last 10,000 changes; new notes indexed for search every 50 ms.
+    /// The defaults.
     public init(
         passwordIterations: Int = 600_000,
         tokenLifetime: TimeInterval = 30 * 24 * 3600,
@@ -64,7 +53,6 @@ public struct LiveConfiguration: Sendable {
     /// than the highest stored) could be handed out again.
     var keptDeletionChanges: Int64 { Int64(max(1, deletionWindow)) }
 
-    /// How long an attempt waits after `failures` failed ones.
     func throttleDelay(afterFailures failures: Int) -> Duration {
         let doublings = min(max(failures - freeAttempts, 0), 16)
         return min(throttleBase * (1 << doublings), throttleCap)

@@ -40,9 +40,7 @@ extension LiveBackend {
 
     /// A page of the user's notes, or of those that match `query`, after `after`, at most `limit`,
     /// and how many there are in all: a page read in the list's order from an index and a count,
-    /// so its cost grows with the page and with SQLite's count, not with the notes. A search's
-    /// matches come from the full-text index, and the few notes written since its progress are
-    /// read and matched here, as ``notes(_:matching:)`` does.
+    /// so its cost grows with the page and with SQLite's count, not with the notes.
     func page(_ token: AccessToken, matching query: String, after: NotesPosition?, limit: Int) throws(AppError) -> NotePage {
         let words = SearchText.words(of: query)
         var damaged: [String] = []
@@ -127,9 +125,7 @@ extension LiveBackend {
 
     /// The first `limit` notes `select` reads (in the list's order, after `after`) that `keeps`,
     /// and the damaged rows among those read (`nil`): read a few pages at a time, so a walk stops
-    /// about where the page fills. Where most notes match a search, matching a row's text here
-    /// (as `SearchText` defines a match, and the index holds it) costs its read; asking the index
-    /// of each note cost about 130 µs a note at 100,000 notes.
+    /// about where the page fills.
     static func walk(
         _ select: String, _ bindings: [SQLValue], after: (String, [SQLValue]), keeping limit: Int, in db: Connection,
         _ read: (Row) -> Note?, keeps: (Note) -> Bool
@@ -179,7 +175,6 @@ extension LiveBackend {
         )
     }
 
-    /// Says that `damaged` notes (their ids' first characters) could not be read.
     private func warn(damaged: [String]) {
         guard !damaged.isEmpty else { return }
         warn(
@@ -201,8 +196,7 @@ extension LiveBackend {
     static let noteByID = noteColumns + " WHERE owner_id = ? AND id = ?"
 
     /// The owner's notes whose index rows meet `condition` (``indexCondition(_:)``'s, then the
-    /// owner twice): read from the index's matches to their notes. The owner's progress is read
-    /// once, not once per match as a subquery naming the row's owner would be.
+    /// owner twice): read from the index's matches to their notes.
     static func indexedMatches(_ condition: String) -> String {
         """
         SELECT \(NotesTable.selected(of: "notes"))
@@ -296,7 +290,7 @@ extension LiveBackend {
     }
 
     /// Deletes `note`, based on its version (`NotesClient.delete`); one gone already is not an
-    /// error. `nil`: not done, as `access` allows.
+    /// error.
     func delete(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Void? {
         try writing(token, access) { db, owner throws(AppError) in
             let ownerID: SQLValue = .text(owner.description)
@@ -335,7 +329,6 @@ extension LiveBackend {
         }
     }
 
-    /// The stored version of note `id` of `owner`; `nil` when there is no such note.
     private func storedVersion(of id: Note.ID, for owner: User.ID, in db: Connection) throws(AppError) -> Int64? {
         try storage { () throws(DatabaseError) in
             try db.query("SELECT change_sequence FROM notes WHERE owner_id = ? AND id = ?", [.text(owner.description), .text(id.description)]) {
@@ -362,9 +355,7 @@ extension LiveBackend {
 
     /// What changed in the token owner's notes since `cursor`, read in one transaction: the
     /// rows numbered after it (through the `(owner, change)` indexes, so as many rows as
-    /// changed are read), and the cursor of now. With `nil`, only the cursor. A cursor more than
-    /// `deletionWindow` changes behind may have missed deletions whose record is gone: it gets
-    /// every note, marked as replacing its list.
+    /// changed are read), and the cursor of now.
     func changes(_ token: AccessToken, since cursor: NotesCursor?) throws(AppError) -> NoteChanges {
         var damaged = 0
         let changes = try reading(token) { db, owner throws(AppError) in
@@ -400,9 +391,7 @@ extension LiveBackend {
     /// Wakes the iterator each time another connection (this process's or another's) commits
     /// to the database: its `PRAGMA data_version` is read every `externalWriteInterval`, a
     /// counter in shared memory, without reading the file (a hundredth of a millisecond per
-    /// look, so an idle host costs no measurable CPU). Writes of this backend leave it alone.
-    /// The looks run on a dispatch timer of their own: one that waits for the connection while a
-    /// long write holds it blocks no thread of the concurrency pool.
+    /// look, so an idle host costs no measurable CPU).
     func externalWrites() -> AsyncStream<Void> {
         let database = database
         let interval = configuration.externalWriteInterval
@@ -431,7 +420,6 @@ private final class ExternalWriteWatch: @unchecked Sendable {
     /// Looks that failed in a row (the file could not be read), and until when looking rests.
     private var failures = 0
     private var restingUntil: ContinuousClock.Instant?
-    /// The longest rest after failed looks.
     private static let longestRest: Duration = .seconds(5)
 
     init(database: Database, every interval: Duration, _ onLook: @escaping @Sendable (Look) -> Void) {
@@ -452,8 +440,6 @@ private final class ExternalWriteWatch: @unchecked Sendable {
     /// One look, which never waits: when the connection is in use, or another connection holds
     /// a lock, this look is skipped (the next comes within an interval), so a stuck call never
     /// has the watcher queue behind it, nor the watcher hold the connection while SQLite waits.
-    /// A look that fails (the file could not be read) rests the watcher, longer after each
-    /// (up to 5 s), so a file in trouble is not kept busy by looks.
     private func look() -> Look {
         let clock = ContinuousClock()
         if let restingUntil, clock.now < restingUntil { return .same }

@@ -2,7 +2,6 @@ import AppEnvironment
 import Foundation
 import Models
 
-/// The profile client's rules: the signed-in user's profile and posts.
 extension LiveBackend {
 
     func profile(_ token: AccessToken) throws(AppError) -> User {

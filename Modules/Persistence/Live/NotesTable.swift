@@ -2,13 +2,8 @@ import Foundation
 import Models
 
 /// A ``Note``'s columns in the notes table, each named once with how its field is written and
-/// read back: every statement's column lists and the row's decoding derive from ``columns``. A
-/// new field is one line here and its migration.
-///
-/// The key (`owner_id`, `id`) and the version (`change_sequence`, numbered by the owner's
-/// changes) are the table's own and come first and last.
+/// read back: every statement's column lists and the row's decoding derive from ``columns``.
 enum NotesTable {
-    /// A column that holds one of a note's fields.
     struct Column: Sendable {
         let name: String
         /// Whether an edit writes it (an add writes every column).

@@ -4,21 +4,8 @@ import StateStore
 
 /// The notes' full-text index (`notes_search`, FTS5 trigrams over each note's ``SearchText``
 /// folded text), kept up to date in small steps off the writers' path.
-///
-/// Writing a note gives it the owner's next change number (`change_sequence`), as every write
-/// does; nothing else. The index keeps, per owner, the change number it has indexed through
-/// (`search_progress`): the notes after it, read in change order through `notes_by_change`, are
-/// the ones still to index. A background task indexes them in batches of a bounded size, each
-/// its own short transaction, so no other connection ever waits long for the write lock, however
-/// many notes a bulk import left behind; it goes on at its pace while writes continue (batch
-/// after batch when more than a batch came in a pace), so under a steady stream of writes the
-/// notes not indexed yet stay about one pace's worth. A search never waits for it: it reads the
-/// notes after the owner's progress and matches them itself. A deleted note's index row goes in
-/// the delete's transaction; the rows of edited-away text that are left when the database
-/// closes are removed then.
 package final class SearchIndex: Sendable {
     private struct State {
-        /// Whether the background task runs.
         var isRunning = false
         /// When a note was last written: the task stops once a look finds nothing to index and no
         /// write came since that look began.
@@ -36,14 +23,8 @@ package final class SearchIndex: Sendable {
     /// meanwhile are indexed together, in one transaction rather than one each
     /// (`LiveConfiguration.searchIndexPace`).
     private let pace: Duration
-    /// How many notes a batch indexes, and how much text. While notes are being written, a
-    /// batch stays small (``whileWriting``), since a writer that finds the lock taken waits out
-    /// the rest of the batch. A backlog indexed while nobody writes (after an import) is taken
-    /// in ever bigger batches, up to about ``lockHold`` of work each: there a fixed small size
-    /// would cost a transaction, an index segment and its later merging per few milliseconds
-    /// of work. A batch that held the lock longer than that halves the next one.
+    /// How many notes a batch indexes, and how much text.
     struct BatchSize {
-        /// The most notes the next batch takes.
         private(set) var notes = whileWriting
         /// The most text the next batch takes, in bytes: long notes cost more than their number.
         var bytes: Int { notes * 512 }
@@ -196,16 +177,13 @@ package final class SearchIndex: Sendable {
     static let mergeStepsPerBatch = 32
 
     /// Merges the index's segments in steps, each its own short transaction, until none is left
-    /// to merge or ``mergeStepsPerBatch`` ran. FTS5 would otherwise merge them inside whichever
-    /// write finds enough of them (automerge, off since the schema's version 12), holding the
-    /// write lock for tens of milliseconds at tens of thousands of notes.
+    /// to merge or ``mergeStepsPerBatch`` ran.
     func mergeSegments() throws(DatabaseError) {
         for _ in 0..<Self.mergeStepsPerBatch {
             guard try mergeStep() else { return }
         }
     }
 
-    /// One merge step; whether it merged anything.
     private func mergeStep() throws(DatabaseError) -> Bool {
         guard let database else { return false }
         return try database.write { db throws(DatabaseError) -> Bool in

@@ -3,9 +3,6 @@ import Models
 import StateStore
 
 /// Login as a handful of properties instead of finite states.
-///
-/// `hasValidCredentials` is derived, never stored, and the reducer keeps success and error
-/// mutually exclusive: a state is never both signed in and showing an error.
 public struct AdHocLogin: Reducer {
     /// The screen's properties.
     public struct State: Hashable, Sendable, Codable {

@@ -3,21 +3,6 @@ import Models
 import StateStore
 
 /// The sign-in screen, in whichever of three interchangeable styles the app picks.
-///
-/// The three styles — ``LoginMachine`` (finite states), ``AdHocLogin`` (properties) and
-/// ``MiddlewareLogin`` (a ``LoginMiddleware`` performs the sign in) — take the same
-/// ``LoginAction``s and show the same ``LoginStatus`` for the same inputs, so front ends and view
-/// models never need to know which one runs.
-///
-/// The rules, whatever the style:
-/// - signing in is accepted only with valid credentials, with no error showing, and while no
-///   sign in is in progress; a second sign in while one is in progress does nothing;
-/// - typing while an error is shown keeps the error until it is acknowledged;
-/// - acknowledging an error returns to what the credentials typed warrant;
-/// - a successful sign in forgets the password typed.
-///
-/// Actions a state does not accept change nothing and are reported as
-/// `Diagnostic.Kind.invalidTransition` diagnostics saying why.
 public struct Login: Reducer {
     /// The state of the style in use.
     public enum State: Hashable, Sendable, Codable {
@@ -46,8 +31,7 @@ public struct Login: Reducer {
             }
         }
 
-        /// Whether someone is signed in: `status.isAuthenticated`, told without building the
-        /// status (the app asks on every login action).
+        /// Whether someone is signed in.
         public var isAuthenticated: Bool {
             switch self {
             case .finiteStates(let state): state.phase == .authenticated
@@ -154,8 +138,7 @@ public enum LoginAction: Hashable, Sendable, Codable {
     case errorAcknowledged
     /// The auth client answered a sign in (finite-state and ad hoc styles).
     case authenticationResponse(Outcome<AuthSession>)
-    /// Middleware style: a request to sign in with these credentials, which ``LoginMiddleware``
-    /// intercepts before the reducer.
+    /// Middleware style.
     case login(Credentials)
     /// Middleware style: the middleware signed the user in (`setAccessToken`).
     case setAccessToken(AuthSession)

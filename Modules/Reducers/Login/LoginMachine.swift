@@ -2,15 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Login as a finite-state machine: one phase at a time, and one static,
-/// pure transition function over every (phase, action) pair.
-///
-/// | action \ phase | idle, validating, valid | authenticating | authenticated | failure |
-/// | --- | --- | --- | --- | --- |
-/// | username/password changed | edit → what credentials warrant | rejected | rejected | edit, keep failure |
-/// | sign in | valid: authenticating + authenticate; else rejected | rejected | rejected | rejected |
-/// | error acknowledged | rejected | rejected | rejected | what credentials warrant |
-/// | response | rejected | authenticated / failure | rejected | rejected |
+/// Login as a finite-state machine.
 public enum LoginMachine: Transducer {
     /// Where the sign in stands.
     public enum Phase: Hashable, Sendable, Codable {

@@ -2,13 +2,7 @@ import AppEnvironment
 import Models
 import StateStore
 
-/// Login where a middleware does the work: the reducer only records what happened,
-/// and ``LoginMiddleware`` turns a `login` request into `setAccessToken` or `loginFailed`.
-///
-/// Signing in sends ``LoginAction/login(_:)`` back through the store; the middleware intercepts
-/// it before the reducer, authenticates off the store, and forwards the outcome. A store built
-/// with this style must install ``LoginMiddleware``; without it the `login` request reaches the
-/// reducer, which ends the attempt and reports the missing middleware as a diagnostic.
+/// Login where a middleware does the work.
 public struct MiddlewareLogin: Reducer {
     /// What the reducer records.
     public struct State: Hashable, Sendable, Codable {
@@ -111,17 +105,7 @@ public struct MiddlewareLogin: Reducer {
     }
 }
 
-/// Performs the sign in of the middleware login style: it intercepts
-/// ``LoginAction/login(_:)``, authenticates off the store, and forwards
-/// ``LoginAction/setAccessToken(_:)`` or ``LoginAction/loginFailed(_:)``.
-///
-/// Generic over the store it runs in: `action` says where login actions sit in its actions.
-///
-/// ```swift
-/// let store = RootStore(initialState: AppFeature.State(loginStyle: .middleware), reducer: AppFeature(environment: env)) {
-///     LoginMiddleware(auth: env.auth, action: AppFeature.Action.loginPath)
-/// }
-/// ```
+/// Performs the sign in of the middleware login style.
 public struct LoginMiddleware<State: Sendable, Action: Sendable>: Middleware {
     @usableFromInline let auth: AuthClient
     @usableFromInline let action: ActionPath<Action, LoginAction>
@@ -133,16 +117,12 @@ public struct LoginMiddleware<State: Sendable, Action: Sendable>: Middleware {
     }
 
     /// Intercepts `login`; passes every other action on.
-    ///
-    /// Inlinable, so that the store runs it specialised for its action type: every action
-    /// passes here, and generic code would look up type metadata for each.
     @inlinable
     public func handle(_ action: Action, context: MiddlewareContext<State, Action>) -> MiddlewareStep<Action> {
         guard case .login(let credentials)? = self.action.extract(action) else { return .next(action) }
         return signIn(credentials)
     }
 
-    /// Signs in with `credentials` off the store.
     @usableFromInline
     func signIn(_ credentials: Credentials) -> MiddlewareStep<Action> {
         let auth = auth

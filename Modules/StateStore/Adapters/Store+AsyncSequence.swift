@@ -1,9 +1,5 @@
 extension Store {
     /// Sends each element of `actions` to the store, in order, as it arrives.
-    ///
-    /// - Returns: A handle that finishes when the sequence ends, and stops reading it when
-    ///   cancelled. An error thrown by the sequence ends it and is reported as an unhandled
-    ///   effect error.
     @discardableResult
     public func send<Actions: AsyncSequence & Sendable>(contentsOf actions: Actions) -> StoreTask
     where Actions.Element == Action {
@@ -19,8 +15,7 @@ extension Store {
         return StoreTask(tasks: [task])
     }
 
-    /// Runs `operation` off the store and sends the action it produces, if any — for a result
-    /// that arrives once, like a promise.
+    /// Runs `operation` off the store and sends the action it produces, if any.
     @discardableResult
     public func send(from operation: @escaping @Sendable () async -> Action?) -> StoreTask {
         let task = Task { [self] in

@@ -1,38 +1,4 @@
-/// A feature written as an explicit state machine: a static, pure function from a state and a
-/// command to the next state and an optional effect *descriptor*.
-///
-/// Requests and responses are separate commands (`load`, then `loaded(user)` or `failed(error)`),
-/// and the effect is a plain value (`.load`) that an ``Interactor`` turns into work. Every
-/// (state, command) pair has an answer; pairs the machine does not accept return
-/// ``Transition/rejected(_:)``, which changes nothing and is reported as an
-/// ``Diagnostic/Kind/invalidTransition`` diagnostic.
-///
-/// ```swift
-/// enum ProfileMachine: Transducer {
-///     enum State: Equatable, Sendable { case initialized, loading, loaded(User), failed(String) }
-///     enum Command: Equatable, Sendable { case load, loaded(User), failed(String) }
-///     enum Effect: Equatable, Sendable { case load }
-///
-///     static func reduce(_ state: State, _ command: Command) -> Transition<State, Effect> {
-///         switch (state, command) {
-///         case (.initialized, .load), (.loaded, .load), (.failed, .load): .to(.loading, effect: .load)
-///         case (.loading, .load): .to(.loading)
-///         case (.loading, .loaded(let user)): .to(.loaded(user))
-///         case (.loading, .failed(let message)): .to(.failed(message))
-///         case (_, .loaded), (_, .failed): .rejected("no request is in flight")
-///         }
-///     }
-/// }
-/// ```
-///
-/// A ``TransducerReducer`` runs it in a store, with an ``Interactor`` that turns `.load` into the
-/// request and its response into `.loaded` or `.failed`:
-///
-/// ```swift
-/// let store = RootStore(
-///     initialState: .initialized,
-///     reducer: TransducerReducer(ProfileMachine.self, interactor: profileInteractor))
-/// ```
+/// A feature written as an explicit state machine.
 public protocol Transducer {
     /// The machine's states.
     associatedtype State: Sendable
@@ -41,7 +7,7 @@ public protocol Transducer {
     /// Descriptions of side effects to perform.
     associatedtype Effect: Sendable
 
-    /// The transition for `command` in `state`. Must be pure.
+    /// The transition for `command` in `state`.
     static func reduce(_ state: State, _ command: Command) -> Transition<State, Effect>
 }
 
@@ -58,9 +24,6 @@ public struct Interactor<Effect: Sendable, Command: Sendable>: Sendable {
     @usableFromInline let perform: @Sendable (Effect, Send<Command>) async throws -> Void
 
     /// An interactor that may send any number of commands for an effect.
-    ///
-    /// A thrown error is reported as an unhandled effect error; model expected failures as
-    /// commands (`failed(…)`) instead.
     public init(_ perform: @escaping @Sendable (_ effect: Effect, _ send: Send<Command>) async throws -> Void) {
         self.perform = perform
     }

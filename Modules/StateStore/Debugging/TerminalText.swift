@@ -1,19 +1,4 @@
-/// Text as a terminal may show it: what came from data (a note another process wrote, a line
-/// typed into a script) is shown, never obeyed.
-///
-/// Control characters (C0 but line feed and tab, DEL, C1) and the Unicode controls that reorder
-/// text (bidi embeddings, overrides, isolates and marks) are written out visibly — `\e` for
-/// escape, `\r`, `\u{7F}`, `\u{202E}` — so no stored text can move the cursor, retitle the
-/// window, clear the screen, colour the shell or show its words in another order. Everything
-/// else, line feeds and all printable Unicode included, is left as it is; text with nothing to
-/// make visible is returned without being copied.
-///
-/// ```swift
-/// print(TerminalText.visible("milk\u{1B}]0;pwned\u{07}")) // milk\e]0;pwned\u{7}
-/// ```
-///
-/// Values that are not shown on a terminal (JSON, the screens' `Codable` values, the journal)
-/// keep the exact text.
+/// Text as a terminal may show it.
 public enum TerminalText {
     /// `text` with every control a terminal would act on written out visibly.
     public static func visible(_ text: String) -> String {

@@ -1,16 +1,4 @@
 /// The differences between two values of the same type, found with `Mirror`.
-///
-/// ```swift
-/// let diff = ValueDiff(old: Counter.State(count: 1), new: Counter.State(count: 2))
-/// print(diff.description)
-/// // .count
-/// //   − 1
-/// //   + 2
-/// ```
-///
-/// Only what differs is listed, each change under the path that leads to it, so a failure on a
-/// state with 100,000 notes shows the one note that changed. Secrets are redacted as in
-/// ``ValueRenderer``.
 public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
     /// One difference: where it is, and both sides rendered on one line.
     public struct Change: Sendable, Equatable {
@@ -159,7 +147,6 @@ public struct ValueDiff: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ValueDiff {
-    /// Whether `old == new`, when both are of one `Equatable` type; `nil` otherwise.
     private static func equalIfEquatable(_ old: Any, _ new: Any) -> Bool? {
         guard let old = old as? any Equatable else { return nil }
         func isEqual<T: Equatable>(_ old: T) -> Bool? {

@@ -1,16 +1,7 @@
 /// A marker for values whose contents must never appear in a log, a diagnostic or a diff.
-///
-/// ``ValueRenderer`` prints a conforming value as `<redacted>`. Conform passwords, tokens and
-/// keys; a type that cannot depend on this module gets the same effect by making its own
-/// `description` and `customMirror` redacted, which the renderer respects.
 public protocol Secret {}
 
 /// Which values ``ValueRenderer`` hides.
-///
-/// A value is hidden when it conforms to ``Secret``, or when the label it appears under (a
-/// property name, an enum case, a tuple label) contains one of `labelFragments`, compared
-/// case-insensitively: with the defaults, `password`, `newPassword`, `passwordChanged(_:)` and
-/// `accessToken` all hide their value.
 public struct Redaction: Sendable, Hashable {
     /// Lowercased fragments of labels whose values are hidden.
     public var labelFragments: [String]
@@ -22,7 +13,6 @@ public struct Redaction: Sendable, Hashable {
         self.labelFragments = labelFragments.map { $0.lowercased() }
     }
 
-    /// Shows everything: used to tell whether two values differ, never to print them.
     static let revealing: Redaction = {
         var redaction = Redaction(labelFragments: [])
         redaction.revealsEverything = true
@@ -46,23 +36,13 @@ public struct Redaction: Sendable, Hashable {
 }
 
 /// Renders any value as readable Swift-like text, with secrets redacted.
-///
-/// ```swift
-/// let line = ValueRenderer.oneLine(LoginAction.passwordChanged("hunter22")) // "LoginAction.passwordChanged(<redacted>)"
-/// ```
-///
-/// Used by the logging middleware, diagnostics and test failure messages. It walks values with
-/// `Mirror`, so it costs microseconds: keep it off hot paths.
 public enum ValueRenderer {
-    /// The value on one line: `Counter(count: 2, label: "a")`, cut with `…` after about
-    /// `limit` characters. The walk stops there too, so an action carrying ten thousand notes
-    /// costs what its first few do.
+    /// The value on one line.
     public static func oneLine(_ value: Any, redaction: Redaction = .default, limit: Int = 2_000, presentation: Presentation = .swift) -> String {
         oneLine(value, labelled: nil, redaction: redaction, presentation: presentation, limit: limit)
     }
 
-    /// How leaf values are worded beyond the renderer's own rules: a front end's words for its
-    /// types (ids as text, dates in ISO 8601), which a module without Foundation cannot know.
+    /// How leaf values are worded beyond the renderer's own rules.
     public struct Presentation: Sendable {
         /// The text `value` shows as, or `nil` to render it as usual.
         public let leaf: @Sendable (Any) -> String?
@@ -141,7 +121,6 @@ public enum ValueRenderer {
         }
     }
 
-    /// A value classified for rendering and diffing.
     struct Node {
         enum Kind {
             case leaf(String)

@@ -1,5 +1,4 @@
-/// Passes every action on unchanged: the identity of middleware, and a placeholder where a
-/// pipeline needs one.
+/// Passes every action on unchanged.
 public struct EchoMiddleware<State: Sendable, Action: Sendable>: Middleware {
     /// Creates the middleware.
     @inlinable
@@ -31,10 +30,6 @@ public struct LogSink: Sendable {
 }
 
 /// Writes one line per action before passing it on, with secrets redacted.
-///
-/// A line reads `action: LoginAction.passwordChanged(<redacted>)`. Values conforming to
-/// ``Secret`` and values under labels that `redaction` matches (by default anything named like a
-/// password, token or secret) never reach the sink.
 public struct LoggingMiddleware<State: Sendable, Action: Sendable>: Middleware {
     private let prefix: String
     private let redaction: Redaction

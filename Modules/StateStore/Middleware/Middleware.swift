@@ -1,24 +1,4 @@
 /// A step between `send` and the reducer that may pass, transform, replace or stop each action.
-///
-/// Middleware wraps `send`, as in Redux: it runs in the `send` call, on the sender's thread, in
-/// the order the pipeline lists it, before the action enters the store's queue. Each sender's
-/// actions pass it in the order they were sent; a middleware that keeps state of its own must be
-/// thread-safe, since two threads may send at once. Work that must wait (a network call, say)
-/// returns ``MiddlewareStep/deferred(_:)``, which runs off the store so other actions keep
-/// flowing, and hands its result to the rest of the pipeline when it is ready.
-///
-/// ```swift
-/// struct SignInMiddleware: Middleware {
-///     let auth: AuthClient
-///
-///     func handle(_ action: LoginAction, context: MiddlewareContext<Login.State, LoginAction>) -> MiddlewareStep<LoginAction> {
-///         guard case .login(let credentials) = action else { return .next(action) }
-///         return .deferred {
-///             do throws(AppError) { return .setAccessToken(try await auth.authenticate(credentials)) } catch { return .loginFailed(error) }
-///         }
-///     }
-/// }
-/// ```
 public protocol Middleware<State, Action>: Sendable {
     /// The state of the store the middleware runs in.
     associatedtype State: Sendable
@@ -31,13 +11,11 @@ public protocol Middleware<State, Action>: Sendable {
 
 /// What a middleware does with an action.
 public enum MiddlewareStep<Action: Sendable>: Sendable {
-    /// Hands an action to the next middleware (or the reducer): the same one to pass it, another
-    /// one to transform or replace it.
+    /// Hands an action to the next middleware (or the reducer).
     case next(Action)
     /// Ends the action here: no later middleware or reducer sees it.
     case stop
-    /// Runs `operation` off the store; the action it returns continues with the next
-    /// middleware, and `nil` stops it. Other actions are not held up meanwhile.
+    /// Runs `operation` off the store.
     case deferred(_ operation: @Sendable () async -> Action?)
 }
 
@@ -58,10 +36,6 @@ public struct MiddlewareContext<State: Sendable, Action: Sendable>: Sendable {
 
     /// Dispatches a further action through the whole pipeline now, as `dispatch` does inside
     /// Redux middleware.
-    ///
-    /// The action being handled has not reached the store yet, so on an idle store the new
-    /// action is reduced first; on a busy store it is queued like any other send. To act after
-    /// the current action, pass it on and let its reducer return the follow-up as an effect.
     @inlinable
     public func send(_ action: Action) {
         sendAction(action)
@@ -96,9 +70,6 @@ public struct AnyMiddleware<State: Sendable, Action: Sendable>: Middleware {
 }
 
 /// An ordered list of middleware that a store runs before its reducer.
-///
-/// Build one with ``MiddlewareBuilder`` (the trailing closure of ``RootStore``'s initializers);
-/// an empty pipeline passes every action straight to the reducer.
 public struct MiddlewarePipeline<State: Sendable, Action: Sendable>: Sendable {
     /// The middleware, in the order they see an action.
     public let middleware: [AnyMiddleware<State, Action>]
@@ -111,15 +82,6 @@ public struct MiddlewarePipeline<State: Sendable, Action: Sendable>: Sendable {
 
 /// Assembles a ``MiddlewarePipeline`` from middleware listed in order, with `if`, `if`/`else`,
 /// `for` loops, optional middleware and nested pipelines.
-///
-/// ```swift
-/// let store = RootStore(initialState: AppFeature.State(), reducer: AppFeature(environment: environment)) {
-///     if verbose { LoggingMiddleware(sink: .standardError) }
-///     for gate in gates { gate }
-///     optionalAnalytics // an `AnyMiddleware?`
-///     AppFeature.loginMiddleware(environment)
-/// }
-/// ```
 @resultBuilder
 public enum MiddlewareBuilder<State: Sendable, Action: Sendable> {
     /// The pieces a builder block is made of.

@@ -1,20 +1,4 @@
 /// How a parent's action embeds a child's action, and how to get it back out.
-///
-/// Without macros, a parent writes its paths by hand, once per child, next to its `Action`:
-///
-/// ```swift
-/// enum AppAction: Sendable {
-///     case counter(Counter.Action)
-///     case note(id: Note.ID, action: Notes.Action)
-///
-///     static let counterPath = ActionPath(embed: AppAction.counter) {
-///         if case .counter(let action) = $0 { action } else { nil }
-///     }
-///     static let notePath = ActionPath(embed: AppAction.note) {
-///         if case .note(let id, let action) = $0 { (id, action) } else { nil }
-///     }
-/// }
-/// ```
 public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     /// Wraps a child action into the parent's.
     public let embed: @Sendable (Value) -> Root
@@ -29,9 +13,7 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     /// `static let`) with one state key path gives the same child store while it lives.
     @usableFromInline let token = ActionPathToken()
 
-    /// Creates a path from an embedding (usually an enum case) and its inverse; `matches`, when
-    /// given, tells whether a value is in the case without copying its payload out
-    /// (`{ if case .adHoc = $0 { true } else { false } }`).
+    /// Creates a path from an embedding (usually an enum case) and its inverse.
     public init(
         embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
         matches: (@Sendable (Root) -> Bool)? = nil
@@ -46,21 +28,6 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
     /// state that ``Reducer/ifCaseLet(_:case:action:reportsOtherCases:absentReason:then:)`` runs
     /// a feature on at every action: without it, the value is extracted (a copy: every
     /// reference in it retained, then released) and embedded back.
-    ///
-    /// ```swift
-    /// static let signedInCase = CasePath<Account, SignedIn.State>(embed: Account.signedIn) {
-    ///     if case .signedIn(let user) = $0 { user } else { nil }
-    /// } matches: {
-    ///     if case .signedIn = $0 { true } else { false }
-    /// } modify: { account, body in
-    ///     switch consume account {
-    ///     case .signedIn(var user):
-    ///         body(&user)
-    ///         account = .signedIn(user)
-    ///     case let other: account = other
-    ///     }
-    /// }
-    /// ```
     public init(
         embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
         matches: @escaping @Sendable (Root) -> Bool, modify: @escaping @Sendable (inout Root, (inout Value) -> Void) -> Void
@@ -93,7 +60,6 @@ extension ActionPath where Root == Value {
     public static var identity: ActionPath { ActionPath(embed: { $0 }, extract: { $0 }, matches: { _ in true }) }
 }
 
-/// The identity of an ``ActionPath`` and of its copies.
 @usableFromInline
 final class ActionPathToken: Sendable {
     @usableFromInline

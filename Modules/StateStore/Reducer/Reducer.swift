@@ -1,28 +1,4 @@
 /// A feature's rules: how each action changes the state, and which effects follow.
-///
-/// A reducer is synchronous and pure: given the same state and action it makes the same change
-/// and returns the same effect, and it touches the outside world only by returning an
-/// ``Effect``. Clients (a clock, a database, a network) are injected as the reducer's stored
-/// properties when the store is built.
-///
-/// ```swift
-/// struct Counter: Reducer {
-///     struct State: Hashable, Sendable { var count = 0 }
-///     enum Action: Hashable, Sendable { case incrementTapped, decrementTapped, resetTapped }
-///
-///     func reduce(into state: inout State, action: Action) -> Effect<Action> {
-///         switch action {
-///         case .incrementTapped: state.count += 1
-///         case .decrementTapped: state.count = max(0, state.count - 1)
-///         case .resetTapped: state.count = 0
-///         }
-///         return .none
-///     }
-/// }
-/// ```
-///
-/// Compose reducers with ``CombineReducers``, ``Scope``, ``Reducer/ifLet(_:action:absentReason:then:)`` and
-/// ``Reducer/forEach(_:action:element:)``.
 public protocol Reducer<State, Action>: Sendable {
     /// The feature's state.
     associatedtype State: Sendable
@@ -34,13 +10,6 @@ public protocol Reducer<State, Action>: Sendable {
 }
 
 /// A reducer written as a closure.
-///
-/// ```swift
-/// let counter = Reduce<Int, Counter.Action> { count, action in
-///     count += 1
-///     return .none
-/// }
-/// ```
 public struct Reduce<State: Sendable, Action: Sendable>: Reducer {
     private let body: @Sendable (inout State, Action) -> Effect<Action>
 
@@ -61,13 +30,6 @@ public struct Reduce<State: Sendable, Action: Sendable>: Reducer {
 }
 
 /// Runs several reducers on each action, in order, merging their effects.
-///
-/// ```swift
-/// CombineReducers {
-///     Scope(state: \.counter, action: AppAction.counterPath) { Counter() }
-///     Reduce { state, action in .none }
-/// }
-/// ```
 public struct CombineReducers<State: Sendable, Action: Sendable, Reducers: Reducer>: Reducer
 where Reducers.State == State, Reducers.Action == Action {
     private let reducers: Reducers

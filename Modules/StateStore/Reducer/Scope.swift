@@ -1,11 +1,5 @@
 /// Runs a child feature's reducer on part of a parent's state, for the parent's actions that
 /// carry a child action.
-///
-/// ```swift
-/// Scope(state: \.counter, action: AppAction.counterPath) {
-///     Counter()
-/// }
-/// ```
 public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reducer>: Reducer {
     // Inlinable, so that an app's composition runs code specialised for its types.
     @usableFromInline let toChildState: WritableKeyPath<ParentState, Child.State> & Sendable
@@ -14,7 +8,8 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
     @usableFromInline let toChildAction: ActionPath<ParentAction, Child.Action>
     @usableFromInline let child: Child
 
-    /// Scopes `child` to the state at `state` and the actions `action` extracts.
+    /// Runs the element's reducer (when the element is present), then the parent; cancels the
+    /// effects of the elements that went away.
     @inlinable
     public init<ChildState, ChildAction>(
         state: WritableKeyPath<ParentState, ChildState> & Sendable,
@@ -44,9 +39,7 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
 }
 
 /// `body` on the part of `root` that `path` leads to, in place: at `offset` when the part is a
-/// stored property there, else through the key path. Applying a key path is a call into the
-/// runtime, around which the compiler also copies whatever `body` uses of the caller (a reducer
-/// holding clients: a retain and a release of each).
+/// stored property there, else through the key path.
 @inlinable
 func modifyInPlace<Root, Value, Result>(
     _ root: inout Root, _ path: WritableKeyPath<Root, Value>, offset: Int?, _ body: (inout Value) -> Result
@@ -61,12 +54,6 @@ func modifyInPlace<Root, Value, Result>(
 
 extension Reducer {
     /// Runs `child` on an optional part of the state while it is present, before this reducer.
-    ///
-    /// A child action that arrives while the child state is `nil` changes nothing and is reported
-    /// as a ``Diagnostic/Kind/missingChild`` diagnostic, with `absentReason` as its reason for
-    /// the user when given; this reducer still sees it. When the child state goes away (becomes
-    /// `nil`), the effects its actions started are cancelled: a dismissed screen's timer stops,
-    /// a signed-out user's requests end.
     public func ifLet<ChildState, ChildAction, Child: Reducer>(
         _ state: WritableKeyPath<State, ChildState?> & Sendable,
         action: ActionPath<Action, ChildAction>,
@@ -81,17 +68,6 @@ extension Reducer {
 
     /// Runs `child` on the state while it is in one case of an enum, before this reducer (what
     /// TCA calls `ifCaseLet`): `state` extracts the case's value and embeds a changed one back.
-    ///
-    /// A child action that arrives while the state is in another case changes nothing and is
-    /// reported as a ``Diagnostic/Kind/missingChild`` diagnostic, with `absentReason` as its
-    /// reason for the user when given, unless `reportsOtherCases` is `false` (for cases that
-    /// share their actions, one of which is always present). When the state leaves the case, the
-    /// effects the child's actions started are cancelled.
-    ///
-    /// ```swift
-    /// EmptyReducer()
-    ///     .ifCaseLet(Login.State.finiteStatesCase, action: .identity) { LoginMachine.reducer(auth: auth) }
-    /// ```
     @inlinable
     public func ifCaseLet<CaseState, CaseAction, Child: Reducer>(
         _ state: CasePath<State, CaseState>,
@@ -103,16 +79,7 @@ extension Reducer {
         ifCaseLet(\.self, case: state, action: action, reportsOtherCases: reportsOtherCases, absentReason: absentReason, then: child)
     }
 
-    /// Runs `child` while the enum stored at `state` is in the case `case`, before this reducer:
-    /// ``ifCaseLet(_:action:reportsOtherCases:absentReason:then:)`` for an enum that is a part of
-    /// the state, so that this reducer, which sees the whole state, can move the enum between
-    /// its cases (a root that signs in and out) and the child's effects still end with its case.
-    ///
-    /// ```swift
-    /// .ifCaseLet(\.page, case: Self.timerCase, action: Switching.timerPath, absentReason: "show the timer first") { Screens.Ticking(clock: clock) }
-    /// ```
-    ///
-    /// Inlinable, so that the closures it makes run code specialised for the app's types.
+    /// Runs `child` while the enum stored at `state` is in the case `case`, before this reducer.
     @inlinable
     public func ifCaseLet<Enum: Sendable, CaseState, CaseAction, Child: Reducer>(
         _ state: WritableKeyPath<State, Enum> & Sendable,
@@ -136,10 +103,6 @@ extension Reducer {
 
     /// Runs `element` on the element of a collection that an action addresses by id, before this
     /// reducer.
-    ///
-    /// An action for an id that is not in the collection changes nothing and is reported as a
-    /// ``Diagnostic/Kind/missingChild`` diagnostic; this reducer still sees it. When an element
-    /// is removed, the effects its actions started are cancelled.
     public func forEach<Element: Identifiable & Sendable, ElementAction, Child: Reducer>(
         _ elements: WritableKeyPath<State, IdentifiedArray<Element>> & Sendable,
         action: ActionPath<Action, (Element.ID, ElementAction)>,
@@ -162,8 +125,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let effects: EffectID
     @usableFromInline let child: Child
 
-    /// Runs the child (when its state is present and the action is its), then the parent;
-    /// cancels the child's effects if its state went away.
+    /// Runs the child (when its state is present and the action is its), then the parent.
     @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
         let childAction = toChildAction.extract(action)
@@ -202,8 +164,7 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
 }
 
-/// A parent reducer with a child that runs while the state (or an enum in it) is in one case;
-/// see ``Reducer/ifCaseLet(_:action:reportsOtherCases:absentReason:then:)``.
+/// A parent reducer with a child that runs while the state (or an enum in it) is in one case.
 public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     @usableFromInline let parent: Parent
     /// Whether the state is in the child's case, read in place.
@@ -234,8 +195,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         self.child = child
     }
 
-    /// Runs the child (when the state is in its case and the action is its), then the parent;
-    /// cancels the child's effects if the state left the case.
+    /// Runs the child (when the state is in its case and the action is its), then the parent.
     @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
         var wasInCase = false
@@ -256,9 +216,6 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
 
     /// `body` on the value of `value`'s case `path`, or `nil` when `value` is in another case.
-    /// The value is moved out while `body` works, so that it is not shared: a copy would be, and
-    /// the first write to each array or string in it would copy that too. Then the changed value
-    /// is embedded back.
     @inlinable
     static func reduce<Enum>(
         _ value: inout Enum, in path: CasePath<Enum, Child.State>, _ body: (inout Child.State) -> Effect<Child.Action>
@@ -314,8 +271,7 @@ struct CaseEffects: Hashable, Sendable {
     }
 }
 
-/// A parent reducer with a child that runs on one element of a collection; see
-/// ``Reducer/forEach(_:action:element:)``.
+/// A parent reducer with a child that runs on one element of a collection.
 public struct ForEachReducer<Parent: Reducer, Element: Identifiable & Sendable, Child: Reducer>: Reducer
 where Child.State == Element, Element.ID: Sendable {
     @usableFromInline let parent: Parent
@@ -323,8 +279,7 @@ where Child.State == Element, Element.ID: Sendable {
     @usableFromInline let toElementAction: ActionPath<Parent.Action, (Element.ID, Child.Action)>
     @usableFromInline let element: Child
 
-    /// Runs the element's reducer (when the element is present), then the parent; cancels the
-    /// effects of the elements that went away.
+    /// Runs the element's reducer (when the element is present), then the parent.
     @inlinable
     public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
         // A copy costs O(1): the collection is persistent.
@@ -369,7 +324,6 @@ struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>: Hashabl
 }
 
 extension ChildEffects where ID == Bool {
-    /// The effects of the optional child at `path`.
     @inlinable
     init(path: Path) {
         self.init(path: path, id: true)
@@ -383,7 +337,6 @@ enum KeyPathNames {
     /// Each key path kept with its name, so that its identifier is never another's.
     private static let names = Locked<[ObjectIdentifier: (keyPath: AnyKeyPath, name: String)]>([:])
 
-    /// The description of `keyPath`.
     @usableFromInline
     static func name(of keyPath: AnyKeyPath) -> String {
         let id = ObjectIdentifier(keyPath)

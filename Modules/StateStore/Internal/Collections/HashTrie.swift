@@ -1,9 +1,5 @@
 /// A persistent hash map (a compressed hash-array mapped trie): copies share their nodes, and a
 /// change copies only the few nodes on its key's path.
-///
-/// ``IdentifiedArray`` keeps the key of each element's place in its ``OrderedTree`` here, so
-/// that finding an element by id stays O(1)-ish without a `Dictionary` that every copy of the
-/// collection would have to copy whole on its next change.
 @usableFromInline
 struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
     @usableFromInline typealias Node = HashTrieNode<Key, Value>
@@ -36,13 +32,11 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
         return node.values[index]
     }
 
-    /// Sets the value of `key`.
     @inlinable
     mutating func set(_ value: Value, for key: Key) {
         Self.set(value, for: key, hash: Self.hash(key), shift: 0, in: &root)
     }
 
-    /// Removes `key`; returns its value, `nil` when it was absent.
     @inlinable
     @discardableResult
     mutating func remove(_ key: Key) -> Value? {

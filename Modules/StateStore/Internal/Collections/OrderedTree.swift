@@ -1,13 +1,5 @@
 /// A persistent sequence of elements sorted by an integer key: a B+ tree whose nodes are shared
 /// between copies and copied only along the path a mutation takes.
-///
-/// Copying a tree is O(1); inserting, removing or changing one element is O(log n) and leaves
-/// every other copy untouched, so a store, its observers and a timeline can all hold versions of
-/// a ten-thousand-element collection without copying it on every action. Positions are found
-/// through the subtree counts each node keeps.
-///
-/// Keys are chosen by the owner (``IdentifiedArray`` keeps them in the order of its elements);
-/// every key occurs at most once.
 @usableFromInline
 struct OrderedTree<Element>: @unchecked Sendable {
     @usableFromInline typealias Node = OrderedTreeNode<Element>
@@ -90,7 +82,6 @@ struct OrderedTree<Element>: @unchecked Sendable {
         return leaf.keys[offset]
     }
 
-    /// The element with `key`, if present.
     @inlinable
     func element(forKey key: Int64) -> Element? {
         // Unretained: `self` keeps every node alive while it is read.
@@ -100,7 +91,6 @@ struct OrderedTree<Element>: @unchecked Sendable {
         return node.elements[offset]
     }
 
-    /// The position of the element with `key`, if present.
     @inlinable
     func position(ofKey key: Int64) -> Int? {
         // Unretained: `self` keeps every node alive while it is read.

@@ -1,14 +1,10 @@
 /// A node of an ``OrderedTree``: a leaf of keyed elements, or a branch of child nodes.
-///
-/// Mutated only while uniquely referenced (the tree copies it first otherwise), which is what
-/// makes sharing it between threads safe.
 @usableFromInline
 final class OrderedTreeNode<Element>: @unchecked Sendable {
     /// A leaf's element keys; a branch's lower bound of each child's keys.
     @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Int64>
     @exclusivity(unchecked) @usableFromInline var elements: ContiguousArray<Element>
     @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<OrderedTreeNode>
-    /// Elements in this subtree.
     @exclusivity(unchecked) @usableFromInline var count: Int
     @usableFromInline let isLeaf: Bool
 
@@ -122,7 +118,6 @@ extension ContiguousArray where Element == Int64 {
         return low
     }
 
-    /// The position of `key`, if present.
     @inlinable
     func exactIndex(of key: Int64) -> Int? {
         let index = insertionIndex(of: key) - 1

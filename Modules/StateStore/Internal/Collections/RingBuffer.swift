@@ -1,13 +1,5 @@
 /// A growable first-in, first-out buffer with O(1) append, removal at both ends and indexed
 /// access; the runtime's action queue and the timeline's history.
-///
-/// Reading an element borrows it in place: the timeline reads one field of a checkpoint that
-/// holds a whole app state, and a copy would retain and release every reference in it.
-/// Copies of the buffer share storage until one of them changes (copy on write).
-///
-/// Its element pointers are sound by one invariant: the `count` slots from `head` (wrapping)
-/// hold initialized elements and the others none; every method keeps it, and a mutation first
-/// makes the storage unique.
 @usableFromInline
 struct RingBuffer<Element> {
     @usableFromInline var storage: Storage?
@@ -52,7 +44,6 @@ struct RingBuffer<Element> {
         }
     }
 
-    /// Removes and returns the newest element.
     @inlinable
     mutating func popLast() -> Element? {
         guard count > 0 else { return nil }
@@ -112,7 +103,6 @@ struct RingBuffer<Element> {
             self.capacity = capacity
         }
 
-        /// The slot of the element `offset` places after the first.
         @inlinable
         func slot(_ offset: Int) -> Int {
             let slot = head + offset

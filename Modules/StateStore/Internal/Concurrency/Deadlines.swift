@@ -1,12 +1,7 @@
 import Dispatch
 
 /// Ends waits whose time ran out: one thread serves every timed wait of the process.
-///
-/// The thread sleeps on a semaphore until the earliest deadline and is woken early only when an
-/// earlier one arrives, so a wait that ends in time costs a lock and a dictionary entry, not a
-/// sleeping task and the thread wake-ups racing one takes.
 package final class Deadlines: Sendable {
-    /// The one instance waits register with.
     package static let shared = Deadlines()
 
     private struct Pending {

@@ -7,9 +7,6 @@ import Musl
 #endif
 
 /// A non-recursive mutual-exclusion lock for the runtime's short critical sections.
-///
-/// A store takes this lock on every `send`, so it uses the platform's cheapest primitive
-/// directly (`Synchronization.Mutex` is several times dearer on Linux).
 @usableFromInline
 final class Lock: @unchecked Sendable {
     #if canImport(Darwin)

@@ -31,8 +31,7 @@ package struct Waiters {
 
 extension Locked {
     /// Returns once `isMet` holds for the value, when the calling task is cancelled, or when
-    /// `timeout` passed (`nil`: never); returns whether `isMet` holds then. Whoever makes it hold
-    /// must resume the waiters at `waiters` (``Waiters/takeAll()``).
+    /// `timeout` passed (`nil`: never); returns whether `isMet` holds then.
     @discardableResult
     nonisolated(nonsending) package func wait(
         in waiters: WritableKeyPath<Value, Waiters> & Sendable, timeout: Duration? = nil,
@@ -54,8 +53,7 @@ extension Locked {
 
 /// Suspends the calling task as a waiter: `add` runs first and either records the continuation
 /// (returning `true`) or finds the wait already over (`false`); `remove` takes the continuation
-/// back out if it is still recorded. Ends when the continuation is resumed by whoever recorded
-/// it, when the calling task is cancelled, or when `timeout` passed (`nil`: no timeout).
+/// back out if it is still recorded.
 nonisolated(nonsending) package func suspendAsWaiter(
     timeout: Duration?,
     add: (CheckedContinuation<Void, Never>) -> Bool,

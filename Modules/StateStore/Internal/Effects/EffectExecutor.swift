@@ -10,27 +10,13 @@ import Musl
 
 /// Where a store's effects run: on the thread that starts them for as long as they do not wait
 /// for another thread, on the global pool otherwise.
-///
-/// An effect's task prefers this executor. The thread that starts an effect becomes the
-/// executor's *drainer* while it does: the effect's first job, and every job enqueued from that
-/// same thread meanwhile (an effect resuming after `Task.yield()`, a child task, the effect of an
-/// action an effect sent), run right there, in order, without a thread hop or a wake-up. This is
-/// what `Task.immediate` does for the first job only, and it works from any isolation, the main
-/// actor included.
-///
-/// A job enqueued from any other thread (a timer firing, I/O completing, another store's
-/// effect) never runs on that thread, which may be holding its own locks: it goes to the global
-/// pool, whose thread then drains in its turn — unless that thread lent itself to the effects it
-/// wakes (``runningWokenEffectsHere(_:)``). A drain that runs more than `jobsPerDrain` jobs
-/// hands the rest to the pool too, so a `send` returns even while an effect yields in a loop.
 @usableFromInline
 final class EffectExecutor: TaskExecutor, @unchecked Sendable {
-    /// The runner whose effects these are, for `Task.cancel(id:)`. Unowned: the runner owns
-    /// this executor, and an effect asking for it is kept alive by its task.
+    /// The runner whose effects these are, for `Task.cancel(id:)`.
     nonisolated(unsafe) unowned(unsafe) var owner: (any EffectCancelling)?
 
     /// The executors alive, to find the one an effect's task prefers (`Task.cancel(id:)` is
-    /// rare; stores are few). Removed in `deinit`, before the object goes.
+    /// rare; stores are few).
     private static let live = Locked<[(executor: UnownedTaskExecutor, object: Unmanaged<EffectExecutor>)]>([])
 
     @usableFromInline
@@ -55,9 +41,6 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
 
     /// The thread draining this executor, or 0.
     private let drainer = Atomic<UInt>(0)
-    /// Jobs waiting for the drainer. Only the drainer touches it; handing the drainer role on
-    /// (release, then acquire) publishes it to the next one.
-    /// Not checked for exclusive access at run time: only the drainer touches it.
     @exclusivity(unchecked) private var pending = RingBuffer<UnownedJob>()
     private static let jobsPerDrain = 1_024
 
@@ -75,7 +58,6 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `start`, which starts tasks preferring this executor, with this thread as the
     /// drainer when nobody else is; then runs what they enqueued here until nothing is left.
-    /// Returns the task `start` returned.
     @usableFromInline
     func drain(after start: () -> Task<Void, Never>?) -> Task<Void, Never>? {
         let thread = ThreadIdentity.current.raw
@@ -122,10 +104,6 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
 /// Runs `body`, which resumes tasks waiting for work this thread did (a database call's), lending
 /// this thread to the store effects it wakes: their jobs run here once `body` returns, instead of
 /// each waking a thread of the concurrency pool (a hop and a wake-up per call).
-///
-/// Call it only where the thread holds no lock and its queue may wait meanwhile: the end of a
-/// block on a client's own serial queue, whose next block then waits for the woken effects to
-/// suspend or finish.
 func runningWokenEffectsHere(_ body: () -> Void) {
     let lent = LentThread()
     let previous = pthread_getspecific(LentThread.key)
@@ -152,7 +130,6 @@ private final class LentThread {
         return key
     }()
 
-    /// The lent thread's record, when this thread is lent.
     static var current: LentThread? {
         // Sound: the key holds a record only while `runningWokenEffectsHere` keeps it alive.
         pthread_getspecific(key).map { Unmanaged<LentThread>.fromOpaque($0).takeUnretainedValue() }

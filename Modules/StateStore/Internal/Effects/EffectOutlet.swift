@@ -2,8 +2,7 @@ import Synchronization
 
 /// Where a running effect's `Send` delivers: the effect's store and work, and whether its body
 /// has returned (a `Send` kept past that point has its actions dropped, and said so, since
-/// nothing waits for them any more). One object, so that the `Send` closure needs no context of
-/// its own.
+/// nothing waits for them any more).
 @usableFromInline
 final class EffectOutlet<Action: Sendable>: Sendable {
     @usableFromInline let runner: EffectRunner<Action>

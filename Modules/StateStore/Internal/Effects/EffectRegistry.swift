@@ -1,17 +1,13 @@
-/// An effect an ``EffectRunner`` is running.
 @usableFromInline
 struct RunningEffect {
     @usableFromInline var task: Task<Void, Never>?
     @usableFromInline var ids: [EffectID]
-    /// Where the effect sends, which knows the action whose effect this is. An object, not the
-    /// action: an action in an `any Sendable` is boxed, an allocation for every effect.
+    /// Where the effect sends, which knows the action whose effect this is.
     @usableFromInline let outlet: any EffectOrigin
-    /// The work the effect belongs to.
     @usableFromInline let lineage: Lineage
     @usableFromInline var isCancelled = false
     /// When it started, relative to the others: slots are reused, so they do not tell.
     @usableFromInline let sequence: UInt64
-    /// Where the registry keeps it.
     @usableFromInline let slot: Int
 
     /// What names it in the registry: its slot, and its sequence number, so that a key kept past
@@ -29,18 +25,13 @@ struct RunningEffect {
         self.slot = slot
     }
 
-    /// The action whose effect this is, as `Action`.
     var origin: any Sendable { outlet.originAction }
 }
 
-/// What an ``EffectRunner`` tracks. Declared outside the generic runner so that it is not
-/// generic: its dictionaries then run code compiled for concrete types instead of looking up
-/// generic metadata each time an effect starts or ends.
 @usableFromInline
 struct EffectRegistry {
     @usableFromInline var nextSequence: UInt64 = 0
-    /// What runs, by key: a slot, free again once its effect finished. An array, not a
-    /// dictionary: starting and ending an effect then hash nothing.
+    /// What runs, by key: a slot, free again once its effect finished.
     @usableFromInline var running: [RunningEffect?] = []
     @usableFromInline var freeSlots: [Int] = []
     @usableFromInline var keysByID: [EffectID: Set<UInt64>] = [:]
@@ -64,7 +55,6 @@ struct EffectRegistry {
         return key
     }
 
-    /// The slot of the entry `key` names, if it still runs.
     @inlinable
     func slot(of key: UInt64) -> Int? {
         let slot = Int(truncatingIfNeeded: key & 0xFFFF_FFFF)
@@ -72,14 +62,12 @@ struct EffectRegistry {
         return slot
     }
 
-    /// Stores the task of the effect at `key`, once it is made.
     @inlinable
     mutating func keep(_ task: Task<Void, Never>, for key: UInt64) {
         guard let slot = slot(of: key) else { return }
         running[slot]?.task = task
     }
 
-    /// Takes the entry at `key` out, freeing its slot.
     @inlinable
     mutating func remove(_ key: UInt64) -> RunningEffect? {
         guard let slot = slot(of: key) else { return nil }

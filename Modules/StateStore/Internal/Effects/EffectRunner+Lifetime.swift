@@ -3,9 +3,6 @@ import Synchronization
 extension EffectRunner {
     // MARK: - Cancelling
 
-    /// Cancels the effects with `id`. They stop counting as running at once (``isIdle``,
-    /// ``runningOrigins``, settling), whenever their tasks finish unwinding; what they send from
-    /// now on is dropped.
     @inlinable
     func cancel(id: EffectID) {
         let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
@@ -20,7 +17,6 @@ extension EffectRunner {
         ImmediateEffect.cancelRunning(id: id, of: self)
     }
 
-    /// Cancels the running effects of the work `lineage` stands for.
     @usableFromInline
     func cancelEffects(of lineage: Lineage) {
         let (tasks, ended, dropped) = withRegistry { registry -> ([Task<Void, Never>], Ended, [PendingStart]) in
@@ -48,7 +44,6 @@ extension EffectRunner {
 
     // MARK: - Inspecting
 
-    /// The actions whose effects are still running, oldest first.
     var isIdle: Bool {
         withRegistry { $0.liveCount == 0 }
     }
@@ -68,7 +63,6 @@ extension EffectRunner {
         }
     }
 
-    /// How many effects are running.
     var runningCount: Int {
         withRegistry { $0.liveCount }
     }

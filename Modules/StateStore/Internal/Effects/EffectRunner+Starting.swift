@@ -88,8 +88,7 @@ extension EffectRunner {
     }
 
     /// Keeps `effect` (a `run`, or one that needs a task) to start once the store is idle
-    /// (``startPending()``). It counts as running meanwhile, and is dropped by cancellation and
-    /// shutdown as a running effect is.
+    /// (``startPending()``).
     @inlinable
     func startLater(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, collector: Completion?) {
         guard !lineage.isCancelled else { return }
@@ -105,7 +104,7 @@ extension EffectRunner {
     /// Starts the work kept by ``startLater(_:origin:ids:lineage:collector:)``, oldest first,
     /// on this thread, until none is left — unless a thread is doing so already (up this
     /// thread's stack: a send from work being started; or another thread), which then starts
-    /// this work too. Called by the store whenever it has reduced what was queued.
+    /// this work too.
     @inlinable
     func startPending() {
         // None kept (what this thread kept, it counted), or a starter will take it.
@@ -122,8 +121,6 @@ extension EffectRunner {
     /// Runs task-less `work` of `run` for `origin` at once, with the store idle, as
     /// ``startPending()`` would start it if it were kept, then the work its sends kept: for an
     /// action whose whole effect is that work, sent to an idle store with nothing queued.
-    /// Returns `false`, doing nothing, when a thread is starting kept work already (the work
-    /// must then be kept, behind that).
     @inlinable
     func startAtOnce(_ work: @escaping @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action, lineage: Lineage) -> Bool {
         // Claimed without the lock: whoever keeps work meanwhile and reads the claim leaves it
@@ -135,8 +132,7 @@ extension EffectRunner {
         return true
     }
 
-    /// Starts the kept work until none is left, then stops being the starter. Called with the
-    /// lock held, as the starter; returns with it released.
+    /// Starts the kept work until none is left, then stops being the starter.
     @inlinable
     func startKeptAndStop() {
         while let item = pending.popFirst() {
@@ -153,7 +149,6 @@ extension EffectRunner {
         ended.announce(activity)
     }
 
-    /// Starts one kept piece of work, with the store idle.
     @inlinable
     func begin(_ item: PendingStart) {
         var task: Task<Void, Never>?
@@ -179,8 +174,7 @@ extension EffectRunner {
     }
 
     /// Drops the kept work `isDropped` picks, which stops counting as running (lock held): when
-    /// nothing is left running, `ended` takes the idle waiters. Returns the work, for
-    /// ``dropped(_:)``.
+    /// nothing is left running, `ended` takes the idle waiters.
     @inlinable
     func takePending(from registry: inout EffectRegistry, ending ended: inout Ended, where isDropped: (PendingStart) -> Bool)
         -> [PendingStart]

@@ -2,10 +2,6 @@ import Synchronization
 
 /// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
 /// for shutdown, and routes their actions and errors.
-///
-/// Starting, running and ending an effect is `@inlinable`, so that it is specialised for the
-/// app's action type like the rest of the store's hot path: unspecialised, every effect spent a
-/// fifth of its time looking up generic metadata.
 @usableFromInline
 final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// Marks the trailing run of a throttled effect, so a later one can replace it.
@@ -13,7 +9,6 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         let id: EffectID
     }
 
-    /// Guards `registry`.
     @usableFromInline let lock = Lock()
     /// What runs, behind a pointer so that the lock alone guards it (no exclusivity checks).
     @usableFromInline let registry: UnsafeMutablePointer<EffectRegistry>
@@ -21,13 +16,12 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     @usableFromInline package let activity = ChangeSignal()
     @usableFromInline let deliver: @Sendable (Action, Lineage) -> Void
     @usableFromInline let diagnostics: Diagnostics
-    /// Where the effects' tasks run.
     @usableFromInline let executor = EffectExecutor()
     /// Set by ``shutDown()`` under the registry's lock, so a launch that reads it under that
     /// lock sees it; effects that need no task read it without the lock.
     @usableFromInline let hasShutDown = Atomic<Bool>(false)
 
-    /// Work to start once the store is idle, oldest first. Guarded by `lock`.
+    /// Work to start once the store is idle, oldest first.
     @exclusivity(unchecked) @usableFromInline var pending = RingBuffer<PendingStart>()
     /// `pending.count`, written under `lock` and read without it: a store asks after every burst
     /// whether it kept work, and almost always it kept none.
@@ -54,7 +48,6 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         registry.deallocate()
     }
 
-    /// Runs `body` with the registry, under the lock.
     @inlinable
     func withRegistry<Result>(_ body: (inout EffectRegistry) -> Result) -> Result {
         lock.lock()
@@ -64,11 +57,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     /// Runs work that cannot suspend at once, on this thread, without a task or a registration
     /// (it is over before another thread could cancel it); an error it throws is handled in a
-    /// task, as any effect's is (`handle`). Refused, as a task would be, after shutdown or for
-    /// cancelled work.
-    /// `Task.cancel(id:)` from the work reaches this runner through ``ImmediateEffect/current``;
-    /// cancelling one of the work's own `ids` — from the work, or by an action it sends — drops
-    /// what it sends afterwards.
+    /// task, as any effect's is (`handle`).
     @inlinable
     func runImmediately(
         _ work: @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action,
@@ -229,9 +218,6 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         spawn(origin: origin, ids: [], lineage: lineage, priority: nil, startInline: false, body)
     }
 
-    /// Starts `body` in a tracked task. With `startInline` (effects) the task runs on the
-    /// store's ``EffectExecutor``, drained by this thread, so effects start in order and quick
-    /// ones finish before `send` returns; otherwise it runs on the global pool.
     @inlinable
     func spawn(
         origin: Action, ids: [EffectID], lineage: Lineage, priority: TaskPriority?, startInline: Bool = true,
@@ -246,11 +232,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     }
 
     /// Counts the effect `outlet` sends for as running and starts its task, which runs
-    /// `operation(key)`; that work must end with `finished(key)`. The task holds this runner,
-    /// which holds the executor, for as long as it runs.
-    ///
-    /// The effect is registered and its task created and kept under one lock: the task cannot
-    /// finish before it is kept, and the effect can cancel itself by id from its first line.
+    /// `operation(key)`; that work must end with `finished(key)`.
     @inlinable
     func launch(
         _ outlet: EffectOutlet<Action>, ids: [EffectID], priority: TaskPriority?, startInline: Bool,

@@ -19,7 +19,6 @@ final class ImmediateEffect: @unchecked Sendable {
         return key
     }()
 
-    /// The effect running without a task on this thread, if one is.
     static var current: ImmediateEffect? {
         // Sound: the slot holds an effect only while its `run` keeps it alive on this thread.
         pthread_getspecific(slot).map { Unmanaged<ImmediateEffect>.fromOpaque($0).takeUnretainedValue() }

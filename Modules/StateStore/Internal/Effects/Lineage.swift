@@ -2,10 +2,6 @@ import Synchronization
 
 /// The work one sent action set in motion: the action itself, the effects it started, the
 /// actions those effects sent back, their effects, and so on.
-///
-/// A lineage counts what is still outstanding (queued actions and running effects) and keeps the
-/// diagnostics raised along the way, so ``StoreTask/settle(timeout:)`` can wait for exactly this
-/// work, and a front end can tell which action was rejected, even while other work runs.
 @usableFromInline
 final class Lineage: Sendable {
     /// What is rarely touched: waiters, and the diagnostics raised.
@@ -30,24 +26,21 @@ final class Lineage: Sendable {
     /// Set once the send that began this work was cancelled (its ``StoreTask``): the work's
     /// effects are cancelled, those running and those its actions start later.
     private let cancelled = Atomic<Bool>(false)
-    /// Whose effects this work's are, to cancel them.
     private let canceller: (any EffectCancelling)?
 
-    /// Work whose effects `canceller` runs.
     @usableFromInline
     init(canceller: (any EffectCancelling)? = nil) {
         self.canceller = canceller
     }
 
     /// Cancels the work: every effect of it that runs, and every one its actions start from now
-    /// on (before it runs). Actions already sent are still reduced.
+    /// on (before it runs).
     @usableFromInline
     func cancel() {
         cancelled.store(true, ordering: .sequentiallyConsistent)
         canceller?.cancelEffects(of: self)
     }
 
-    /// Whether ``cancel()`` was called.
     @usableFromInline
     var isCancelled: Bool {
         cancelled.load(ordering: .sequentiallyConsistent)
@@ -91,14 +84,12 @@ final class Lineage: Sendable {
         if !added { action() }
     }
 
-    /// Keeps a diagnostic raised by this work.
     func record(_ diagnostic: Diagnostic) {
         rare.withLock { rare in
             if rare.diagnostics.count < Self.diagnosticLimit { rare.diagnostics.append(diagnostic) }
         }
     }
 
-    /// Whether nothing is outstanding.
     var isSettled: Bool {
         outstanding.load(ordering: .sequentiallyConsistent) == 0
     }
@@ -118,9 +109,7 @@ final class Lineage: Sendable {
 }
 
 /// A counter that waiters can watch for the next change: the effect runner signals it when an
-/// effect ends, the manual clock when a task starts sleeping on it. A waiter reads ``version``,
-/// checks what it is waiting for, and if that is not there yet, waits for a version after the
-/// one it read, so no change between the check and the wait is missed.
+/// effect ends, the manual clock when a task starts sleeping on it.
 @usableFromInline
 package final class ChangeSignal: Sendable {
     private let changes = Atomic<UInt64>(0)
@@ -130,7 +119,6 @@ package final class ChangeSignal: Sendable {
 
     package init() {}
 
-    /// The number of changes so far.
     package var version: UInt64 {
         changes.load(ordering: .sequentiallyConsistent)
     }

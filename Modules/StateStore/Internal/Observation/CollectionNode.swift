@@ -61,7 +61,6 @@ where Element.ID: Sendable {
         }
     }
 
-    /// ``update(from:deliveries:)`` with the collection at `address`.
     @inlinable
     func update(collectionAt address: UnsafePointer<IdentifiedArray<Element>>, deliveries: inout [Delivery]) {
         // Read where it lies: a copy of the collection would retain and release its storage.
@@ -81,9 +80,6 @@ where Element.ID: Sendable {
     }
 }
 
-/// A store scoped to one element of an identified collection.
-///
-/// When the element is removed, the store keeps showing its last value.
 @usableFromInline
 final class ElementNode<Element: Identifiable & Sendable & Equatable>: DeduplicatingNode<Element>, @unchecked Sendable {
     @usableFromInline let id: Element.ID
@@ -103,7 +99,6 @@ final class ElementNode<Element: Identifiable & Sendable & Equatable>: Deduplica
     }
 }
 
-/// The key path of a scoped collection, as a sendable dictionary key.
 @usableFromInline
 struct CollectionKey: Hashable, @unchecked Sendable {
     // Built only from `KeyPath & Sendable` values.

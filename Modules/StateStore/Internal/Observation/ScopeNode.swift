@@ -21,9 +21,7 @@ class DeduplicatingNode<Value: Sendable & Equatable>: StateNode<Value>, @uncheck
         }
     }
 
-    /// Makes `value` the current one, when it differs, and owes it to the observers. With
-    /// `keepingEqual`, an equal value (maybe in other memory) becomes the current one too,
-    /// silently, so that `current` holds what the parent holds.
+    /// Makes `value` the current one, when it differs, and owes it to the observers.
     @inlinable
     final func publish(_ value: Value, keepingEqual: Bool = false, deliveries: inout [Delivery]) {
         guard value != current else {
@@ -84,7 +82,6 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
         super.init(current: project(readParent()))
     }
 
-    /// The value now. Lock held.
     @inlinable
     var freshValue: Child {
         if isStale { refreshIfStale() }
@@ -144,7 +141,6 @@ final class ScopeNode<Parent: Sendable, Child: Sendable & Equatable>: Deduplicat
         return Self.derive(project, from: &UnsafeMutablePointer(mutating: address.assumingMemoryBound(to: Parent.self)).pointee)
     }
 
-    /// `project` of `parent`, read where it lies.
     @inlinable
     static func derive(_ project: (Parent) -> Child, from parent: inout Parent) -> Child {
         project(parent)

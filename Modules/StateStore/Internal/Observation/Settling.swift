@@ -1,20 +1,7 @@
 /// A node whose observers are owed a notification at the end of the current burst of actions.
-///
-/// Scoped stores and Observation hear about a burst (an action and every action its synchronous
-/// effects fed back, or whatever queued meanwhile) once, with the settled value, as a view wants
-/// it: the runtime lists the nodes that changed while it drains and settles them when its
-/// queue runs empty. Nothing is allocated per change: the node itself is listed, and keeps
-/// what it owes.
-///
-/// Settling and delivering are closures the typed subclasses set when they are made (in
-/// inlinable code, so specialised for the store's types), not overridden methods: a method of a
-/// generic class called through its base runs unspecialised and looks up type metadata. Each
-/// takes the node it is called on rather than capturing it, so it needs no context of its own:
-/// a row store's settling touches its node alone, where three contexts were three more objects
-/// (and retains) per row.
 @usableFromInline
 class SettlingNode: @unchecked Sendable {
-    /// Whether the node is listed as owed in the current burst. Lock held.
+    /// Whether the node is listed as owed in the current burst.
     @exclusivity(unchecked) @usableFromInline final var isOwed = false
     /// Whether `settle` found Observation owed a change; the runtime tells it (where the tree
     /// says: here, or on the main actor through `presenter`).
@@ -24,29 +11,27 @@ class SettlingNode: @unchecked Sendable {
     /// Where Observation is told, when the tree presents on the main actor; set when the
     /// node joins the tree.
     @exclusivity(unchecked) @usableFromInline final var presenter: MainActorPresenter?
-    /// Makes the value now the one presented to main-actor readers. Lock held.
+    /// Makes the value now the one presented to main-actor readers.
     @exclusivity(unchecked) @usableFromInline final var present: (SettlingNode) -> Void = { _ in }
-    /// Takes what the burst owes the observers there are now, for `deliverSettled`. Lock held.
+    /// Takes what the burst owes the observers there are now, for `deliverSettled`.
     @exclusivity(unchecked) @usableFromInline final var settle: (SettlingNode) -> Void = { _ in }
-    /// Delivers what `settle` took, then forgets it. Lock released; called by the drainer.
+    /// Delivers what `settle` took, then forgets it.
     @exclusivity(unchecked) @usableFromInline final var deliverSettled: (SettlingNode) -> Void = { _ in }
 
     @inlinable
     init() {}
 
-    /// Reports a tracked read of the store's state.
     @inlinable
     final func accessObservedState() {
         observation.access()
     }
 
-    /// Tells Observation the store's state changed.
     @inlinable
     final func notifyRegistrar() {
         observation.notifyChange()
     }
 
-    /// Tells Observation what `settle` found owed: here, or on the main actor. Lock released.
+    /// Tells Observation what `settle` found owed: here, or on the main actor.
     @inlinable
     final func tellRegistrarIfOwed() {
         guard settledTellsRegistrar else { return }

@@ -3,20 +3,6 @@ import Synchronization
 
 /// Who is interested in one store's state: its subscribers, whether Observation tracks it, and
 /// the stores scoped from it.
-///
-/// Every node of a store tree is guarded by the root runtime's lock. After each action the
-/// runtime walks the tree from the root; a scoped node compares its part of the state with the
-/// value it last published and only when that changed notifies its own subscribers and looks
-/// at its children. Element scopes of an ``IdentifiedArray`` are found through the collection's
-/// change log, so an action that changes one element of ten thousand visits one node.
-///
-/// Children are stored as closures made where the child store is created (`Store.scope`,
-/// which is inlinable), so the comparison code is specialised for the concrete types.
-///
-/// The node owns its store's Observation subject: `Store.state` reports access through it and
-/// a change notifies it. Nothing refers to a store weakly, which keeps retains of stores on the
-/// fast path. Every `var` is guarded by the tree's lock, so the
-/// runtime's exclusivity checks are switched off for them.
 @usableFromInline
 class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
@@ -32,12 +18,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     }
 
     /// Updates one child from this node's new value, given by its address, recording what it
-    /// owes to its observers. An address, not the value: a closure stored here is called
-    /// through a generic signature, and a large state passed by value would be copied on the
-    /// way to each child. The second address, when there is one, holds the value from before
-    /// the change (the runtime keeps a copy of the root state through the action, holding its
-    /// buffers so that none changes in place): derivations that declared the properties they
-    /// read compare their bytes there, since a part an action did not touch keeps its bytes.
+    /// owes to its observers.
     @usableFromInline
     typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
@@ -47,8 +28,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// Set once a tracked read of `state` happened; from then on Observation is notified.
     @exclusivity(unchecked) @usableFromInline private(set) final var isTracked = false
     /// Stores scoped from this one, by the identity of their node.
-    /// In an array, walked after every action (faster than a dictionary's values), with each
-    /// one's position by identity so that a scope leaves in O(1).
     @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
     @exclusivity(unchecked) @usableFromInline private(set) final var childPositions: [ObjectIdentifier: Int] = [:]
     /// The children that compare with the bytes before a change (by identity): a root keeps a
@@ -70,14 +49,13 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
     /// mean an equal value, so a reader can tell what changed without comparing values.
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
-    /// What `settle` took for delivery: the value and who hears it. Written with the lock held
-    /// and read after it, by the drainer only.
+    /// What `settle` took for delivery: the value and who hears it.
     @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
     /// The value Observation readers on the main actor see, when the tree presents there
     /// (``ObservationDelivery/mainActor``): it changes on the main actor only, with the
-    /// notification. `nil` otherwise (readers see the value now).
+    /// notification.
     @exclusivity(unchecked) @usableFromInline final var presented: Value?
 
     @inlinable
@@ -113,7 +91,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         settledTellsRegistrar = isTracked
     }
 
-    /// Takes `value` for delivery to the observers there are now. Lock held.
+    /// Takes `value` for delivery to the observers there are now.
     @inlinable
     final func owe(_ value: Value) {
         settledTellsRegistrar = isTracked
@@ -134,7 +112,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     }
 
     /// Brings up to date a value left stale while nobody observed it; called, lock held,
-    /// before the node gets an observer. Only scoped nodes go stale.
+    /// before the node gets an observer.
     @usableFromInline
     func refreshIfStale() {}
 
@@ -215,9 +193,6 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
 private let subscriberIDs = Atomic<UInt64>(0)
 
 /// What Observation tracks for one store's `state`.
-///
-/// Not generic on purpose: reporting a read or a change on a generic subject looks up its type
-/// metadata and conformance at run time on every call, which cost more than the read itself.
 @usableFromInline
 final class StateObservation: Observable, Sendable {
     @usableFromInline let registrar = ObservationRegistrar()

@@ -11,8 +11,6 @@ final class RuntimeHandle<State: Sendable, Action: Sendable>: @unchecked Sendabl
     @usableFromInline
     init() {}
 
-    /// The runtime, or `nil` once its store is gone. Inlinable: every action an effect sends
-    /// reads it, and unspecialised it looked up generic metadata each time.
     @inlinable
     var runtime: StoreRuntime<State, Action>? {
         lock.lock()

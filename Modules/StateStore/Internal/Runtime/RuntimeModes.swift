@@ -5,7 +5,7 @@ extension StoreRuntime {
     @usableFromInline
     struct Notification {
         /// Whether anyone is handed the state: a state subscriber, or an action subscriber that
-        /// wants it. The state itself is copied out only then, by the caller.
+        /// wants it.
         @usableFromInline let handsOutState: Bool
         @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
         @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
@@ -45,8 +45,7 @@ extension StoreRuntime {
         }
     }
 
-    /// The mutable part, guarded by `lock`. It lives behind a pointer so that the hot path pays
-    /// no dynamic exclusivity checks: the lock already guarantees exclusive access.
+    /// The mutable part, guarded by `lock`.
     @usableFromInline
     struct Core {
         @usableFromInline var state: State
@@ -74,14 +73,12 @@ extension StoreRuntime {
         /// Sends are dropped; `drainer`, if any, still drains what was queued before.
         case shutDown(drainer: ThreadIdentity?)
 
-        /// Whether a send may reduce at once.
         @inlinable
         var isIdle: Bool {
             if case .idle = self { return true }
             return false
         }
 
-        /// The thread draining the queue, if one is.
         @inlinable
         var drainer: ThreadIdentity? {
             switch self {
@@ -91,7 +88,6 @@ extension StoreRuntime {
             }
         }
 
-        /// Whether the store was shut down.
         @inlinable
         var isShutDown: Bool {
             if case .shutDown = self { return true }

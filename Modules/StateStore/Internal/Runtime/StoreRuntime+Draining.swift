@@ -25,7 +25,7 @@ extension StoreRuntime {
 
     // MARK: - The serial path
 
-    /// Reduces a queued action, notifies, starts its effects. Called by the drainer.
+    /// Reduces a queued action, notifies, starts its effects.
     @inlinable
     func reduce(_ action: Action, completion: Completion?, lineage: Lineage) {
         guard let reduce = syncReduce else {
@@ -61,7 +61,7 @@ extension StoreRuntime {
     }
 
     /// Puts `newState` in place and notifies; action observers hear about it only when an
-    /// action produced it. Called on the serial path.
+    /// action produced it.
     func replaceState(_ newState: State, after action: Action?) {
         lock.lock()
         core.pointee.state = newState
@@ -70,9 +70,7 @@ extension StoreRuntime {
 
     /// Reduces what was queued while this thread was working, until the queue is empty; then
     /// delivers what the burst owes scoped stores and Observation (and goes on if that queued
-    /// more). Owed notifications are also delivered before a job (a new observer must not hear a
-    /// change its first value already had) and every `settlingInterval` actions of a long
-    /// burst, so a stream of sends from elsewhere cannot starve a view.
+    /// more).
     @inlinable
     func drain() {
         var reducedWhileOwing = 0
@@ -110,7 +108,6 @@ extension StoreRuntime {
     @usableFromInline static var settlingInterval: Int { 256 }
 
     /// Settles the owed nodes (lock held), releases the lock, and delivers what they took.
-    /// Called by the drainer only, which alone touches `settling`.
     @inlinable
     func settleOwed() {
         takeOwed()
@@ -118,14 +115,14 @@ extension StoreRuntime {
         deliverTaken()
     }
 
-    /// Settles the owed nodes into `settling`. Lock held; the drainer's.
+    /// Settles the owed nodes into `settling`.
     @inlinable
     func takeOwed() {
         swap(&core.pointee.owed, &core.pointee.settling)
         for delivery in core.pointee.settling { delivery.node.settle(delivery.node) }
     }
 
-    /// Delivers what `takeOwed()` settled. Lock released; the drainer's.
+    /// Delivers what `takeOwed()` settled.
     @inlinable
     func deliverTaken() {
         for delivery in core.pointee.settling {
@@ -137,7 +134,7 @@ extension StoreRuntime {
 
     /// Copies the state aside before an action, when a derivation, or the subscribers or the
     /// Observation readers of an `Equatable` state, will compare bytes with it; returns whether
-    /// it did. Lock held. The copy lives until `collectNotification` ends.
+    /// it did.
     @inlinable
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
@@ -150,10 +147,6 @@ extension StoreRuntime {
     }
 
     /// Collects what `action`'s change owes to observers, releases the lock, then delivers it.
-    /// Only what is handed out is copied: the state when someone takes it, never the
-    /// notification itself (copies of the app's state and of a notification holding it were
-    /// most of what an observed action moved in memory).
-    /// With `settles`, the burst ends with this change: what it owes is settled and delivered too.
     @inlinable
     func unlockAndNotify(after action: Action?, bytesKept: Bool, settles: Bool = false) {
         let notification = collectNotification(after: action, bytesKept: bytesKept)
@@ -171,7 +164,6 @@ extension StoreRuntime {
     }
 
     /// ``unlockAndNotify(after:bytesKept:settles:)`` when anyone observes; otherwise only unlocks.
-    /// Callers count kept bytes as observed, so a copy kept is always let go by the notification.
     @inlinable
     func unlockAndNotify(after action: Action, isObserved: Bool, bytesKept: Bool, settles: Bool = false) {
         guard isObserved else {
@@ -182,7 +174,7 @@ extension StoreRuntime {
     }
 
     /// What the change just made owes to observers; `bytesKept` when `rememberBytesBefore()`
-    /// copied the state as it was before it (the copy is let go here). Lock held.
+    /// copied the state as it was before it (the copy is let go here).
     @inlinable
     func collectNotification(after action: Action?, bytesKept: Bool = false) -> Notification {
         let node = rootNode

@@ -2,24 +2,6 @@ import Synchronization
 
 /// The machinery behind a ``RootStore``: the state, the serial queue of actions, middleware,
 /// the reducer, notification of the store tree, and the effects.
-///
-/// **Middleware** runs in the `send` call, on the sender's thread, before the action enters the
-/// store — as Redux middleware wraps `dispatch`. Each sender's actions pass it in order.
-///
-/// **Serial path.** There is no dedicated thread. A send that finds the store idle claims it
-/// and becomes the *drainer*: it reduces its action, notifies observers, starts the effects,
-/// then keeps reducing whatever was queued meanwhile until the queue is empty. A send that
-/// finds the store busy (from another thread, or re-entrantly from an observer or an effect
-/// that started inline) appends to the FIFO queue and returns. So actions are reduced one at a
-/// time in arrival order, each sender's order is kept, and nothing is re-entrant.
-///
-/// **Locking.** One lock guards the state, the queue and the whole observation tree. It is held
-/// while reducing (so readers never see half an action) and never while running user code that
-/// could call back into the store: middleware, observers and effects run outside it.
-///
-/// **Cost.** An idle store with no observers, given an action without effects, takes the lock
-/// once. The hot path is `@inlinable` so that it is specialised for the app's state and action
-/// types: unspecialised generic code would spend most of its time looking up type metadata.
 @usableFromInline
 final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable {
     @usableFromInline
@@ -47,16 +29,13 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let core: UnsafeMutablePointer<Core>
     /// Where `core`'s state lies, and room for a copy of it taken before each action, for the
     /// derivations that compare bytes with it (see `StateNode.ChildUpdate`) and the subscribers
-    /// of an `Equatable` state. A copy, not the raw bytes: it holds every buffer the state
-    /// refers to, so an action cannot change one in place (and so leave the state's bytes as
-    /// they were while its value changed).
+    /// of an `Equatable` state.
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBefore: UnsafeMutablePointer<State>
     @usableFromInline let rootNode = StateNode<State>()
     /// `==` of the state, when it is `Equatable`: its subscribers then hear only actions that
     /// changed it, as ReSwift's subscribers of an `Equatable` state do.
     @usableFromInline let stateEquality = StateEquality<State>()
-    /// Whether the subscribers hear only changes.
     @inlinable var skipsRepeats: Bool { stateEquality != nil }
     @usableFromInline let effects: EffectRunner<Action>
     @usableFromInline let diagnostics: Diagnostics
@@ -72,8 +51,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
 
     /// The synchronous reducer, run on the sending thread; `nil` when an asynchronous one reduces
-    /// in order, in a task reading `asyncMailbox`. Two stored optionals rather than one enum: the
-    /// enum was copied through its value witness (a runtime call) on every action.
+    /// in order, in a task reading `asyncMailbox`.
     @usableFromInline let syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?
     /// Where actions go for the asynchronous reducer; set exactly when `syncReduce` is `nil`.
     @usableFromInline let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
@@ -143,7 +121,6 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     // MARK: - Reading
 
-    /// The state, read under the lock.
     @inlinable
     var currentState: State {
         lock.lock()
@@ -154,7 +131,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     // MARK: - Sending
 
     /// Runs `action` through the middleware from `middlewareIndex` on, then reduces it now if
-    /// the store is idle or queues it behind the action in progress. `origin` says who sends it.
+    /// the store is idle or queues it behind the action in progress.
     @inlinable
     @discardableResult
     func send(_ action: Action, startingAt middlewareIndex: Int = 0, from origin: SendOrigin) -> StoreTask {
@@ -226,8 +203,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     /// Starts `action`'s task-less `work` (its whole effect) now, with the store idle; or, when
     /// another start is under way (up this thread's stack, or on another thread), keeps it
-    /// behind what that starts, which starts this too. Out of line: the path of an action
-    /// without effects stays short.
+    /// behind what that starts, which starts this too.
     @inlinable
     @inline(never)
     func startAtOnce(
@@ -244,15 +220,12 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
 
     /// Whether this thread is running the reducer (and so holds the lock): asked once per send.
-    /// A relaxed load and `pthread_self`.
     @inlinable
     var isReducingOnThisThread: Bool {
         reducingThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
     }
 
-    /// A send made by the reducer while it reduces (on this thread, holding the lock). Waiting
-    /// for the lock would hang for ever; the action is queued behind the current one instead,
-    /// passes the middleware then, and is reported: reducers return effects, they do not send.
+    /// A send made by the reducer while it reduces (on this thread, holding the lock).
     @usableFromInline
     func sendFromReducer(_ action: Action) -> StoreTask {
         // The lock is this thread's already, so the queue may be touched directly.
@@ -268,8 +241,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return StoreTask()
     }
 
-    /// The contended path: the store is busy, shut down, or reduces asynchronously. Inlinable
-    /// too, since effects that send while the store works take it for every action.
+    /// The contended path: the store is busy, shut down, or reduces asynchronously.
     @inlinable
     func enqueue(_ action: Action, from origin: SendOrigin) -> StoreTask {
         lock.lock()
