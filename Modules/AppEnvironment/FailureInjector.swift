@@ -3,8 +3,7 @@ import Synchronization
 
 /// Makes the next calls of chosen endpoints fail, so every error path can be walked on purpose.
 public final class FailureInjector: Sendable {
-    /// Per endpoint, the failures armed, in order: runs of one error, so arming a million costs
-    /// no more than arming one.
+    /// Per endpoint, the failures armed in order, as runs of one error.
     private let armed = Mutex<[Endpoint: [(error: AppError, count: Int)]]>([:])
 
     /// An injector with nothing armed.

@@ -1,14 +1,12 @@
 import Models
 
-/// The rule every notes store follows to tell a conflict from a writer's own quick succession
-/// of changes.
+/// The rule every notes store follows to tell a conflict from a writer's own quick changes.
 package struct NoteVersions: Sendable {
     /// One note's run of this writer's own writes.
     private struct Run: Sendable {
         /// The version this writer stored last.
         var latest: Int64
-        /// The versions its run of writes replaced, newest last (a few: as many as changes can
-        /// be in flight at once).
+        /// The versions its run of writes replaced, newest last (as many as can be in flight).
         var replaced: [Int64]
     }
 
@@ -21,16 +19,14 @@ package struct NoteVersions: Sendable {
     /// note written, so it does not grow with the notes created.
     package var rememberedNotes: Int { runs.count }
 
-    /// Whether a change of note `id` based on version `base` may replace what is stored at
-    /// version `stored` (`nil`: nothing is stored).
+    /// Whether a change of `id` based on `base` may replace what is stored at `stored`.
     package func allows(_ id: Note.ID, base: Int64?, stored: Int64?) -> Bool {
         guard let base, base != stored else { return true }
         guard let stored, let run = runs[id], run.latest == stored else { return false }
         return run.replaced.contains(base)
     }
 
-    /// Records that this writer replaced version `stored` of note `id` (`nil`: none) with
-    /// version `wrote` (`nil`: it deleted the note).
+    /// Records that this writer replaced version `stored` of `id` with `wrote` (`nil`: deleted).
     package mutating func record(_ id: Note.ID, replaced stored: Int64?, wrote: Int64?) {
         // A write that replaced nothing (a new note) starts no run: a run of no replaced versions
         // allows nothing more than none, so only notes rewritten are remembered, not every note.

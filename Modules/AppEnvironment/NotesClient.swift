@@ -19,10 +19,8 @@ public struct NotesClient: Sendable {
     /// The shape of ``pages``.
     public typealias PageEndpoint =
         @Sendable (_ token: AccessToken, _ query: String, _ after: NotesPosition?, _ limit: Int) async throws(AppError) -> NotePage
-    /// What changed in the user's notes since `cursor`, whoever changed them (another process
-    /// on the same database among them); with `nil`, nothing, and the cursor of now: where a
-    /// reader that just listed every note starts (ask before listing, so nothing written in
-    /// between is missed).
+    /// What changed in the user's notes since `cursor`, whoever changed them; with `nil`, nothing,
+    /// and the cursor of now (ask before listing, so nothing written between is missed).
     public var changes: @Sendable (_ token: AccessToken, _ since: NotesCursor?) async throws(AppError) -> NoteChanges
     /// Wakes whoever iterates it each time the stored notes may have been changed by another
     /// writer (another process on the same database); never ends by itself.
@@ -52,10 +50,8 @@ public struct NotesClient: Sendable {
         pages = page
     }
 
-    /// A page of the user's notes, or with a `query` of those that match it (as ``search`` finds
-    /// them), in list order: at most `limit` notes, starting after `after` (the first page with
-    /// `nil`), and how many there are in all; through ``pages`` when the client has it, else cut
-    /// from ``list`` or ``search``.
+    /// A page of the user's notes, or of those matching `query`, in list order after `after`, and
+    /// how many there are in all.
     public func page(_ token: AccessToken, _ query: String, after: NotesPosition?, limit: Int) async throws(AppError) -> NotePage {
         if let pages { return try await pages(token, query, after, limit) }
         let all: [Note]

@@ -226,9 +226,8 @@ public struct AppExplorer: Sendable {
         (try? JSONEncoder().encode(screens)).map { Array($0) } ?? []
     }
 
-    /// The in-memory clients over a backend that holds the account, its session when `state`
-    /// is signed in (the backend's ids are sequential, so the token is the one the state holds)
-    /// and the notes `state` says are stored; new note ids follow the largest in `state`.
+    /// The in-memory clients over a backend holding the account, its session when `state` is signed
+    /// in, and the notes `state` says are stored.
     static func environment(for state: AppFeature.State) -> AppEnvironment {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let backend = InMemoryBackend(uuid: .incrementing(), now: DateGenerator { start })

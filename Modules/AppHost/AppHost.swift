@@ -41,9 +41,8 @@ public final class AppHost: Sendable {
     /// The login style the sign-in screen runs (see ``init(storage:loginStyle:options:)`` for
     /// which one a database host picks).
     public let loginStyle: LoginStyle
-    /// Set once the database file was found deleted, or another file put at its path, while
-    /// the host had it open: from then on nothing can be kept, every write fails, and a front
-    /// end says so and ends (with a failure status).
+    /// Set once the database file was deleted or replaced at its path while open: nothing more can
+    /// be kept, and a front end says so and ends.
     public var storageLost: DatabaseError? { opened.database?.lostFile }
     /// The screens that changed when the app resumed from the journal (a session that lost its
     /// token ends); empty in memory or on a fresh database.
@@ -206,10 +205,8 @@ public final class AppHost: Sendable {
 
     // MARK: - Closing
 
-    /// Lets running work finish, stops the app, stops recording, writes the rest of the journal
-    /// and closes the database (its `-wal` and `-shm` files go away), all within `timeout`:
-    /// running work gets half of it, and a database that does not answer in the rest is left
-    /// open, saying what may not be kept.
+    /// Lets running work finish, stops the app, writes the rest of the journal and closes the
+    /// database, all within `timeout`.
     public func close(timeout: Duration = .seconds(5)) async throws(AppHostError) {
         // One closing, however many callers (a shell quitting and a signal's handler at once):
         // each waits for it and hears how it went.
@@ -248,9 +245,8 @@ public final class AppHost: Sendable {
 }
 
 extension AppFeature.Action {
-    /// The action with an edit or a delete based on the version of the note `shown` lists: a
-    /// front end that says what it shows changes what its user saw, and a version stored since
-    /// (by another process, heard of in the background) makes the change a conflict.
+    /// The action with an edit or a delete based on the version of the note `shown` lists, so a
+    /// version stored since makes the change a conflict.
     fileprivate func based(on shown: Screens) -> Self {
         switch self {
         case .notes(.edited(let id, let text, nil)):

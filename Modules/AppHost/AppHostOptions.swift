@@ -38,8 +38,7 @@ extension AppHost {
         /// The state to start from instead of a fresh app's (a database host's journal, when
         /// it holds anything, wins).
         public var initialState: AppFeature.State?
-        /// Clients to use instead of in-memory storage's own: tests that carry a signed-in
-        /// state from one host to another.
+        /// Clients to use instead of in-memory storage's own, for tests that carry a signed-in state.
         package var clients: AppEnvironment?
         /// Runs on a database host's connection once it is open, before anything is restored:
         /// tests that limit the file (`PRAGMA max_page_count`) to act out a full disk.

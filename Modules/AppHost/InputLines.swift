@@ -213,8 +213,7 @@ struct BoundedLineReader {
         self.maximumLineLength = maximumLineLength
     }
 
-    /// The next line without its line feed (at most `maximumLineLength + 1` bytes), or `nil` at
-    /// the end of the input or on a read error.
+    /// The next line without its line feed, or `nil` at the end of the input or on an error.
     mutating func next() -> [UInt8]? {
         var line: [UInt8] = []
         var sawAny = false

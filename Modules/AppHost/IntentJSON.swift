@@ -97,9 +97,8 @@ public struct IntentJSONError: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
-/// A line read as a well-formed intent (`{"addNote":{"text":"milk"}}`: one key naming the intent,
-/// an object of its parameters, strings and `null`), the way `JSONDecoder` reads it; `nil` for
-/// anything else (numbers, a key repeated or unknown, broken JSON), which is left to it.
+/// A line read as a well-formed intent (`{"addNote":{"text":"milk"}}`) the way `JSONDecoder` reads
+/// it; `nil` for anything else, which is left to it.
 private struct IntentLine {
     let bytes: [UInt8]
     var position = 0

@@ -2,9 +2,8 @@ import Persistence
 import Reducers
 import StateStore
 
-/// Runs a host's intents until their work has settled: sends their actions, waits on events
-/// (moving a test clock on whenever every effect sleeps on it), commits their journal records,
-/// and decides each outcome.
+/// Runs a host's intents until their work has settled: sends their actions, waits on events,
+/// commits their journal records, and decides each outcome.
 final class IntentRunner: Sendable {
     let store: RootStore<AppFeature.State, AppFeature.Action>
     let testClock: ManualClock?
@@ -12,8 +11,7 @@ final class IntentRunner: Sendable {
     /// Whether the journal still records (not once closing began).
     private let isRecording: @Sendable () -> Bool
     private let screens: @Sendable () -> Screens
-    /// The unsettled work of the intents being performed, by a key per perform, for
-    /// ``cancelRunningIntents()``.
+    /// The unsettled work of the intents being performed, for ``cancelRunningIntents()``.
     private let performing = Locked<(nextKey: UInt64, tasks: [UInt64: [StoreTask]])>((0, [:]))
 
     init(
@@ -78,9 +76,7 @@ final class IntentRunner: Sendable {
         return IntentOutcome(status: status, changed: after.changed(since: before), screens: after)
     }
 
-    /// Commits the journal records of every action reduced so far (sharing the commit with
-    /// every other waiter); `nil` when they are durable (or nothing is journaled), else why not,
-    /// in the user's terms.
+    /// Commits the journal records of every action reduced so far; `nil`, or why not.
     nonisolated(nonsending) private func commitJournal(within timeout: Duration) async -> String? {
         guard let journal, isRecording() else { return nil }
         do {
@@ -97,10 +93,8 @@ final class IntentRunner: Sendable {
         return "it is not kept yet: the journal could not be written (\(error.reason)); writing is retried, but quitting now would lose it"
     }
 
-    /// Waits once for `tasks`' work to settle and for the commit of every action reduced by then:
-    /// the commit runs where the work settles, so when the last effect ends on the database's
-    /// thread (a client's call returned there) the records are written right there, and this
-    /// task is woken once, not once for the settling and again for the commit.
+    /// Waits once for `tasks`' work to settle and for the commit of every action reduced by then;
+    /// the commit runs where the work settles, so this task is woken once.
     nonisolated(nonsending) private func settledAndCommitted(
         _ tasks: [StoreTask], in journal: Journal<AppFeature.State, AppFeature.Action>, timeout: Duration
     ) async -> Result<Int, DatabaseError>? {
@@ -137,8 +131,7 @@ final class IntentRunner: Sendable {
         return wait.withLock { $0.committed }
     }
 
-    /// Cancels the work of every intent still being performed; returns how many effects were
-    /// running.
+    /// Cancels every intent still being performed; returns how many effects were running.
     func cancelRunningIntents() -> Int {
         let running = store.runningEffectCount
         let tasks = performing.withLock { $0.tasks.values.flatMap { $0 } }
@@ -146,14 +139,12 @@ final class IntentRunner: Sendable {
         return running
     }
 
-    /// Waits until no effect runs (moving the test clock on while every effect sleeps on it) or
-    /// `timeout` passed; whether the app became idle.
+    /// Waits until no effect runs or `timeout` passed (moving the test clock while all sleep).
     func waitForEffects(timeout: Duration) async -> Bool {
         await settle(timeout: timeout, movingClock: true) { [store] in !store.hasRunningEffects }
     }
 
-    /// Moves the test clock by `duration`, then waits until the effects it woke finished or
-    /// sleep again; `false` if they still ran after `timeout`.
+    /// Moves the test clock, then waits for the effects it woke; `false` if they ran on too long.
     func advanceClock(by duration: Duration, timeout: Duration) async throws(AppHostError) -> Bool {
         guard let testClock else {
             throw AppHostError("the clock cannot be moved: this host runs on real time (it was opened without a test clock)")
@@ -174,9 +165,8 @@ final class IntentRunner: Sendable {
         return await settle(timeout: timeout, movingClock: true, awaiting: tasks) { tasks.allSatisfy(\.isSettled) }
     }
 
-    /// Waits until `isDone`, or until every running effect sleeps on the test clock — then moves
-    /// the clock on (`movingClock`) or returns — or until `timeout`, or until the calling task is
-    /// cancelled.
+    /// Waits until `isDone`, every running effect sleeps on the test clock (which `movingClock`
+    /// moves on), `timeout` passes or the calling task is cancelled.
     private func settle(timeout: Duration, movingClock: Bool, awaiting tasks: [StoreTask] = [], until isDone: @escaping @Sendable () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         let effects = store.effectActivity

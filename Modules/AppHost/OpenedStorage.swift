@@ -69,9 +69,8 @@ struct OpenedStorage: Sendable {
         }
     }
 
-    /// How many busy timeouts starting the journal's stream waits through: many processes
-    /// starting while others write (fifty at once) can hold the write lock past one, and a
-    /// process that has answered nothing yet loses nothing by waiting.
+    /// How many busy timeouts starting the journal's stream waits through: fifty processes starting
+    /// while others write can hold the write lock past one.
     static let busyTimeoutsToStart = 3
 
     /// This process's journal stream, started once the write lock is free (see
@@ -138,8 +137,7 @@ struct OpenedStorage: Sendable {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    /// `work`'s result, run on a thread of its own; `nil` when it has not ended within `timeout`
-    /// (it goes on, and its result is dropped).
+    /// `work`'s result, on a thread of its own; `nil` when it has not ended within `timeout`.
     private static func onOwnThread<T: Sendable>(atMost timeout: Duration, _ work: @escaping @Sendable () -> T) async -> T? {
         await withCheckedContinuation { continuation in
             let answered = Locked(false)

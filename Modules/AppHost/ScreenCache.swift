@@ -1,9 +1,7 @@
 import StateStore
 import ViewModels
 
-/// The screens a host read last, so that reading them again reads only the view models whose
-/// revision moved since; the revisions also let `Screens.changed(since:)` skip comparing the
-/// others.
+/// The screens a host read last, so a read rereads only the view models that moved.
 final class ScreenCache: Sendable {
     private let login: LoginViewModel
     private let session: SessionViewModel

@@ -141,8 +141,7 @@ public struct Screens: Codable, Equatable, Sendable {
 /// host and view-model revision it was read at, when a host read it.
 final class Shown<Snapshot: Equatable & Sendable>: Sendable {
     let snapshot: Snapshot
-    /// The host that read it (see ``AppHost``), and the revision of the view model then: one
-    /// host's reads at one revision show the same.
+    /// The host that read it, and the view model's revision then: equal readings show the same.
     let reading: (host: UInt64, revision: UInt64)?
 
     init(_ snapshot: Snapshot, host: UInt64? = nil, revision: UInt64 = 0) {
@@ -188,9 +187,7 @@ public struct IntentOutcome: Codable, Equatable, Sendable {
 }
 
 extension IntentOutcome.Status {
-    /// The outcome the diagnostics an intent's work raised decide, by the first that decides
-    /// one: a failure (or a send to a closed app) fails it, a rejection rejects it; `nil` when
-    /// none does.
+    /// The outcome an intent's diagnostics decide: failed, rejected, or `nil` when none does.
     package init?(deciding diagnostics: some Sequence<Diagnostic>) {
         for diagnostic in diagnostics {
             switch diagnostic.kind {

@@ -71,11 +71,8 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
     /// The rows that changed among the first `rowLimit`.
     public var rows: Rows
 
-    /// What changed from `earlier` to `snapshot` among the first rows a reader holds (the
-    /// snapshot's `rowLimit`): the rows that changed, found through the list's change log (so a
-    /// note added to ten thousand is one row, and the one it pushed out of the page), and the
-    /// rows that came into the page or left it; the page whole when that cannot be told or there
-    /// is no `earlier`.
+    /// What changed from `earlier` to `snapshot` among the first rows a reader holds, found through
+    /// the list's change log; the page whole when that cannot be told.
     public init(_ snapshot: NotesViewModel.Snapshot, since earlier: NotesViewModel.Snapshot?) {
         count = snapshot.count
         selectedID = snapshot.selectedID
@@ -119,10 +116,8 @@ public struct NotesUpdate: Codable, Equatable, Sendable {
         return ids
     }
 
-    /// The rows to change in a reader's page: each changed note's row, where it is in the page
-    /// now or that it left it, and the unchanged rows that a change above pushed out of the page
-    /// or pulled into it, or that a page grown or shrunk took in or left (unchanged rows keep
-    /// their order, so they are the page's last ones).
+    /// The rows to change in a reader's page: each changed note's row, and the unchanged rows a
+    /// change above pushed out of the page or pulled into it.
     private static func changes(
         of rows: NotesViewModel.Rows, page: Int, since earlier: NotesViewModel.Rows, page earlierPage: Int, changed ids: [Note.ID]
     ) -> Rows {

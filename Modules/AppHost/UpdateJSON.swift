@@ -14,8 +14,7 @@ extension IntentOutcome.Update {
     }
 }
 
-/// JSON written into bytes, keys in sorted order by hand: what `JSONEncoder` would write, without
-/// its boxed containers and intermediate values.
+/// JSON written into bytes, keys sorted by hand: what `JSONEncoder` would write.
 private struct JSONText {
     var bytes: [UInt8] = []
 
@@ -162,8 +161,7 @@ private struct JSONText {
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    /// `text` quoted, escaped as `JSONEncoder` escapes it: quote, backslash and control
-    /// characters; everything else as it is.
+    /// `text` quoted and escaped as `JSONEncoder` escapes it.
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {

@@ -3,9 +3,8 @@ import Models
 import StateStore
 
 extension ValueRenderer.Presentation {
-    /// The app's values in a user's words, for messages and inspection (a timeout naming what
-    /// still runs, the console's `state` and `diff`): ids as their text, dates in ISO 8601,
-    /// usernames as typed, enum cases without their type's name (`.notes(.inserted(…))`).
+    /// The app's values in a user's words, for messages and inspection: ids as text, ISO 8601
+    /// dates, enum cases without their type's name.
     public static let app = ValueRenderer.Presentation(namesCaseTypes: false) { value in
         switch value {
         case let date as Date: date.formatted(.iso8601)

@@ -95,8 +95,7 @@ public enum ConsoleCommand: String, CaseIterable, Hashable, Sendable {
 public enum Comparison: String, CaseIterable, Sendable {
     case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", contains
 
-    /// Whether `actual` compares so with `expected`; `nil` when the comparison is of numbers and
-    /// one of them is not a number.
+    /// Whether `actual` compares so with `expected`; `nil` when a number is not one.
     func holds(_ actual: String, _ expected: String) -> Bool? {
         switch self {
         case .equal: return actual == expected
@@ -259,8 +258,7 @@ public struct CommandSpec: Hashable, Sendable {
         return ParsedLine.line(of(intent.kind).name, arguments: words)
     }
 
-    /// Every command by name: a hashed lookup, where comparing the name with each command's in
-    /// turn would run on every line.
+    /// Every command by name, looked up by hash on every line.
     private static let byName = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
     private static let byKind = Dictionary(uniqueKeysWithValues: Intent.Kind.allCases.map { ($0, $0.commandSpec) })
 
@@ -306,8 +304,7 @@ public struct ParsedLine: Hashable, Sendable {
         index < arguments.count ? arguments[index].text : nil
     }
 
-    /// The options given, after the command's other arguments; an error naming the first word
-    /// there that is not one of the command's options.
+    /// The options given after the command's arguments, or an error naming one that is not.
     func flags() throws(LineError) -> Set<CommandSpec.Flag> {
         let positional = spec.required.count + spec.optional.count - spec.flags.count
         var flags: Set<CommandSpec.Flag> = []

@@ -7,9 +7,7 @@ public enum CompletionShell: String, CaseIterable, Sendable {
 }
 
 extension ShellCommandLine {
-    /// A script that completes this tool's options (and their values: the choices of a
-    /// `a|b|c` placeholder, files for `PATH` and `FILE`) and, when the tool takes files, its
-    /// arguments: `appcore-batch --generate-completion-script bash > /etc/bash_completion.d/appcore-batch`.
+    /// A script for `shell` that completes this tool's options, their values and its file arguments.
     public func completionScript(for shell: CompletionShell) -> String {
         switch shell {
         case .bash: bashScript

@@ -15,8 +15,7 @@ extension ConsoleSession {
         }
     }
 
-    /// The intent of `kind` a line asks for: each argument read as its parameter says (a note's
-    /// id resolved from digits or `@N`).
+    /// The intent of `kind` a line asks for, each argument read as its parameter says.
     func intent(_ kind: Intent.Kind, _ line: ParsedLine) throws(LineError) -> Intent {
         var arguments: [Intent.Argument] = []
         for (index, parameter) in kind.parameters.enumerated() {

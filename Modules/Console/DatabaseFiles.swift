@@ -8,9 +8,8 @@ import Darwin
 import Musl
 #endif
 
-/// The files of a database (the file, its `-wal`, `-shm` and `-journal`), which nothing but
-/// SQLite may open while it is open: closing any other descriptor of the file drops every lock
-/// the process holds on it, and writing one damages it.
+/// The files of a database, which nothing but SQLite may open while it is open: closing another
+/// descriptor of the file drops the process's locks, and writing one damages it.
 public enum DatabaseFiles {
     /// Whether `path` names one of the files of the database at `database` (the same file
     /// through another name or a link counts).

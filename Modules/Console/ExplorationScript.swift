@@ -2,9 +2,7 @@ import AppExploration
 import AppHost
 
 extension AppExplorer.Outcome {
-    /// The counterexample as a script of the line language that reproduces it in
-    /// `appcore-batch`: the exploration's account signed up first, then each move, a failing
-    /// one preceded by its `fail` line.
+    /// The counterexample as a script of the line language that reproduces it in `appcore-batch`.
     public var script: [String] {
         guard violatedInvariant != nil else { return [] }
         let account = AppExplorer.account

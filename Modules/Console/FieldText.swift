@@ -1,9 +1,6 @@
-/// A top-level field of an `Encodable` value as `expect` shows it (`nil`, `true`, `3`, `loaded`,
-/// `2 items`, the text itself), read by encoding the value and keeping that field alone: what
-/// the field is comes from the value's own coding, with no reflection per read.
+/// A top-level field of an `Encodable` value as `expect` shows it, from its own coding.
 enum FieldText {
-    /// The field named `name` of `value`; `"nil"` when the value leaves it out (an absent
-    /// optional).
+    /// The field `name` of `value`; `"nil"` when the value leaves it out.
     static func of(_ name: String, in value: some Encodable) -> String {
         let capture = Capture(field: name)
         try? value.encode(to: FieldEncoder(capture: capture, isTop: true))

@@ -3,9 +3,7 @@ import Models
 import Reducers
 import StateStore
 
-/// An action on one line in the line language's own words, for `history`:
-/// `notes.inserted fd3e "first note from tmux"`, `login.authenticationResponse success
-/// bob.builder`.
+/// An action on one line in the line language's own words, for `history`.
 struct HistoryLine {
     let noteIDs: NoteIDs
 

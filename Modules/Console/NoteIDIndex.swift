@@ -3,8 +3,7 @@ import Models
 import Reducers
 import StateStore
 
-/// A console session's note ids, in step with its store's notes: the short ids its screens
-/// show, and the ids typed into its commands.
+/// A console session's note ids, in step with its store: short ids shown, and ids typed.
 final class NoteIDs: Sendable {
     private let index = Locked(NoteIDIndex())
     private let currentNotes: @Sendable () -> IdentifiedArray<Notes.Item>
@@ -37,10 +36,8 @@ final class NoteIDs: Sendable {
     }
 }
 
-/// The note ids a console knows, indexed by their hex digits from either end: the short ids
-/// screens show ("0003", the shortest end of 4 digits or more that no other note's id ends
-/// with) and the ids a user types (any start or end of an id that only one note has) both cost
-/// O(32) digit steps, however many notes there are.
+/// The note ids a console knows, indexed by their hex digits from either end: short ids shown and
+/// ids typed both cost O(32) digit steps, however many notes there are.
 struct NoteIDIndex {
     /// Ids by their digits from the start, for typed starts.
     private var starts = HexTrie()
@@ -82,8 +79,7 @@ struct NoteIDIndex {
         ends.remove(digits.reversed)
     }
 
-    /// The short id of `id`: its last digits, as few as tell it apart from every other note
-    /// (at least ``minimumLength``).
+    /// The short id of `id`: the fewest last digits (at least ``minimumLength``) only it has.
     func shortID(_ id: Note.ID) -> String {
         let digits = HexDigits(id)
         let length = max(Self.minimumLength, ends.distinguishingLength(of: digits.reversed))
@@ -96,8 +92,7 @@ struct NoteIDIndex {
         case several(Int)
     }
 
-    /// The note whose id is `typed` in full, or starts or ends with it (any case, hyphens
-    /// optional).
+    /// The note whose id is `typed`, or starts or ends with it (any case, hyphens optional).
     func resolve(_ typed: String) -> Resolution {
         guard let digits = HexDigits(typed: typed) else { return .none }
         var matches = Set(starts.values(startingWith: digits, limit: 2))
@@ -125,8 +120,7 @@ struct HexDigits: Hashable {
         count = 32
     }
 
-    /// The digits of a typed id: hex digits in any case, hyphens ignored; `nil` for anything
-    /// else, nothing at all, or more than 32 digits.
+    /// The digits of a typed id (hyphens ignored); `nil` for anything else or over 32 digits.
     init?(typed: String) {
         high = 0
         low = 0

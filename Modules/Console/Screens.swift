@@ -4,8 +4,7 @@ import Models
 import Reducers
 import ViewModels
 
-/// The screens at one moment as the console shows them: the host's snapshots and the short ids
-/// the notes are shown with.
+/// The screens at one moment as the console shows them, with the notes' short ids.
 final class ConsoleScreens: Sendable, Equatable {
     /// How many notes a screen lists before it says how many more there are.
     static let pageSize = 20
@@ -38,9 +37,7 @@ final class ConsoleScreens: Sendable, Equatable {
         screens.changed(since: earlier.screens)
     }
 
-    /// A property `expect` can check: its screen, its name (a field of the screen's snapshot),
-    /// and its value as `expect` compares it (`nil`, `true`, `3`, `loaded`, `2 items`, the text
-    /// itself), read from the snapshot's coding (``FieldText``).
+    /// A property `expect` can check: its screen, its name and its value as `expect` compares it.
     struct Property: Sendable {
         let screen: Screen
         let name: String
@@ -50,9 +47,7 @@ final class ConsoleScreens: Sendable, Equatable {
         }
     }
 
-    /// Every property `expect` can check: every field of every screen's snapshot, found from the
-    /// snapshots themselves (a field added to a snapshot can be checked at once), by name within
-    /// a screen.
+    /// Every property `expect` can check, found from the snapshots themselves, by name within a screen.
     static let properties: [Property] = {
         let screens = Screens(AppFeature.State())
         return Screen.allCases.flatMap { screen in
@@ -75,8 +70,7 @@ final class ConsoleScreens: Sendable, Equatable {
         /// The first page, and how many more there are.
         case page
         case all
-        /// What differs from an earlier moment: for the notes, the rows that changed and the
-        /// count (the first page when too much changed to tell).
+        /// What differs from an earlier moment: for the notes, the rows that changed and the count.
         case changes(since: ConsoleScreens)
     }
 

@@ -97,17 +97,14 @@ public struct ScriptRunner: Sendable {
         return await run(name: name, expectedLines: split.count, nextLine: { lines.next().map(ReadLine.init) }, onLine: onLine)
     }
 
-    /// Runs the lines of `lines`, as bytes, one at a time as they come (the end of the
-    /// sequence ends the script), calling `onLine` with each line's report as soon as the line
-    /// has run: how a script read from a pipe (`InputLines`) is answered line by line.
+    /// Runs `lines` one at a time as they come, calling `onLine` with each line's report once it has run.
     public func run(name: String, lines: some AsyncSequence<[UInt8], Never>, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         var iterator = lines.makeAsyncIterator()
         return await run(name: name, expectedLines: 0, nextLine: { await iterator.next(isolation: nil).map(ReadLine.init) }, onLine: onLine)
     }
 
-    /// Runs the script file at `path`, read a line at a time as it runs (never held whole, nor a
-    /// line past ``ConsoleSession/maximumLineLength``); a file that cannot be opened fails the
-    /// script, saying why.
+    /// Runs the script file at `path`, read a line at a time as it runs; a file that cannot be
+    /// opened fails the script, saying why.
     public func run(file path: String, onLine: (LineReport) -> Void = { _ in }) async -> Report {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else {
@@ -242,8 +239,7 @@ public struct ScriptRunner: Sendable {
 }
 
 extension ScriptRunner {
-    /// Runs `line`, giving up when `deadline` passes first (`nil`): the session's running
-    /// effects are then cancelled.
+    /// Runs `line`, cancelling the session's running effects when `deadline` passes first.
     nonisolated(nonsending) private func execute(_ line: String, in session: ConsoleSession, before deadline: ContinuousClock.Instant?) async -> ConsoleSession
         .Result?
     {
@@ -299,8 +295,8 @@ extension ScriptRunner.LineReport {
         return text
     }
 
-    /// `{"changes":["counter"],"command":"counter.increment","line":3,"ok":true,"output":"counter: 1","script":"a.script"}`:
-    /// one JSON object on one line, keys sorted.
+    /// `{"changes":["counter"],"command":"counter.increment","line":3,"ok":true,"output":"counter:
+    /// 1","script":"a.script"}`: one JSON object on one line, keys sorted.
     public func jsonLine(script: String) -> String {
         struct Line: Encodable {
             let script: String

@@ -8,9 +8,8 @@ import Darwin
 import Musl
 #endif
 
-/// A shell's standard output, written a whole piece (a line, a transcript) at a time from any
-/// task, never torn: a piece that cannot be written whole (a full disk, an I/O error) is taken
-/// back from a file it went to, and nothing more is written after it.
+/// A shell's standard output, written a whole piece at a time from any task, never torn: a piece
+/// that cannot be written whole is taken back from a file.
 public final class StandardOutput: Sendable {
     /// Why standard output stopped taking writes.
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -34,8 +33,7 @@ public final class StandardOutput: Sendable {
         /// What ``write(_:moreFollows:)`` held, to go out before the next piece written.
         var held: [UInt8] = []
         var pieceEnds: [Int] = []
-        /// How many times what was held went out: a hold's deadline writes only the pieces it
-        /// was set for.
+        /// How many times what was held went out: a hold's deadline writes only its own pieces.
         var writesOfHeld: UInt64 = 0
 
         mutating func writeHeld(to descriptor: Int32, isFile: Bool) {
@@ -81,10 +79,8 @@ public final class StandardOutput: Sendable {
         write(text, moreFollows: false)
     }
 
-    /// Writes `text` whole after what was held, or with `moreFollows` holds it too, to be
-    /// written with the pieces that follow in one call: at the next write without
-    /// `moreFollows`, at ``flush()`` (call it before quitting), once ``holdLimit`` bytes are
-    /// held, or ``holdTime`` after the first was held.
+    /// Writes `text` whole after what was held, or with `moreFollows` holds it to go out with what
+    /// follows (call ``flush()`` before quitting).
     @discardableResult
     public func write(_ text: String, moreFollows: Bool) -> Bool {
         let (failure, onFailure, deadlineFor) = state.withLock { state -> (Failure?, @Sendable (Failure) -> Void, UInt64?) in
@@ -123,9 +119,8 @@ public final class StandardOutput: Sendable {
         if let failure { onFailure(failure) }
     }
 
-    /// Writes `bytes` (pieces ending at `pieceEnds`) to `descriptor`, retrying short writes; on
-    /// failure, a regular file is cut back to the end of the last piece written whole, so its
-    /// last line stays whole.
+    /// Writes `bytes` to `descriptor`, retrying short writes; on failure a regular file is cut back
+    /// to the end of the last piece written whole.
     fileprivate static func writeWhole(_ bytes: [UInt8], pieceEnds: [Int], to descriptor: Int32, isFile: Bool) -> Failure? {
         var status = stat()
         let lengthBefore: off_t? = isFile && fstat(descriptor, &status) == 0 ? status.st_size : nil

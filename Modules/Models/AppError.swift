@@ -20,9 +20,8 @@ public enum AppError: Error, Hashable, Sendable, Codable, CustomStringConvertibl
     case cancelled
     /// Too many sign ins failed for this username lately.
     case tooManySignInAttempts(retryAfter: Int)
-    /// A change was based on a version of a note that another writer (another process on the
-    /// same database) has since replaced or deleted, so it was not stored: the user chooses
-    /// between overwriting theirs and taking it.
+    /// A change was based on a version another writer has since replaced or deleted, so it was not
+    /// stored: the user chooses between overwriting theirs and taking it.
     case conflict(NoteConflict)
 
     /// The kinds of thing an id can address.

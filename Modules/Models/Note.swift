@@ -13,9 +13,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     public var createdAt: Date
     /// When the text last changed.
     public var updatedAt: Date
-    /// Which stored version of the note this is, as the store that holds it numbers them (a
-    /// number that grows with each write); `nil` for a note never stored, or one made without
-    /// asking the store.
+    /// Which stored version of the note this is (it grows with each write); `nil` for a note never stored.
     public var version: Int64?
 
     /// Creates a note.
@@ -46,8 +44,7 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
         return ""
     }
 
-    /// ``title`` read byte by byte while the text is ASCII; `nil` when a byte that is not
-    /// comes first (the caller then reads characters).
+    /// ``title`` read byte by byte while the text is ASCII; `nil` at the first byte that is not.
     private static func asciiTitle(of text: String) -> String? {
         let bytes = text.utf8
         var start: String.Index?
@@ -83,10 +80,9 @@ public struct Note: Hashable, Sendable, Codable, Identifiable {
     }
 }
 
-/// The one definition of how a search matches a note, which every notes client follows (in
-/// memory and on a database alike): each word of the query must appear in the note's text,
-/// both *folded* — case, diacritics, width and Unicode normalization forms set aside — so that
-/// "cafe" finds "Café", "ét" finds "ÉTÉ", and "Résumé" typed composed finds it stored decomposed.
+/// The one definition of how a search matches a note, which every notes client follows: each word
+/// of the query appears in the text, both folded (case, diacritics, width and normalization set
+/// aside).
 public enum SearchText {
     /// `text` as searches compare it.
     public static func folded(_ text: String) -> String {

@@ -51,9 +51,8 @@ extension Note {
     }
 }
 
-/// Stored notes, written by reference where the encoder asks for it (`CodingUserInfoKey.storedNotesByReference`)
-/// and read back whole: a reference is looked up in the decoder's ``StoredNotes``, and one whose
-/// note is gone (or that nothing can look up) is left out.
+/// Stored notes, written by reference where the encoder asks for it and read back whole; a
+/// reference whose note is gone is left out.
 @propertyWrapper
 public struct StoredByReference: Hashable, Sendable, Codable {
     /// The notes.

@@ -25,9 +25,7 @@ public struct AppFeature: Reducer {
             if case .signedIn = account { true } else { false }
         }
 
-        /// Whether a sign in asked for now would start before the account it signs in to is
-        /// made: the sign up of the username typed is still running, and the screen would take
-        /// the sign in.
+        /// Whether a sign in now would start before the sign up of its username made the account.
         var signInWouldOutrunSignUp: Bool {
             guard case .inProgress(let creating) = session.signUp, case .signedOut(let login) = account else { return false }
             let status = login.status
@@ -91,8 +89,7 @@ public struct AppFeature: Reducer {
         public var notes: Notes.State {
             if case .signedIn(let user) = account { user.notes } else { Self.noNotes }
         }
-        /// The notes and posts read while signed out, made once: the screens read them after
-        /// every change of the sign-in form.
+        /// The notes and posts read while signed out, made once rather than at every keystroke.
         private static let noNotes = Notes.State()
         private static let noPosts = Posts.State()
     }
@@ -192,9 +189,8 @@ public struct AppFeature: Reducer {
 
     /// The outside world the features use.
     public let environment: AppEnvironment
-    /// The features, built once: the sign-in screen while signed out, the user's part while
-    /// signed in (each one's actions refused in the other case, and its requests cancelled when
-    /// its case ends), and the features that are always there.
+    /// The features, built once: the sign-in screen while signed out, the user's part while signed
+    /// in (its requests cancelled when its case ends), and those always there.
     private let features: IfCaseLetReducer<IfCaseLetReducer<Features, SignedIn>, Login>
 
     /// The app, using `environment`.
@@ -241,8 +237,7 @@ public struct AppFeature: Reducer {
     }
 }
 
-/// The features that are always there, each scoped once to its part of the state, then what
-/// crosses them: signing in and out.
+/// The features that are always there, then what crosses them: signing in and out.
 private struct Features: Reducer {
     typealias State = AppFeature.State
     typealias Action = AppFeature.Action
@@ -264,10 +259,8 @@ private struct Features: Reducer {
             .merge(with: coordinate(&state, action))
     }
 
-    /// What crosses features, after they reduced `action`: a sign in reported by the login
-    /// style opens the user's part, which loads the profile, the posts and the notes; signing
-    /// out, or a session restored without its token, ends it and shows the sign-in screen again,
-    /// keeping the username when the session was lost.
+    /// What crosses features after they reduced `action`: a sign in opens the user's part and loads
+    /// it; signing out, or a session restored without its token, shows the sign-in screen again.
     private func coordinate(_ state: inout State, _ action: Action) -> Effect<Action> {
         // Only login and session actions open or end a session: the others pass at the cost of
         // this switch.
@@ -344,15 +337,12 @@ private struct Features: Reducer {
 }
 
 extension AppFeature.State: Codable {
-    /// The state's parts in a journal, flat: the sign-in screen under `login` (a fresh one in
-    /// the user's style while signed in), who is signed in under `signedIn` (without the token),
-    /// the user's part as `profile`, `posts` and `notes` (empty ones while signed out).
+    /// The state's parts in a journal: `login`, `signedIn`, `profile`, `posts`, `notes`.
     private enum CodingKeys: String, CodingKey {
         case login, session, signedIn, profile, posts, notes, counter
     }
 
-    /// Where journals written before the account was one enum kept who was signed in:
-    /// `session.current`.
+    /// Where journals written before the account was one enum kept who was signed in.
     private enum EarlierSessionKeys: String, CodingKey {
         case current
     }

@@ -49,8 +49,7 @@ public struct Notes: Reducer {
             return false
         }
 
-        /// Takes `conflict` as what is stored: a retry is based on the other writer's version,
-        /// or stores the note anew when they deleted it.
+        /// Takes `conflict` as stored: a retry is based on the other writer's version.
         mutating func settle(_ conflict: NoteConflict) {
             switch conflict {
             case .changed(let theirs):
@@ -151,8 +150,8 @@ public struct Notes: Reducer {
             return searchResults.compactMap { items[id: $0] }
         }
 
-        /// How many notes the list (or the search) has in all, those not read yet included, as
-        /// the store last counted them; `nil` when every one is held (journals written before pages).
+        /// How many notes the list (or the search) has in all, those not read yet included, as the
+        /// store last counted them; `nil` when every one is held (journals written before pages).
         public var total: Int? {
             searchResults == nil ? listTotal : searchTotal
         }
@@ -170,8 +169,7 @@ public struct Notes: Reducer {
             listEnd.map { !$0.comesBefore(note) } ?? true
         }
 
-        /// How many held notes were never stored (added here, their save not done or failed):
-        /// the store does not count them.
+        /// How many held notes were never stored: the store does not count them.
         var unstoredCount: Int { items.lazy.filter { !$0.isStored }.count }
     }
 
@@ -507,8 +505,7 @@ public struct Notes: Reducer {
             : searching.cancellable(id: SearchID(), cancelInFlight: true)
     }
 
-    /// Takes a page the client answered with: the first of the list (a reload) or of a search
-    /// replaces what they held; a later one adds to it.
+    /// Takes a page the client answered with: a first page replaces, a later one adds.
     private func receive(
         _ outcome: Outcome<NotePage>, of query: String, after: NotesPosition?, into state: inout State, action: Action, token: AccessToken
     ) -> Effect<Action> {
@@ -583,8 +580,7 @@ public struct Notes: Reducer {
     /// How many rows past the page the list holds before it is trimmed back to the page.
     public static let trimSlack = 16
 
-    /// Reads the next page of what is shown when fewer rows are held than the reader was
-    /// promised and more exist.
+    /// Reads the next page when fewer rows are held than the reader was promised.
     private func readMore(_ state: State, token: AccessToken) -> Effect<Action> {
         guard let end = state.end else { return .none }
         let held = state.searchResults?.count ?? state.items.count
@@ -630,8 +626,7 @@ public struct Notes: Reducer {
     }
 
     /// Applies changes made elsewhere, row by row, as ``merge(stored:into:)`` would: a note with
-    /// local changes not stored yet (or being deleted) keeps them; the others take the stored
-    /// version, in list order, or leave.
+    /// local changes not stored yet keeps them; the others take the stored version, or leave.
     private func apply(_ changes: NoteChanges, into state: inout State) {
         for id in changes.removed {
             guard let local = state.items[id: id], local.save == .saved, !local.isDeleting else {
@@ -719,9 +714,7 @@ extension Notes.State {
         item.note.isListed(before: other.note)
     }
 
-    /// Puts `item` where the list shows it, in place of the item of its id: the one rule every
-    /// path that lists a note follows (adding, editing, another process's change, a search that
-    /// finds a note not listed yet; a reload sorts by the same ``isListed(_:before:)``).
+    /// Puts `item` where the list shows it: the one rule every path that lists a note follows.
     mutating func list(_ item: Notes.Item) {
         if let index = items.index(id: item.id) {
             let fitsAfter = index == 0 || Self.isListed(items[index - 1], before: item)

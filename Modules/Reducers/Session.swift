@@ -13,9 +13,8 @@ public struct Session: Reducer {
         public var error: AppError?
         /// Whether a sign in was asked for while the sign up of the same username ran.
         @Defaulted<DefaultFalse> public var signInAwaitsSignUp = false
-        /// The notes with text not stored yet of a session that ended when the app started again
-        /// (``Action/restored``): given back to their owner's next sign in, as unsaved notes to
-        /// retry, so a restart loses no typed text.
+        /// The notes with unsaved text of a session that ended when the app started again, given
+        /// back to their owner's next sign in, so a restart loses no typed text.
         public var unsavedNotes: UnsavedNotes?
 
         /// A session state; nothing to say by default.

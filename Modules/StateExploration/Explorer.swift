@@ -1,8 +1,7 @@
 import StateStore
 
 /// Visits every state a reducer can reach from an initial state, breadth-first, and checks
-/// invariants at each: model-based testing in the manner of XState's test models and TLA+'s
-/// model checkers, on the app's own reducers and effects.
+/// invariants at each (model-based testing, as XState's test models and TLA+'s model checkers).
 public struct Explorer<State: Hashable & Sendable, Action: Hashable & Sendable>: Sendable {
     /// How the responses of effects arrive.
     public enum Responses: Sendable {

@@ -17,9 +17,8 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         case missingChild
         /// An effect threw an error that no handler was given for.
         case unhandledEffectError
-        /// `send` was called on a store while it was reducing or notifying on the same thread
-        /// (from an observer, or from the reducer itself); the action was queued behind the
-        /// current one.
+        /// `send` was called on a store while it was reducing or notifying on the same thread; the
+        /// action was queued behind the current one.
         case reentrantSend
         /// An action was sent to a store that was already shut down; it was dropped.
         case sendAfterShutdown

@@ -103,9 +103,7 @@ public struct Effect<Action: Sendable>: Sendable {
         Effect(.run(Run(priority: priority, body: operation, onError: handler)))
     }
 
-    /// Runs work that cannot suspend (its closure has no `await`), which may send any number
-    /// of actions: chosen by the compiler over the asynchronous ``run(priority:operation:catch:)``
-    /// when the closure does not await.
+    /// Runs work that cannot suspend (its closure has no `await`), which may send any number of actions.
     @inlinable
     public static func run(
         priority: TaskPriority? = nil,
@@ -262,10 +260,8 @@ public struct Effect<Action: Sendable>: Sendable {
 }
 
 extension Effect {
-    /// What the explorer (in StateStoreTesting) needs to hold the responses of effects as
-    /// choices of their own: this effect with its actions transformed, telling those it sends at
-    /// once (`.send`) from those its running work produces later (given with the ids of the
-    /// cancellable effects around that work).
+    /// This effect with its actions transformed, telling those sent at once from those its running
+    /// work produces later: what the explorer needs to hold responses as choices.
     package func mapForExploration<NewAction: Sendable>(
         sent: @escaping @Sendable (Action) -> NewAction,
         produced: @escaping @Sendable (Action, [EffectID]) -> NewAction,

@@ -245,17 +245,15 @@ public struct IdentifiedArray<Element: Identifiable>: Sendable where Element: Se
     @inlinable
     package var version: UInt64 { changeLog.version }
 
-    /// The ids of the elements added, removed or changed since the value whose stamp was
-    /// `version`, or `nil` when that cannot be told cheaply (the log no longer reaches back that
-    /// far, or the whole collection was replaced); compare every element then.
+    /// The ids of the elements added, removed or changed since the value stamped `version`, or
+    /// `nil` when that cannot be told cheaply (compare every element then).
     @inlinable
     package func changedIDs(since version: UInt64) -> [ID]? {
         changeLog.ids(since: version)
     }
 
-    /// ``changedIDs(since:)`` without making an array: calls `body` with each id and the order
-    /// key it had then (newest first; an id changed twice comes twice) and returns `true`, or
-    /// returns `false` without calling it when that cannot be told cheaply.
+    /// ``changedIDs(since:)`` without an array: calls `body` with each id and its order key then
+    /// (newest first), or returns `false` when that cannot be told cheaply.
     @inlinable
     func forEachChangedID(since version: UInt64, _ body: (ID, Int64) -> Void) -> Bool {
         changeLog.forEachID(since: version, body)
@@ -414,8 +412,7 @@ extension IdentifiedArray: CustomReflectable {
 
 // MARK: - Change log
 
-/// Source of version stamps that are unique in the process, so two values can only share a stamp
-/// if one is an unmodified copy of the other.
+/// Version stamps unique in the process: equal stamps mean an unmodified copy.
 @usableFromInline
 let versionCounter = Atomic<UInt64>(0)
 

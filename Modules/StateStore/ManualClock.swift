@@ -42,8 +42,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state: Locked<State>
-    /// Signalled each time a task starts sleeping, for hosts that move the clock when every
-    /// effect is asleep.
+    /// Signalled each time a task starts sleeping, for hosts that move the clock when all sleep.
     package let sleeps = ChangeSignal()
 
     /// A clock that starts at `now`.

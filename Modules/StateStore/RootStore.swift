@@ -71,9 +71,8 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
         root.observeActions(onReduce)
     }
 
-    /// ``observeActions(_:)`` for a subscriber that needs the state only now and then: it gets
-    /// the state after an action when `wantsState` (asked before the action is delivered, under
-    /// the store's lock: quick, and never touching the store) said so, else `nil`.
+    /// ``observeActions(_:)`` for a subscriber that needs the state now and then: it gets it after
+    /// an action when `wantsState` (asked under the store's lock) said so, else `nil`.
     @usableFromInline
     func observeActions(wantsState: @escaping @Sendable () -> Bool, _ onReduce: @escaping @Sendable (Action, State?) -> Void) -> StoreSubscription {
         root.observeActions(wantsState: wantsState, onReduce)

@@ -57,9 +57,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         return readWhileLocked()
     }
 
-    /// The current state and its revision, read together without registering for Observation:
-    /// equal revisions of one store mean an equal state (for scoped stores; a root store's
-    /// revision does not move).
+    /// The current state and its revision, read together without registering for Observation: equal
+    /// revisions of one scoped store mean an equal state.
     @inlinable
     package var currentStateAndRevision: (state: State, revision: UInt64) {
         lock.lock()
@@ -215,9 +214,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         scope(deriving: toChildState, reads: [], isStored: false, action: embed)
     }
 
-    /// A store for a value derived from the stored properties `inputs` of this store's state
-    /// only: an action that leaves their bytes as they were is skipped without deriving the
-    /// value or comparing it.
+    /// A store for a value derived from the stored properties `inputs` only: an action that leaves
+    /// their bytes alone is skipped without deriving the value.
     @inlinable
     package final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable, each Input>(
         deriving toChildState: @escaping @Sendable (State) -> ChildState,
@@ -232,8 +230,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         return scope(deriving: toChildState, reads: isEveryInputStored ? reads : [], isStored: false, action: embed)
     }
 
-    /// A scoped store derived from the bytes `reads` of this store's state (none: unknown);
-    /// `isStored` when it is the stored property there.
+    /// A scoped store derived from the bytes `reads` (none: unknown) of this store's state.
     @inlinable
     final func scope<ChildState: Sendable & Equatable, ChildAction: Sendable>(
         deriving toChildState: @escaping @Sendable (State) -> ChildState,

@@ -63,8 +63,7 @@ public struct StoreTask: Sendable {
         completion?.cancel()
     }
 
-    /// Waits until the action has been reduced (it may have been queued behind others), without
-    /// waiting for its effects.
+    /// Waits until the action has been reduced, without waiting for its effects.
     package func reduced() async {
         await completion?.waitUntilResolved()
     }
@@ -76,9 +75,7 @@ public struct StoreTask: Sendable {
         return await lineage.waitUntilSettled(timeout: timeout)
     }
 
-    /// Runs `action` once the work the action set in motion has settled (see
-    /// ``settle(timeout:)``): now if it has, else on the thread where it settles, right as it
-    /// does — for what must happen before anyone waiting hears of it (a commit of its records).
+    /// Runs `action` once the action's work has settled, before anyone waiting hears of it.
     package func whenSettled(_ action: @escaping @Sendable () -> Void) {
         guard let lineage else { return action() }
         lineage.whenSettled(action)
@@ -144,8 +141,7 @@ final class Completion: Sendable {
         if resolves { announceResolved() }
     }
 
-    /// The action was reduced; the completion resolves once the effects it kept for later
-    /// have started too.
+    /// The action was reduced; resolves once the effects it kept for later have started too.
     @usableFromInline
     func resolve() {
         let resolves = state.withLock { state in

@@ -206,8 +206,7 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         var visibleCount: Int { entries.count - hidden }
     }
 
-    /// The shortest and longest distance between checkpoints: a jump replays at most about
-    /// twice `longestInterval` actions.
+    /// The shortest and longest distance between checkpoints, which bound a jump's replay.
     @inlinable static var shortestInterval: Int { 32 }
     @inlinable static var longestInterval: Int { 1_024 }
 
@@ -305,8 +304,7 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Drops the oldest visible entry from view; once the next checkpoint is the oldest visible
-    /// entry, everything before it goes for good.
+    /// Drops the oldest visible entry; what precedes the oldest visible checkpoint goes.
     @inlinable
     func hideOldest(_ history: inout History) {
         history.hidden += 1
@@ -355,8 +353,7 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
 
     // MARK: - Moving
 
-    /// Moves the cursor to the position `target` picks and returns the state there; `nil`
-    /// when it picks none.
+    /// Moves the cursor to where `target` picks and returns the state there; `nil` for none.
     func move(_ target: (History) -> Int?) -> State? {
         withHistory { history in
             guard let position = target(history) else { return nil }
@@ -408,8 +405,7 @@ final class Recorder<State: Sendable, Action: Sendable>: @unchecked Sendable {
     }
 }
 
-/// A timeline's entries or checkpoints: appended at the back, dropped from either end, read by
-/// position, all in O(1).
+/// A timeline's entries or checkpoints: appended, dropped from either end, read, in O(1).
 @usableFromInline
 struct Queue<Element> {
     // A ring: dropping the oldest frees it at once, and a full history appends without moving

@@ -1,8 +1,7 @@
 import Dispatch
 
-/// The result of `work`, run on `queue`: the calling task waits without holding a thread, and an
-/// effect of a store waiting for it goes on on the queue's thread once `work` returns, rather than
-/// waking a thread of the concurrency pool for it (a hop and a wake-up per call).
+/// The result of `work`, run on `queue`; an effect awaiting it goes on on the queue's thread,
+/// rather than waking a thread of the concurrency pool.
 public func result<Value: Sendable, Failure: Error>(
     of work: @escaping @Sendable () throws(Failure) -> Value,
     on queue: DispatchQueue

@@ -310,8 +310,7 @@ public struct FailureReporter: Sendable {
     }
 }
 
-/// Every action a test store reduced, with the state before and after, and every diagnostic;
-/// shared between the store's threads and the test.
+/// Every action a test store reduced, with states before and after, and every diagnostic.
 private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     struct Record: Sendable {
         let action: Action
@@ -339,8 +338,7 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
         contents = Locked(Contents(latest: initialState))
     }
 
-    /// The state the test's last step left: the `after` of the latest record consumed, else the
-    /// state before the first action (the initial state).
+    /// The state the test's last step left (the initial state before any).
     var stepped: State {
         contents.withLock { contents in
             if let index = contents.steppedIndex { return contents.records[index].after }

@@ -66,8 +66,7 @@ public final class NotesViewModel: FeatureViewModel {
             self.init(state, after: nil)
         }
 
-        /// What the screen shows for `state`, told faster from `before`, the snapshot of an
-        /// earlier state, where it can be.
+        /// What the screen shows for `state`, told faster from `before` where it can be.
         init(_ state: Notes.State, after before: Snapshot?) {
             rows = Rows(state, after: before?.rows)
             count = state.shownCount
@@ -109,9 +108,8 @@ public final class NotesViewModel: FeatureViewModel {
             let items: IdentifiedArray<Notes.Item>
             let selectedID: Note.ID?
 
-            /// The results `items` lists, told from `earlier`'s where it can be: rows are made
-            /// after every change of the notes, and a search of thousands of notes shown while
-            /// notes are added then costs each change its own notes, not a look at every result.
+            /// The results `items` lists, told from `earlier`'s where it can be: a change then
+            /// costs its own notes, not a look at every result.
             init(results: [Note.ID], items: IdentifiedArray<Notes.Item>, selectedID: Note.ID?, after earlier: Found?) {
                 if let earlier, let listed = Self.listed(results, in: items, toldFrom: earlier) {
                     (ids, positions) = listed
@@ -175,8 +173,7 @@ public final class NotesViewModel: FeatureViewModel {
             }
         }
 
-        /// The note behind row `id`, as it was when these rows were made; `nil` when no row
-        /// shows it, or the rows were built already.
+        /// The note behind row `id` when these rows were made; `nil` when none or built already.
         package func note(_ id: Note.ID) -> Note? {
             switch storage {
             case .list(let items, _): items[id: id]?.note
@@ -306,16 +303,14 @@ public final class NotesViewModel: FeatureViewModel {
             return lhs.count == rhs.count && lhs.elementsEqual(rhs)
         }
 
-        /// The listed item of `id`, which the rows' ids hold only when it is listed (see
-        /// ``init(_:)``).
+        /// The listed item of `id`, which the rows' ids hold only when it is listed.
         private static func item(_ id: Note.ID, in items: IdentifiedArray<Notes.Item>) -> Notes.Item {
             guard let item = items[id: id] else { preconditionFailure("the rows of a search hold the ids of listed notes only") }
             return item
         }
 
-        /// Which of `found`'s rows (listed in both) are items that differ between `old` and
-        /// `found`'s items: told from the list's record of changes when it reaches back, else item
-        /// by item.
+        /// Which of `found`'s rows are items that differ between `old` and `found`'s items, told
+        /// from the list's change log when it reaches back, else item by item.
         private static func changedItems(among found: Found, from old: IdentifiedArray<Notes.Item>) -> [Note.ID] {
             let new = found.items
             if old.version == new.version { return [] }
@@ -325,8 +320,7 @@ public final class NotesViewModel: FeatureViewModel {
             return found.ids.filter { item($0, in: old) != item($0, in: new) }
         }
 
-        /// Whether a selection that moved from `leftSelection` to `rightSelection` shows on no row:
-        /// it would on a row of either side that lists it.
+        /// Whether a selection that moved shows on no row of either side.
         private static func selectionShowsTheSame(
             _ leftSelection: Note.ID?, _ rightSelection: Note.ID?, isLeftListed: (Note.ID) -> Bool, isRightListed: (Note.ID) -> Bool
         ) -> Bool {
@@ -415,8 +409,7 @@ extension NotesViewModel.Row {
         )
     }
 
-    /// Whether two items certainly give the same row (selection aside), told without building
-    /// either: equal items do, whatever fields a note gains.
+    /// Whether two items certainly give the same row (selection aside), without building either.
     static func showsTheSame(_ old: Notes.Item, _ new: Notes.Item) -> Bool {
         old == new
     }

@@ -26,9 +26,7 @@ public final class SessionViewModel: FeatureViewModel {
             self.init(state, signedIn: signedIn, isSigningIn: false)
         }
 
-        /// The snapshot of a session state while `signedIn` is signed in (or nobody is), and
-        /// a sign in runs when `isSigningIn`: an account just made then says it is being
-        /// signed in to, not to sign in with it.
+        /// The snapshot of a session state while `signedIn` is signed in, and a sign in runs when `isSigningIn`.
         public init(_ state: Session.State, signedIn: User?, isSigningIn: Bool) {
             isSignedIn = signedIn != nil
             username = signedIn?.username.rawValue

@@ -84,8 +84,7 @@ public struct FeatureScreen<State: Sendable, Action: Sendable, Snapshot: Sendabl
         makeDerivation = { snapshot }
     }
 
-    /// The feature `scope` finds, whose screen `snapshot` makes from a state and the snapshot
-    /// made before it, if any (`nil` for the first).
+    /// The feature `scope` finds, whose screen `snapshot` makes from a state and the last one.
     init(
         scope: @escaping @Sendable (Store<AppFeature.State, AppFeature.Action>) -> Store<State, Action>,
         snapshot: @escaping @Sendable (State, _ before: Snapshot?) -> Snapshot

@@ -41,14 +41,17 @@ struct DocumentationExampleTests {
         }
     }
 
-    /// The ```swift blocks of README.md, CONTRIBUTING.md and the catalogs' articles.
+    /// The ```swift blocks of README.md, CONTRIBUTING.md, the catalogs' articles and their symbols'
+    /// extension files (`Extensions/`).
     static func markdownExamples() throws -> [Example] {
         let catalogs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Modules").path)
             .sorted()
             .flatMap { module -> [String] in
                 let catalog = "Modules/\(module)/\(module).docc"
-                let articles = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(catalog).path)) ?? []
-                return articles.filter { $0.hasSuffix(".md") }.sorted().map { "\(catalog)/\($0)" }
+                return [catalog, "\(catalog)/Extensions"].flatMap { folder in
+                    let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+                    return files.filter { $0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
+                }
             }
         return try (["README.md", "CONTRIBUTING.md"] + catalogs).flatMap { file in
             fencedSwift(in: try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8), file: file)

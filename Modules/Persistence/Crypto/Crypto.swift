@@ -5,17 +5,14 @@ import CommonCrypto
 import Security
 #endif
 
-/// The few cryptographic primitives accounts need, from the operating system: libcrypto on
-/// Linux, CommonCrypto and Security on Apple platforms.
+/// The cryptographic primitives accounts need: libcrypto on Linux, CommonCrypto on Apple.
 enum Crypto {
     static func failure(_ what: String) -> DatabaseError {
         DatabaseError(.other, operation: what, message: "the system's crypto library failed")
     }
 
     #if canImport(CCrypto)
-    /// libcrypto, set up not to tear itself down when the process exits: a program may end
-    /// (a signal, a timeout) while a hash or a random draw runs on another thread, and
-    /// libcrypto's exit-time cleanup would free the locks that work is using.
+    /// libcrypto, set up not to tear itself down at exit: another thread may still be hashing.
     private static let library: Bool = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) == 1
     #endif
 

@@ -1,25 +1,22 @@
 import Dispatch
 import StateStore
 
-/// Copies a database file's write-ahead log into the file mostly on a connection and a thread of
-/// its own.
+/// Copies a database's write-ahead log into the file on a connection and thread of its own.
 final class Checkpointer: Sendable {
     private enum Phase {
         /// Nothing asked for since the last copy was finished.
         case idle
-        /// The bulk of the log of this generation (how many times it started over) is queued or
-        /// being copied here.
+        /// The bulk of the log of this generation is queued or being copied here.
         case copying(generation: Int)
-        /// The bulk is copied; the writers' connection copies the rest, unless the log started
-        /// over since (the copy caught up with it): then it is a new log, whose bulk is copied here.
+        /// The bulk is copied; the writers' connection copies the rest, unless the log started over
+        /// since (the copy caught up with it): then it is a new log, whose bulk is copied here.
         case copied(generation: Int)
     }
 
     private let path: String
     /// Where checkpoints run, one at a time.
     let queue = DispatchQueue(label: "appcore.database.checkpoint")
-    /// Whether the checkpointer is closed for good, and the copy's phase: read by writers, so
-    /// never held while a checkpoint runs.
+    /// Whether the checkpointer is closed, and the copy's phase: never held during a copy.
     private let flags = Locked((isClosed: false, phase: Phase.idle))
     /// The checkpoint's connection, opened at the first checkpoint; used on ``queue`` only.
     private let connection = Locked<Connection?>(nil)
@@ -28,10 +25,8 @@ final class Checkpointer: Sendable {
         self.path = path
     }
 
-    /// Asked when the log of `logGeneration` (the writers' count of its starts over) has grown
-    /// enough to be copied: starts copying its bulk here, on the checkpoint's thread (once
-    /// however often asked meanwhile), and answers `true`; once that is done, answers `false`
-    /// once, for the same log: the caller copies the rest on its own connection (a few pages).
+    /// Asked when the log of `logGeneration` has grown enough: starts copying its bulk here and
+    /// answers `true`; once done, answers `false` once, and the caller copies the rest.
     func request(logGeneration: Int) -> Bool {
         enum Step { case copyHere, keepCopying, leaveToCaller }
         let step = flags.withLock { flags -> Step in
@@ -72,8 +67,7 @@ final class Checkpointer: Sendable {
         }
     }
 
-    /// A connection to `path` with its write-ahead log open (a checkpoint alone would not open
-    /// it); `nil` when it does not open.
+    /// A connection to `path` with its write-ahead log open; `nil` when it does not open.
     private static func open(_ path: String) -> Connection? {
         guard let connection = try? Connection.open(path: path) else { return nil }
         guard (try? connection.query("PRAGMA schema_version") { $0.int(0) }) != nil else {
@@ -83,8 +77,7 @@ final class Checkpointer: Sendable {
         return connection
     }
 
-    /// Waits for a checkpoint that is running or queued, then closes the connection: later
-    /// requests return `false`.
+    /// Waits for a running or queued checkpoint, then closes: later requests return `false`.
     func close() {
         flags.withLock { $0.isClosed = true }
         queue.sync {

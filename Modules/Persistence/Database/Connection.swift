@@ -18,9 +18,8 @@ public final class Connection {
     private var busyMilliseconds: Int32 = 0
     private var statements: [String: OpaquePointer] = [:]
     private var transactionDepth = 0
-    /// The journal stream this connection last found or made the latest (`journal_streams`),
-    /// and ``externalChangeCount()`` then: while that has not moved, no other connection wrote,
-    /// so it is still the latest.
+    /// The journal stream this connection last found the latest, and ``externalChangeCount()``
+    /// then: while that has not moved, no other connection wrote.
     var latestJournalStream: (stream: String, externalChanges: Int64)?
     private(set) var isClosed = false
     /// The pages the write-ahead log holds, as SQLite reports after each commit.
@@ -69,8 +68,7 @@ public final class Connection {
         sqlite3_busy_timeout(handle, busyMilliseconds)
     }
 
-    /// `body`'s result, its statements failing with `busy` at once instead of waiting for
-    /// another connection's lock: for looks that may be skipped.
+    /// `body`'s result, its statements failing with `busy` at once instead of waiting.
     func withoutWaiting<T>(_ body: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         sqlite3_busy_timeout(handle, 0)
         defer { sqlite3_busy_timeout(handle, busyMilliseconds) }
@@ -102,8 +100,7 @@ public final class Connection {
     /// changes rather than SQLite's 4 MB, a quarter of the disk flushes for a busy writer.
     static let checkpointPages: Int32 = 4_000
 
-    /// The log's size, in pages, after which it is copied into the file: ``checkpointPages``
-    /// but in tests.
+    /// The log's size, in pages, after which it is copied into the file (smaller in tests).
     var checkpointPages = Connection.checkpointPages
 
     /// The pages the write-ahead log held after the last commit, 0 after a checkpoint.
@@ -115,17 +112,14 @@ public final class Connection {
     /// Whether the write-ahead log has grown enough to be copied into the file (``checkpoint()``).
     var isCheckpointDue: Bool { logSize.pages >= checkpointPages }
 
-    /// Copies what it can of the write-ahead log into the file (with a disk flush), without
-    /// waiting for other connections.
+    /// Copies what it can of the write-ahead log into the file, waiting for no connection.
     func checkpoint() {
         guard !isClosed, lostFile.withLock({ $0 == nil }) else { return }
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         logSize.pages = 0
     }
 
-    /// Copies the write-ahead log into the file and empties it, when no other connection reads
-    /// from it (then the log keeps old pages until it is reused): best effort, on closing, so it
-    /// waits for no other connection (busy ones would hold a closing program for the timeout).
+    /// Copies the write-ahead log into the file and empties it, best effort, on closing.
     func checkpointAndTruncateLog() {
         guard !isClosed, lostFile.withLock({ $0 == nil }) else { return }
         sqlite3_busy_timeout(handle, 0)
@@ -133,8 +127,7 @@ public final class Connection {
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 
-    /// Puts the file in write-ahead-log mode (a no-op when it already is), waiting up to
-    /// `busyTimeout` for other connections.
+    /// Puts the file in write-ahead-log mode, waiting up to `busyTimeout` for others.
     private func switchToWriteAheadLog(busyTimeout: Duration) throws(DatabaseError) {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
@@ -163,8 +156,7 @@ public final class Connection {
         sqlite3_close_v2(handle)
     }
 
-    /// Binds `text` with its length in bytes, so a NUL inside it is kept rather than taken for
-    /// its end.
+    /// Binds `text` with its length in bytes, so a NUL inside it is kept.
     private static func bind(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
         // An empty buffer may have no address, and a null pointer would bind NULL.
         guard !text.isEmpty else { return sqlite3_bind_text(statement, index, "", 0, sqliteTransient) }
@@ -243,9 +235,7 @@ public final class Connection {
         return try inTransaction(body, savepoint: savepoint, orFail: failure)
     }
 
-    /// ``transaction(_:orFail:)`` for reads: begun without the write lock, so that the reads in
-    /// `body` all see the database as it was at the first of them, whatever other connections
-    /// commit meanwhile.
+    /// ``transaction(_:orFail:)`` for reads: all its reads see the database as at the first.
     func readTransaction<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
@@ -279,9 +269,8 @@ public final class Connection {
         return try inTransaction(body, savepoint: nil, orFail: failure)
     }
 
-    /// Throws, with the transaction just begun rolled back, when the file this connection opened
-    /// is no longer the one at its path (deleted, or another renamed over it): what it wrote
-    /// would be acknowledged and lost.
+    /// Throws, with the transaction rolled back, when the file at the path is no longer the one
+    /// opened: what it wrote would be acknowledged and lost.
     private func checkFileInPlace() throws(DatabaseError) {
         if let lost = lostFile.withLock({ $0 }) {
             rollBack(to: nil)
@@ -303,8 +292,7 @@ public final class Connection {
         throw lost
     }
 
-    /// Runs `body` in the transaction (or the savepoint) just begun, then commits (releases) it,
-    /// or rolls it back when either fails.
+    /// Runs `body` in the transaction just begun, then commits it, or rolls it back on failure.
     private func inTransaction<T, Failure: Error>(
         _ body: (Connection) throws(Failure) -> T, savepoint: String?, orFail failure: (DatabaseError) -> Failure
     ) throws(Failure) -> T {
@@ -465,8 +453,7 @@ public final class Connection {
         return Self.error(code: code, operation: operation, message: message)
     }
 
-    /// Whether SQLite's quick check finds the database whole (on the error path only: it reads
-    /// every page).
+    /// Whether SQLite's quick check finds the database whole (it reads every page: errors only).
     private func passesQuickCheck() -> Bool {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, "PRAGMA quick_check(1)", -1, &statement, nil) == SQLITE_OK, let statement else { return false }
@@ -491,8 +478,7 @@ public final class Connection {
         return DatabaseError(kind, operation: operation, code: code, message: message)
     }
 
-    /// The statement's first words, to name it in errors without its values (there are none in
-    /// the SQL: values are always bound).
+    /// The statement's first words, naming it in errors without values (they are all bound).
     private static func summary(_ sql: String) -> String {
         let words = sql.split(whereSeparator: \.isWhitespace).prefix(4).joined(separator: " ")
         return "“\(words)…”"

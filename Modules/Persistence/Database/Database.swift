@@ -20,20 +20,17 @@ public final class Database: Sendable {
     private let connection: Locked<Connection>
     /// What runs on the connection when ``close()`` is called, before it closes.
     private let closingSteps = Locked<[@Sendable (Connection) -> Void]>([])
-    /// Where the work of the clients and the journal on this database runs, one call after
-    /// another, on a thread of its own: never a caller's (a UI's main actor), nor one of the
-    /// concurrency pool's few, which a wait for another process's lock would hold.
+    /// Where the clients' and the journal's work on this database runs, one call after another, on
+    /// a thread of its own: never a caller's, nor one of the concurrency pool's few.
     let workQueue = DispatchQueue(label: "appcore.database.work")
     /// Marks ``workQueue``, so code can tell it runs there (``isOnWorkQueue``).
     private static let workQueueKey = DispatchSpecificKey<ObjectIdentifier>()
-    /// Calls sent to ``workQueue`` by ``onWorkQueue(_:)`` and not done yet, and whether a
-    /// checkpoint is queued there: a write that could run on its caller's thread goes behind
-    /// those calls instead, so calls keep their order.
+    /// Calls queued on ``workQueue`` and not done yet, and whether a checkpoint is queued: a write
+    /// that could run on its caller's thread goes behind them, so calls keep their order.
     private let queued = Locked((calls: 0, checkpoint: false))
     /// The connection's ``Connection/lostFile``, readable while a call holds the connection.
     private let lost: Locked<DatabaseError?>
-    /// Copies the write-ahead log into the file without holding ``connection`` (a file opened
-    /// for writing has one).
+    /// Copies the write-ahead log into the file without holding ``connection``.
     let checkpointer: Checkpointer?
 
     /// Opens (creating if needed) the database at `path` and applies `migrations`.
@@ -126,9 +123,7 @@ public final class Database: Sendable {
         DispatchQueue.getSpecific(key: Self.workQueueKey) == ObjectIdentifier(self)
     }
 
-    /// Set once a write found the file deleted, or another file put at its path, while it was
-    /// open (``DatabaseError/Kind/moved``): that write and every later one failed, and nothing
-    /// more is written.
+    /// Set once a write found the file deleted or replaced at its path while open: every later write fails.
     public var lostFile: DatabaseError? { lost.withLock { $0 } }
 
     /// Whether ``close()`` was called.
@@ -194,8 +189,7 @@ public final class Database: Sendable {
         return result
     }
 
-    /// `work`'s result, computed on the work queue: the caller waits without holding a thread
-    /// (see `result(of:on:)`).
+    /// `work`'s result, computed on the work queue without holding the caller's thread.
     func onWorkQueue<T: Sendable, Failure: Error>(_ work: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
         queued.withLock { $0.calls += 1 }
         return try await result(
@@ -205,9 +199,7 @@ public final class Database: Sendable {
             }, on: workQueue)
     }
 
-    /// Has the bulk of the write-ahead log copied into the file by the checkpointer, and what
-    /// is left (or all of it, without one) on the work queue, once however often asked before
-    /// it runs.
+    /// Has the write-ahead log copied into the file, once however often asked before it runs.
     private func queueCheckpoint(logGeneration: Int) {
         if checkpointer?.request(logGeneration: logGeneration) == true { return }
         let isQueued = queued.withLock { queued -> Bool in

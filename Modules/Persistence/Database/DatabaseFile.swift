@@ -15,9 +15,8 @@ enum DatabaseFile {
     /// process opens a file between its creation and the closing of the descriptor that made it.
     private static let openingLock = Locked(())
 
-    /// `open`'s result, called once `path` is checked (and, for writing, created owner-only if
-    /// missing): refused untouched when it is not a regular file, when one of its `-wal` or `-shm`
-    /// files is not, or (for writing) when it or they belong to another user or others may write them.
+    /// `open`'s result once `path` is checked (and for writing created owner-only if missing):
+    /// refused untouched when it or its side files are not regular files, or not safely ours.
     static func opening<T>(_ path: String, forWriting: Bool, _ open: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         let operation = forWriting ? "open \(path)" : "open \(path) for reading"
         return try openingLock.withLock { (_: inout Void) throws(DatabaseError) -> T in
@@ -38,9 +37,8 @@ enum DatabaseFile {
         }
     }
 
-    /// Takes group and other permissions off the database and its `-wal` and `-shm` files (those
-    /// that exist), once the database is known to be ours: SQLite gives new side files the
-    /// database's mode.
+    /// Takes group and other permissions off the database and its side files once it is known to be
+    /// ours: SQLite gives new side files the database's mode.
     static func narrowToOwner(_ path: String) {
         for file in [path, path + "-wal", path + "-shm"] {
             var status = stat()

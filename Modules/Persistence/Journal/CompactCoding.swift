@@ -1,9 +1,8 @@
 import Foundation
 import Models
 
-/// The journal's encoding of actions and snapshots: any `Codable` value as compact tagged
-/// binary, written in one pass and read without building a tree — several times faster than
-/// JSON, which the journal wrote before and still reads.
+/// The journal's encoding of actions and snapshots: any `Codable` value as compact tagged binary,
+/// several times faster than the JSON older journals hold (still read).
 enum CompactCoding {
     /// The first byte of a compact document: not a byte any JSON text starts with.
     static let magic: UInt8 = 0xAC
@@ -25,8 +24,7 @@ enum CompactCoding {
         return writer.bytes
     }
 
-    /// The value of type `T` in the compact document `bytes`; its decoders hand `userInfo` to
-    /// the values.
+    /// The value of type `T` in the compact document `bytes`.
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {
         guard bytes.count >= 2, bytes[0] == magic else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a compact document"))
@@ -397,8 +395,7 @@ private final class CompactReader {
         return (String(decoding: bytes[start..<end], as: UTF8.self), end)
     }
 
-    /// Where the key of the entry at `offset` lies and the offset of its value, or `nil` at the
-    /// end of the container (and the offset after it).
+    /// Where the key of the entry at `offset` lies and its value's offset; `nil` at the end.
     func key(at offset: Int, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> (key: Range<Int>?, next: Int) {
         guard offset < bytes.count else { throw corrupted(codingPath(), "the document ends early") }
         if bytes[offset] == 0 { return (nil, offset + 1) }

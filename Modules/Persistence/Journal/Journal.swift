@@ -45,16 +45,14 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     private let report: @Sendable (Event) -> Void
     /// Where the notes documents name by reference are read back from: the database's table.
     private let storedNotes: StoredNotes
-    /// The longest pause between retries of a failing write: a second, so space that returns is
-    /// used soon, at no measurable cost while it does not.
+    /// The longest pause between retries of a failing write, so space that returns is used soon.
     private static var longestRetryPause: Duration { .seconds(1) }
 
     private let buffer: Locked<Buffer>
     /// Serialises flushes, so batches land in sequence order.
     private let flushing = NSLock()
     /// Where ``commit(timeout:)`` writes when it cannot at once: the database's work queue, never
-    /// the caller's thread (a UI's main actor) nor one of the concurrency pool's few, which
-    /// SQLite's wait for a lock would hold.
+    /// the caller's thread nor the concurrency pool's.
     private var committing: DispatchQueue { database.workQueue }
     private let waiters: CommitWaiters
     /// Where periodic snapshots are encoded and written, one after another: off the thread that
@@ -120,9 +118,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return try flushBuffered(waiting: true) ?? buffer.withLock { $0.nextSequence - 1 }
     }
 
-    /// ``flush()`` on this thread if that waits for nothing (everything is written already, or
-    /// no other flush runs and the database takes the write at once); `nil` when it would wait,
-    /// and nothing was written.
+    /// ``flush()`` on this thread if that waits for nothing; `nil`, having written nothing, when it would.
     private func flushWithoutWaiting() throws(DatabaseError) -> Int? {
         // Written already (actions leave the buffer only once committed): nothing to wait for.
         if let written = buffer.withLock({ $0.pending.isEmpty ? $0.nextSequence - 1 : nil }) { return written }
@@ -131,8 +127,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return try flushBuffered(waiting: false)
     }
 
-    /// Writes every buffered action in one transaction (with `flushing` held); `nil` when not
-    /// `waiting` and the write would wait.
+    /// Writes every buffered action in one transaction; `nil` when it would wait and may not.
     private func flushBuffered(waiting: Bool) throws(DatabaseError) -> Int? {
         // Actions leave the buffer only once written, so a failed flush loses nothing.
         let (batch, first) = buffer.withLock { ($0.pending, $0.nextSequence) }
@@ -168,10 +163,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return try result.get()
     }
 
-    /// Makes every action appended so far durable, then calls `done` with the last durable
-    /// sequence or why not: at once when they are written already; on this thread when it is the
-    /// database's work queue (where the live clients' calls wait), or when writing needs no
-    /// waiting; else on the work queue.
+    /// Makes every action appended so far durable, then calls `done` with the last durable sequence
+    /// or why not: at once, on this thread when that waits for nothing, else on the work queue.
     package func commit(then done: @escaping @Sendable (Result<Int, DatabaseError>) -> Void) {
         if database.isOnWorkQueue { return done(Result { () throws(DatabaseError) in try flush() }) }
         do {
@@ -256,9 +249,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
-    /// The state the stream written most recently (by whichever process) leaves `initial` in,
-    /// replayed with `reducer`, and how many actions that replayed; `initial` and 0 on a
-    /// database with no journal yet.
+    /// The state the most recently written stream leaves `initial` in, and how many actions it replayed.
     public static func restoreLatest<R: Reducer>(
         in database: Database, from initial: State, using reducer: R, report: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(DatabaseError) -> (state: State, replayed: Int) where R.State == State, R.Action == Action {
@@ -266,9 +257,8 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return try Journal(database: database, stream: latest, report: report).restore(from: initial, using: reducer)
     }
 
-    /// A new stream of this process's own, starting from `state` (written as its first
-    /// snapshot), and every stream whose process is done with it removed: each process on a
-    /// database records apart, and the journal stays bounded however many processes came and went.
+    /// A new stream of this process's own, starting from `state`, with every stream whose process
+    /// is done removed: each process records apart, and the journal stays bounded.
     public static func startOwnStream(
         in database: Database, from state: State, report: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws(DatabaseError) -> Journal {
@@ -303,15 +293,11 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         try snapshot(state, at: try flush())
     }
 
-    /// A periodic snapshot of n bytes is followed by the next after n / 64 actions at the least
-    /// (`snapshotEvery` for a small state): encoding a snapshot costs about its size, so its cost
-    /// per action stays the same however big the state grows, and replaying the actions since
-    /// the last snapshot costs at most about twice what reading the snapshot does.
+    /// Actions after a snapshot of n bytes before the next, at the least n / this: a snapshot's
+    /// cost per action stays the same however big the state grows.
     static var snapshotBytesPerAction: Int { 64 }
 
-    /// The bytes of journaled actions after which a snapshot is due whatever their number: four
-    /// times the last snapshot's, or four times `snapshotEvery` actions of 64 bytes for a small
-    /// state.
+    /// The bytes of journaled actions after which a snapshot is due whatever their number.
     static func journalBytesDue(snapshotEvery: Int, snapshotBytes: Int) -> Int {
         let (floor, overflow) = snapshotEvery.multipliedReportingOverflow(by: 4 * snapshotBytesPerAction)
         return max(overflow ? .max : floor, 4 * snapshotBytes)
@@ -335,13 +321,9 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return data.count
     }
 
-    /// Appends every action `store` reduces from now on, and snapshots its state every
-    /// `snapshotEvery` actions — or, for a big state, every 64th of its snapshot's size in bytes,
-    /// so that snapshots cost the same per action however big it grows, counted from the latest
-    /// stored snapshot, whichever process wrote it; and sooner when the actions since hold four
-    /// times that snapshot's bytes, so actions that carry much do not grow the stream without
-    /// bound — (compacting the stream to that snapshot, unless `compacts` is false) and after
-    /// every action `carriesSecret` picks.
+    /// Appends every action `store` reduces from now on, and snapshots its state as it grows
+    /// (compacting the stream to it unless `compacts` is false) and after every action
+    /// `carriesSecret` picks.
     public func record(
         _ store: RootStore<State, Action>,
         snapshotEvery: Int = 10_000,
@@ -551,8 +533,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
         return chunks
     }
 
-    /// How documents are written: stored notes by reference (the notes table holds them), so
-    /// that no record or snapshot grows with the notes.
+    /// How documents are written: stored notes by reference, so none grows with the notes.
     private static var writing: [CodingUserInfoKey: any Sendable] { [.storedNotesByReference: true] }
 
     /// A stored document: compact, or JSON as journals written before the compact format hold;
@@ -583,8 +564,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
 
     // MARK: - Background flushing
 
-    /// Flushes after ``flushInterval`` on the commit queue (never a thread of the concurrency
-    /// pool, which a database call that waits would hold), again while actions keep coming, and
+    /// Flushes after ``flushInterval`` on the commit queue, again while actions keep coming, and
     /// after pauses that grow to a second while writing keeps failing.
     private func scheduleFlush(after pause: Duration? = nil) {
         let pause = pause ?? flushInterval
@@ -613,9 +593,7 @@ public final class Journal<State: Codable & Sendable, Action: Codable & Sendable
     }
 }
 
-/// The callers waiting for a commit: each is answered by its commit, or, when that has not ended
-/// by its deadline (a database call stuck), by a failure from a watchdog that looks twice a
-/// second while anyone waits (and stops when nobody does), so a commit costs no timer of its own.
+/// The callers waiting for a commit, failed by a watchdog past their deadline.
 final class CommitWaiters: Sendable {
     typealias Continuation = CheckedContinuation<Result<Int, DatabaseError>, Never>
 
@@ -672,13 +650,11 @@ final class CommitWaiters: Sendable {
     }
 }
 
-/// The process that writes a journal stream: its id and when it started, so that a stream whose
-/// process is gone (crashed or killed, never closed) can be told from one still written, even
-/// after the id is used again by another process.
+/// The process that writes a journal stream: its id and start time, so a stream whose process is
+/// gone is told from one still written, even once the id is reused.
 struct StreamOwner: Equatable {
     let pid: Int32
-    /// When it started, in the system's own units (clock ticks since boot on Linux), or 0 where
-    /// that cannot be read.
+    /// When it started (clock ticks since boot on Linux), or 0 where that cannot be read.
     let started: Int
 
     static let current = StreamOwner(pid: getpid(), started: startTime(of: getpid()) ?? 0)
@@ -690,8 +666,7 @@ struct StreamOwner: Equatable {
         return now == started
     }
 
-    /// Field 22 of `/proc/<pid>/stat` (after the command name, which may hold spaces), where
-    /// there is such a file.
+    /// Field 22 of `/proc/<pid>/stat` (after the command name, which may hold spaces).
     private static func startTime(of pid: Int32) -> Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let end = stat.lastIndex(of: ")")

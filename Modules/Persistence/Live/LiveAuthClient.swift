@@ -2,8 +2,7 @@ import AppEnvironment
 import Foundation
 import Models
 
-/// The auth client's rules: accounts with salted PBKDF2 hashes, sign-in throttling, hashed
-/// expiring tokens.
+/// The auth client's rules: salted PBKDF2 hashes, sign-in throttling, expiring tokens.
 extension LiveBackend {
 
     func signUp(_ credentials: Credentials) async throws(AppError) -> User {
@@ -43,10 +42,8 @@ extension LiveBackend {
     /// What signing in checks a password against.
     private struct Account: Sendable { let user: User; let hash: [UInt8]; let salt: [UInt8]; let iterations: Int }
 
-    /// A session for the account `credentials` name, if the password is its: the attempt is let
-    /// in (or refused at once while the username's throttle says wait) and the account read on
-    /// the database's queue, the candidate hashed on the hashing queue, and a session written
-    /// on the database's queue.
+    /// A session for the account `credentials` name, if the password is its: throttled, read and
+    /// written on the database's queue, hashed on the hashing queue.
     func authenticate(_ credentials: Credentials) async throws(AppError) -> AuthSession {
         let username = credentials.username
         let account = try await offCaller { () throws(AppError) in
@@ -67,9 +64,8 @@ extension LiveBackend {
         return session
     }
 
-    /// Counts one more attempt against `username`, as failed until it succeeds, and spaces the
-    /// next one by the throttle; refuses at once, saying how long to wait, while the spacing
-    /// set by an earlier attempt (of any process) has not passed.
+    /// Counts one more attempt against `username` and spaces the next by the throttle; refuses at
+    /// once, saying how long to wait, while an earlier attempt's spacing runs.
     private func letSignInAttempt(for username: Username) throws(AppError) {
         let key: SQLValue = .text(username.normalized)
         let now = now().timeIntervalSinceReferenceDate

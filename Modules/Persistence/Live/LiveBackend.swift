@@ -3,9 +3,7 @@ import Foundation
 import Models
 import StateStore
 
-/// The live clients' rules on a ``Database``, one file per client: `LiveAuthClient.swift`
-/// (accounts, tokens), `LiveProfileClient.swift` (profiles, posts), `LiveNotesClient.swift`
-/// (notes, search); this file holds what they share and builds ``AppEnvironment/live(database:configuration:clock:uuid:now:)``.
+/// The live clients' rules on a ``Database``, one file per client; this file holds what they share.
 final class LiveBackend: Sendable {
     let database: Database
     let configuration: LiveConfiguration
@@ -36,10 +34,8 @@ final class LiveBackend: Sendable {
 
     // MARK: - Off the caller
 
-    /// `body`'s result, computed on the database's queue, never on the calling thread: not a UI's
-    /// main actor, and not one of the concurrency pool's few threads, which SQLite's wait for
-    /// another process's lock (up to the busy timeout) or a password hash would hold, stalling
-    /// every task of the process meanwhile.
+    /// `body`'s result, computed on the database's queue, never on the calling thread: a wait for
+    /// another process's lock or a password hash must not hold a concurrency pool thread.
     func offCaller<T: Sendable>(_ body: @escaping @Sendable () throws(AppError) -> T) async throws(AppError) -> T {
         // The database's work queue: one call after another in the order they were made (a
         // note's newer save is written after its older one), and the journal commits there too.
@@ -53,9 +49,8 @@ final class LiveBackend: Sendable {
         case withoutWaiting
     }
 
-    /// `body`'s result for a short write (one note): made on the calling thread when that waits
-    /// for nothing — no call queued before it, the connection free, no other process writing —
-    /// and otherwise on the work queue, as ``offCaller(_:)`` makes it.
+    /// `body`'s result for a short write: made on the calling thread when that waits for nothing,
+    /// else on the work queue as ``offCaller(_:)`` makes it.
     func soon<T: Sendable>(_ body: @escaping @Sendable (Access) throws(AppError) -> T?) async throws(AppError) -> T {
         if let value = try body(.withoutWaiting) { return value }
         return try await offCaller { () throws(AppError) -> T in
@@ -82,8 +77,7 @@ final class LiveBackend: Sendable {
         try inDatabase(write: true, token, body)
     }
 
-    /// ``writing(_:_:)`` with `access`: `nil` when it is `.withoutWaiting` and the write would
-    /// wait (nothing was done).
+    /// ``writing(_:_:)`` with `access`: `nil`, with nothing done, when it would wait.
     func writing<T>(_ token: AccessToken, _ access: Access, _ body: (Connection, User.ID) throws(AppError) -> T) throws(AppError) -> T? {
         guard access == .withoutWaiting else { return try writing(token, body) }
         return try database.writeWithoutWaiting(
@@ -91,16 +85,14 @@ final class LiveBackend: Sendable {
             orFail: { .storage(reason: $0.reason) })
     }
 
-    /// Runs `body` for the token's owner in one read or one transaction; the database's own
-    /// failures become ``AppError/storage(reason:)``.
+    /// Runs `body` for the token's owner in one read or transaction; failures become `storage`.
     func inDatabase<T>(write: Bool, _ token: AccessToken, _ body: (Connection, User.ID) throws(AppError) -> T) throws(AppError) -> T {
         let asAppError: (DatabaseError) -> AppError = { .storage(reason: $0.reason) }
         let run = { (db: Connection) throws(AppError) -> T in try body(db, try self.owner(of: token, in: db)) }
         return write ? try database.write(run, orFail: asAppError) : try database.read(run, orFail: asAppError)
     }
 
-    /// The id stored in `column` of `row`; a value that is not one is a damaged row, named by
-    /// table and column, never a made-up id.
+    /// The id in `column` of `row`; a value that is not one is a damaged row, named.
     static func id<Owner>(_ row: Row, _ column: Int32, _ name: String) throws(DatabaseError) -> Identifier<Owner> {
         let text = row.text(column)
         guard let id = Identifier<Owner>(text) else {

@@ -12,9 +12,8 @@ public struct LiveConfiguration: Sendable {
     public var throttleBase: Duration
     /// The longest wait.
     public var throttleCap: Duration
-    /// How often the notes client looks whether another process wrote to the database
-    /// (`AppEnvironment.NotesClient.externalWrites`): the longest a change made elsewhere
-    /// waits before it is noticed.
+    /// How often the notes client looks whether another process wrote: the longest a change made
+    /// elsewhere waits before it is noticed.
     public var externalWriteInterval: Duration
     /// How many of an owner's latest note changes remember which notes were deleted.
     public var deletionWindow: Int
@@ -49,8 +48,7 @@ public struct LiveConfiguration: Sendable {
     /// Settings for tests: a low PBKDF2 count, so accounts are quick to create.
     public static let testing = LiveConfiguration(passwordIterations: 1_000)
 
-    /// ``deletionWindow``, at least 1: the newest record must stay, or change numbers (one more
-    /// than the highest stored) could be handed out again.
+    /// ``deletionWindow``, at least 1, so change numbers are never handed out again.
     var keptDeletionChanges: Int64 { Int64(max(1, deletionWindow)) }
 
     func throttleDelay(afterFailures failures: Int) -> Duration {

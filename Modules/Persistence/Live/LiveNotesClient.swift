@@ -5,10 +5,9 @@ import Models
 /// The notes client's rules: the signed-in user's notes, searched through the full-text index (`SearchIndex`).
 extension LiveBackend {
 
-    /// The user's notes, most recently changed first; with a `query`, those that match it as
-    /// ``SearchText`` defines: notes already in the full-text index are found through it, the
-    /// few written since are read and matched here, so a search never waits for the index (nor
-    /// holds the write lock to bring it up to date).
+    /// The user's notes, most recently changed first; with a `query`, those that match it, through
+    /// the full-text index and the few notes not indexed yet, so a search never waits for the
+    /// index.
     func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
         let words = SearchText.words(of: query)
         var damaged: [String] = []
@@ -38,9 +37,8 @@ extension LiveBackend {
         return notes
     }
 
-    /// A page of the user's notes, or of those that match `query`, after `after`, at most `limit`,
-    /// and how many there are in all: a page read in the list's order from an index and a count,
-    /// so its cost grows with the page and with SQLite's count, not with the notes.
+    /// A page of the user's notes (or of those matching `query`) after `after`, and how many there
+    /// are: its cost grows with the page and SQLite's count, not with the notes.
     func page(_ token: AccessToken, matching query: String, after: NotesPosition?, limit: Int) throws(AppError) -> NotePage {
         let words = SearchText.words(of: query)
         var damaged: [String] = []
@@ -123,9 +121,8 @@ extension LiveBackend {
         return NotePage(of: try notes(token, matching: query), after: after, limit: limit)
     }
 
-    /// The first `limit` notes `select` reads (in the list's order, after `after`) that `keeps`,
-    /// and the damaged rows among those read (`nil`): read a few pages at a time, so a walk stops
-    /// about where the page fills.
+    /// The first `limit` notes `select` reads after `after` that `keeps`, and the damaged rows
+    /// among them, read a few pages at a time so a walk stops about where the page fills.
     static func walk(
         _ select: String, _ bindings: [SQLValue], after: (String, [SQLValue]), keeping limit: Int, in db: Connection,
         _ read: (Row) -> Note?, keeps: (Note) -> Bool
@@ -165,8 +162,7 @@ extension LiveBackend {
     /// all; with more, the owner's notes are walked in the list's order instead.
     static let matchesSortedWhole = 1_000
 
-    /// The condition (to add to a `WHERE`) and its values that keep the notes of `table` listed
-    /// after `position`.
+    /// The `WHERE` condition and values that keep the notes of `table` listed after `position`.
     private static func after(_ position: NotesPosition?, in table: String) -> (String, [SQLValue]) {
         guard let position else { return ("", []) }
         let time: SQLValue = .real(position.updatedAt.timeIntervalSinceReferenceDate)
@@ -210,9 +206,8 @@ extension LiveBackend {
     static let unindexedNotes =
         noteColumns + " INDEXED BY notes_by_change WHERE owner_id = ? AND change_sequence > \(SearchIndex.progressOfNotesOwner)"
 
-    /// The condition on `notes_search` (its `?` values beside it) that keeps the index's rows
-    /// holding every folded word: words of three characters or more through the trigram index,
-    /// shorter ones by looking in each row's folded text.
+    /// The condition on `notes_search` that keeps the rows holding every folded word: long words
+    /// through the trigram index, shorter ones in each row's folded text.
     static func indexCondition(_ words: [String]) -> (String, [SQLValue]) {
         let long = words.filter { $0.unicodeScalars.count >= 3 }
         var conditions: [String] = []
@@ -235,8 +230,7 @@ extension LiveBackend {
     /// The order notes are listed in: `Note.isListed(before:)`, in SQL.
     static let listOrder = " ORDER BY updated_at DESC, id DESC"
 
-    /// `read`'s value of `row`; `nil` when its id (the row's first column) is damaged, whose
-    /// first characters are added to `damaged`.
+    /// `read`'s value of `row`; `nil` when its id is damaged, which is added to `damaged`.
     static func read<T>(_ row: Row, _ read: (Row) -> T?, damaged: inout [String]) -> T? {
         guard let value = read(row) else {
             damaged.append(String(row.text(0).prefix(40)))
@@ -255,8 +249,7 @@ extension LiveBackend {
     static let storeNote = NotesTable.upsert(numbered: nextChange)
     static let editNote = NotesTable.edit(numbered: nextChange)
 
-    /// Stores `note` (a new one, or again), whatever is stored; returns it with its version
-    /// (`nil`: not written, as `access` allows).
+    /// Stores `note` whatever is stored; returns it with its version (`nil`: not written).
     func create(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Note? {
         try writing(token, access) { db, owner throws(AppError) in
             let version = try storage { () throws(DatabaseError) in
@@ -272,8 +265,7 @@ extension LiveBackend {
         }
     }
 
-    /// Stores a new text of `note`, based on its version (`NotesClient.update`); `nil`: not
-    /// written, as `access` allows.
+    /// Stores a new text of `note`, based on its version; `nil`: not written, as `access` allows.
     func update(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Note? {
         try writing(token, access) { db, owner throws(AppError) in
             let existing = try storedVersion(of: note.id, for: owner, in: db)
@@ -289,8 +281,7 @@ extension LiveBackend {
         }
     }
 
-    /// Deletes `note`, based on its version (`NotesClient.delete`); one gone already is not an
-    /// error.
+    /// Deletes `note`, based on its version; one gone already is not an error.
     func delete(_ token: AccessToken, _ note: Note, _ access: Access = .waiting) throws(AppError) -> Void? {
         try writing(token, access) { db, owner throws(AppError) in
             let ownerID: SQLValue = .text(owner.description)
@@ -337,8 +328,7 @@ extension LiveBackend {
         }
     }
 
-    /// Throws the conflict a change of `note` meets when it may not replace version `stored`
-    /// (see `NoteVersions`), naming what is stored now.
+    /// Throws the conflict a change of `note` meets when it may not replace version `stored`.
     private func refuseConflict(with note: Note, stored: Int64?, for owner: User.ID, in db: Connection) throws(AppError) {
         guard !versions.withLock({ $0.allows(note.id, base: note.version, stored: stored) }) else { return }
         let key: [SQLValue] = [.text(owner.description), .text(note.id.description)]
@@ -353,9 +343,8 @@ extension LiveBackend {
         throw deleted ? NoteVersions.conflict(note.id, stored: nil) : .notFound(.note, id: note.id.description)
     }
 
-    /// What changed in the token owner's notes since `cursor`, read in one transaction: the
-    /// rows numbered after it (through the `(owner, change)` indexes, so as many rows as
-    /// changed are read), and the cursor of now.
+    /// What changed in the token owner's notes since `cursor`, in one transaction: only the rows
+    /// numbered after it are read, and the cursor of now.
     func changes(_ token: AccessToken, since cursor: NotesCursor?) throws(AppError) -> NoteChanges {
         var damaged = 0
         let changes = try reading(token) { db, owner throws(AppError) in
@@ -388,10 +377,8 @@ extension LiveBackend {
         return changes
     }
 
-    /// Wakes the iterator each time another connection (this process's or another's) commits
-    /// to the database: its `PRAGMA data_version` is read every `externalWriteInterval`, a
-    /// counter in shared memory, without reading the file (a hundredth of a millisecond per
-    /// look, so an idle host costs no measurable CPU).
+    /// Wakes the iterator each time another connection commits, read from `PRAGMA data_version`
+    /// every `externalWriteInterval` without reading the file.
     func externalWrites() -> AsyncStream<Void> {
         let database = database
         let interval = configuration.externalWriteInterval
@@ -408,8 +395,7 @@ extension LiveBackend {
     }
 }
 
-/// The timer behind `externalWrites`, and what it remembers between looks (touched on its
-/// queue only).
+/// The timer behind `externalWrites` and its state between looks (touched on its queue only).
 private final class ExternalWriteWatch: @unchecked Sendable {
     enum Look { case changed, same, closed }
 
@@ -437,9 +423,7 @@ private final class ExternalWriteWatch: @unchecked Sendable {
         timer.cancel()
     }
 
-    /// One look, which never waits: when the connection is in use, or another connection holds
-    /// a lock, this look is skipped (the next comes within an interval), so a stuck call never
-    /// has the watcher queue behind it, nor the watcher hold the connection while SQLite waits.
+    /// One look, which never waits: skipped when the connection is in use or locked.
     private func look() -> Look {
         let clock = ContinuousClock()
         if let restingUntil, clock.now < restingUntil { return .same }

@@ -22,8 +22,7 @@ enum NotesTable {
         },
     ]
 
-    /// The columns a note is read from (`id, text, …`, each of `table` when given): the id,
-    /// every column, the version.
+    /// The columns a note is read from (each of `table` when given): id, every column, version.
     static func selected(of table: String? = nil) -> String {
         let prefix = table.map { $0 + "." } ?? ""
         return (["id"] + columns.map(\.name) + ["change_sequence"]).map { prefix + $0 }.joined(separator: ", ")

@@ -7,8 +7,7 @@ import StateStore
 package final class SearchIndex: Sendable {
     private struct State {
         var isRunning = false
-        /// When a note was last written: the task stops once a look finds nothing to index and no
-        /// write came since that look began.
+        /// When a note was last written: the task stops once a look finds nothing new to index.
         var lastWrite = ContinuousClock.now
         /// Whether the last batch left notes to index behind (it was full).
         var hasMore = false
@@ -19,9 +18,7 @@ package final class SearchIndex: Sendable {
     private weak let database: Database?
     private let state = Locked(State())
 
-    /// How long the task rests before a batch that is not part of a backlog: the notes written
-    /// meanwhile are indexed together, in one transaction rather than one each
-    /// (`LiveConfiguration.searchIndexPace`).
+    /// How long the task rests before a batch outside a backlog, to index writes together.
     private let pace: Duration
     /// How many notes a batch indexes, and how much text.
     struct BatchSize {
@@ -35,8 +32,7 @@ package final class SearchIndex: Sendable {
         /// The work a batch should hold the write lock for, at most about.
         static let lockHold = Duration.milliseconds(10)
 
-        /// The size after a batch of it that held the lock for `took`, full or not, while notes
-        /// were written or not.
+        /// The size after a batch that held the lock for `took`, full or not, during writes or not.
         mutating func adjust(after took: Duration, wasFull: Bool, duringWrites: Bool) {
             if took > Self.lockHold {
                 notes = Swift.max(Self.smallest, notes / 2)
@@ -57,16 +53,14 @@ package final class SearchIndex: Sendable {
         }
     }
 
-    /// Indexes every note not indexed yet, batch by batch, now: for tests and tools that need
-    /// the index whole rather than soon.
+    /// Indexes every note not indexed yet now, for tests and tools that need the index whole.
     package static func indexAll(in database: Database) throws(DatabaseError) {
         // Indexed here, batch after batch: the background task and its pace play no part.
         let index = SearchIndex(database: database, pace: .zero)
         while try index.indexNextBatch() > 0 { try index.mergeSegments() }
     }
 
-    /// Indexes what is not indexed yet — notes just written (`afterWrite`), or those a search
-    /// read unindexed — a pace from now and on.
+    /// Indexes notes not indexed yet (just written, or read unindexed by a search), at a pace.
     func catchUp(afterWrite: Bool = false) {
         let start = state.withLock { state -> Bool in
             if afterWrite { state.lastWrite = .now }
@@ -113,8 +107,7 @@ package final class SearchIndex: Sendable {
         }
     }
 
-    /// Indexes the next batch of notes after an owner's progress in one transaction; returns
-    /// how many (0: none left).
+    /// Indexes the next batch of notes in one transaction; returns how many (0: none left).
     @discardableResult
     func indexNextBatch() throws(DatabaseError) -> Int {
         guard let database else { return 0 }
@@ -176,8 +169,7 @@ package final class SearchIndex: Sendable {
     /// up with indexing, however far behind an earlier run left it.
     static let mergeStepsPerBatch = 32
 
-    /// Merges the index's segments in steps, each its own short transaction, until none is left
-    /// to merge or ``mergeStepsPerBatch`` ran.
+    /// Merges the index's segments in short steps, up to ``mergeStepsPerBatch``.
     func mergeSegments() throws(DatabaseError) {
         for _ in 0..<Self.mergeStepsPerBatch {
             guard try mergeStep() else { return }
@@ -211,8 +203,7 @@ package final class SearchIndex: Sendable {
     /// ``progress(ofOwner:)`` of the owner of a row of `notes`.
     package static let progressOfNotesOwner = progress(ofOwner: "notes.owner_id")
 
-    /// Removes index row `row` (FTS5 deletes its terms and its copy of the folded text); a note
-    /// has an index row only where there is an index.
+    /// Removes index row `row` where there is an index.
     static func remove(row: Int, in db: Connection) throws(DatabaseError) {
         try db.execute("DELETE FROM notes_search WHERE rowid = ?", [.int(row)])
     }

@@ -65,8 +65,7 @@ public struct Login: Reducer {
     /// Signs people in.
     public let auth: AuthClient
 
-    /// Each style's reducer on its case of the state; the two other cases stay silent, since
-    /// every style takes the same actions.
+    /// Each style's reducer on its case of the state; the other cases stay silent.
     private let styles:
         IfCaseLetReducer<
             IfCaseLetReducer<

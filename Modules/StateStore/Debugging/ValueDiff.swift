@@ -167,9 +167,7 @@ extension ValueDiff {
         return Set(ids).count == ids.count ? ids : nil
     }
 
-    /// Compares identified elements by id, so one inserted at the top is one change, not a
-    /// change at every position after it: `[id: 3]` paths, added and removed elements, and
-    /// changes within the elements both sides have.
+    /// Compares identified elements by id, so one inserted at the top is one change.
     private static func compareByID(
         _ oldElements: [Any], _ oldIDs: [AnyHashable], _ newElements: [Any], _ newIDs: [AnyHashable],
         path: String, label: String?, redaction: Redaction, presentation: ValueRenderer.Presentation, into changes: inout [Change]

@@ -24,10 +24,8 @@ public struct ActionPath<Root: Sendable, Value: Sendable>: Sendable {
         modify = nil
     }
 
-    /// Creates a path to a case of a state enum whose value `modify` changes in place, for a
-    /// state that ``Reducer/ifCaseLet(_:case:action:reportsOtherCases:absentReason:then:)`` runs
-    /// a feature on at every action: without it, the value is extracted (a copy: every
-    /// reference in it retained, then released) and embedded back.
+    /// Creates a path to a case of a state enum whose value `modify` changes in place, so the value
+    /// is not copied out and embedded back at every action.
     public init(
         embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
         matches: @escaping @Sendable (Root) -> Bool, modify: @escaping @Sendable (inout Root, (inout Value) -> Void) -> Void

@@ -242,8 +242,7 @@ public struct IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
 }
 
-/// Identifies the effects of the child an ``IfCaseLetReducer`` runs, by the reducer's type
-/// (its parent and child) and the key path of the enum: by value, since a reducer built in
+/// Identifies the effects of the child an ``IfCaseLetReducer`` runs, by value: a reducer built in
 /// generic code gets a new key path object each time it is built.
 @usableFromInline
 struct CaseEffects: Hashable, Sendable {
@@ -308,9 +307,8 @@ where Child.State == Element, Element.ID: Sendable {
     }
 }
 
-/// Identifies the effects of a child that ``IfLetReducer`` or ``ForEachReducer`` runs, so they
-/// can be cancelled when the child goes away: by the key path's object (one per key path
-/// literal), which hashes at once where a key path's own hashing walks its components.
+/// Identifies the effects of a child that ``IfLetReducer`` or ``ForEachReducer`` runs, by the key
+/// path's object, which hashes at once where a key path walks its components.
 @usableFromInline
 struct ChildEffects<Path: Hashable & Sendable, ID: Hashable & Sendable>: Hashable, Sendable {
     @usableFromInline let path: Path

@@ -117,8 +117,7 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
     }
 }
 
-/// A node of a ``HashTrie``: entries stored inline, and subtries, each in the slot its 5 bits
-/// of the hash select.
+/// A node of a ``HashTrie``: entries inline and subtries, in slots its 5 hash bits select.
 @usableFromInline
 final class HashTrieNode<Key: Hashable, Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var dataMap: UInt32 = 0

@@ -66,8 +66,7 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
         return sibling
     }
 
-    /// After a removal below `child`: drops it when empty, or merges it with a neighbour when
-    /// it became small and both fit in one node.
+    /// After a removal below `child`: drops it when empty, or merges it with a neighbour.
     @inlinable
     func rebalance(child: Int) {
         let size = children[child].itemCount

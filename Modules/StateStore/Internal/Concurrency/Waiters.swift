@@ -51,9 +51,8 @@ extension Locked {
     }
 }
 
-/// Suspends the calling task as a waiter: `add` runs first and either records the continuation
-/// (returning `true`) or finds the wait already over (`false`); `remove` takes the continuation
-/// back out if it is still recorded.
+/// Suspends the calling task as a waiter: `add` records the continuation (`true`) or finds the wait
+/// over (`false`); `remove` takes it back out if still recorded.
 nonisolated(nonsending) package func suspendAsWaiter(
     timeout: Duration?,
     add: (CheckedContinuation<Void, Never>) -> Bool,

@@ -15,8 +15,7 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// The runner whose effects these are, for `Task.cancel(id:)`.
     nonisolated(unsafe) unowned(unsafe) var owner: (any EffectCancelling)?
 
-    /// The executors alive, to find the one an effect's task prefers (`Task.cancel(id:)` is
-    /// rare; stores are few).
+    /// The executors alive, to find the one an effect's task prefers (for `Task.cancel(id:)`).
     private static let live = Locked<[(executor: UnownedTaskExecutor, object: Unmanaged<EffectExecutor>)]>([])
 
     @usableFromInline
@@ -86,8 +85,7 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs `job` on the global concurrent executor (the cooperative pool, like any other
-    /// task's work), its thread draining what the job enqueues.
+    /// Runs `job` on the global concurrent executor, its thread draining what the job enqueues.
     private func handOff(_ job: UnownedJob) {
         Task.detached(executorPreference: globalConcurrentExecutor) { [self] in runHere(job) }
     }
@@ -101,9 +99,8 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// Runs `body`, which resumes tasks waiting for work this thread did (a database call's), lending
-/// this thread to the store effects it wakes: their jobs run here once `body` returns, instead of
-/// each waking a thread of the concurrency pool (a hop and a wake-up per call).
+/// Runs `body`, lending this thread to the store effects it wakes: their jobs run here once `body`
+/// returns, instead of each waking a thread of the concurrency pool.
 func runningWokenEffectsHere(_ body: () -> Void) {
     let lent = LentThread()
     let previous = pthread_getspecific(LentThread.key)

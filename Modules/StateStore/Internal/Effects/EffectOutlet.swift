@@ -1,8 +1,7 @@
 import Synchronization
 
-/// Where a running effect's `Send` delivers: the effect's store and work, and whether its body
-/// has returned (a `Send` kept past that point has its actions dropped, and said so, since
-/// nothing waits for them any more).
+/// Where a running effect's `Send` delivers: its store, its work, and whether its body returned (a
+/// `Send` kept past that has its actions dropped, and said so).
 @usableFromInline
 final class EffectOutlet<Action: Sendable>: Sendable {
     @usableFromInline let runner: EffectRunner<Action>

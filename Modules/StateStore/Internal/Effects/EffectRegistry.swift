@@ -98,9 +98,7 @@ struct EffectRegistry {
     }
 }
 
-/// Who must hear that effects stopped counting as running, told once the registry's lock is
-/// released: idle waiters first, then the lineages, so whoever a lineage wakes sees the store
-/// without those effects.
+/// Who must hear that effects stopped running, once the lock is released: waiters first.
 @usableFromInline
 struct Ended {
     @usableFromInline var waiters: [CheckedContinuation<Void, Never>] = []

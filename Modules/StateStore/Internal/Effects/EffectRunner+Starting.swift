@@ -1,13 +1,11 @@
 import Synchronization
 
-/// Starting effects in The Composable Architecture's order: the synchronous parts at once, the
-/// work once the store is idle.
+/// Starting effects in TCA's order: synchronous parts at once, work once the store is idle.
 extension EffectRunner {
     /// Work an effect asks for, kept until the store is idle (``startLater(_:origin:ids:lineage:collector:)``).
     @usableFromInline
     struct PendingStart {
-        /// A `run`, or an effect that runs in a task of its own (the rest of a concatenation, a
-        /// throttle).
+        /// A `run`, or an effect that runs in a task of its own (a concatenation's rest, a throttle).
         @usableFromInline let effect: Effect<Action>
         @usableFromInline let origin: Action
         @usableFromInline let ids: [EffectID]
@@ -24,15 +22,8 @@ extension EffectRunner {
         }
     }
 
-    /// Starts `effect` for `origin`: its synchronous parts (`send`, `cancel`, diagnostics, the
-    /// sends a concatenation opens with) now, in order; its work (`run`, the rest of a
-    /// concatenation, a throttle) once the store has reduced what is queued
-    /// (``startPending()``), as The Composable Architecture starts an effect's work after the
-    /// synchronous actions: so an action that work sends is reduced as it is sent, before the
-    /// work's next line.
-    /// - Parameters:
-    ///   - collector: Hears of every task started for `effect`; with `collectsTasks`, made
-    ///     when the first task is kept for later (task-less work needs none).
+    /// Starts `effect` for `origin`: its synchronous parts now, in order; its work once the store
+    /// has reduced what is queued (``startPending()``), in TCA's order.
     @inlinable
     func start(_ effect: Effect<Action>, origin: Action, lineage: Lineage, collector: inout Completion?, collectsTasks: Bool) {
         start(effect, origin: origin, ids: [], lineage: lineage, collector: &collector, collectsTasks: collectsTasks)
@@ -87,8 +78,7 @@ extension EffectRunner {
         return made
     }
 
-    /// Keeps `effect` (a `run`, or one that needs a task) to start once the store is idle
-    /// (``startPending()``).
+    /// Keeps `effect` to start once the store is idle (``startPending()``).
     @inlinable
     func startLater(_ effect: Effect<Action>, origin: Action, ids: [EffectID], lineage: Lineage, collector: Completion?) {
         guard !lineage.isCancelled else { return }
@@ -101,10 +91,8 @@ extension EffectRunner {
         lock.unlock()
     }
 
-    /// Starts the work kept by ``startLater(_:origin:ids:lineage:collector:)``, oldest first,
-    /// on this thread, until none is left — unless a thread is doing so already (up this
-    /// thread's stack: a send from work being started; or another thread), which then starts
-    /// this work too.
+    /// Starts the kept work, oldest first, on this thread until none is left, unless a thread is
+    /// doing so already (which then starts this too).
     @inlinable
     func startPending() {
         // None kept (what this thread kept, it counted), or a starter will take it.
@@ -118,9 +106,8 @@ extension EffectRunner {
         startKeptAndStop()
     }
 
-    /// Runs task-less `work` of `run` for `origin` at once, with the store idle, as
-    /// ``startPending()`` would start it if it were kept, then the work its sends kept: for an
-    /// action whose whole effect is that work, sent to an idle store with nothing queued.
+    /// Runs task-less `work` for `origin` at once, as ``startPending()`` would if it were kept: for
+    /// an action whose whole effect it is, sent to an idle store.
     @inlinable
     func startAtOnce(_ work: @escaping @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action, lineage: Lineage) -> Bool {
         // Claimed without the lock: whoever keeps work meanwhile and reads the claim leaves it
@@ -192,8 +179,7 @@ extension EffectRunner {
         return taken
     }
 
-    /// Kept work that was dropped before it started (taken under the lock, which also stopped
-    /// counting it): nobody waits for it any more.
+    /// Kept work dropped before it started (no longer counted): nobody waits for it any more.
     @inlinable
     func dropped(_ items: [PendingStart]) {
         for item in items {

@@ -1,7 +1,6 @@
 import Synchronization
 
-/// Runs the effects of one store: starts their tasks, tracks them for cancellation by id and
-/// for shutdown, and routes their actions and errors.
+/// Runs one store's effects: starts, tracks and cancels them, and routes their actions.
 @usableFromInline
 final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// Marks the trailing run of a throttled effect, so a later one can replace it.
@@ -30,8 +29,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
     /// a thread that just kept work (if it reads `true`, the starter has yet to look for more).
     @usableFromInline let isStartingPending = Atomic<Bool>(false)
 
-    /// - Parameter deliver: Sends an action produced by an effect back into the store, as part
-    ///   of the effect's lineage.
+    /// - Parameter deliver: Sends an effect's action into the store, in the effect's lineage.
     @usableFromInline
     init(deliver: @escaping @Sendable (Action, Lineage) -> Void, diagnostics: Diagnostics) {
         // Sound: `registry` is owned by the runner alone (initialised here, freed in `deinit`)
@@ -55,9 +53,8 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         return body(&registry.pointee)
     }
 
-    /// Runs work that cannot suspend at once, on this thread, without a task or a registration
-    /// (it is over before another thread could cancel it); an error it throws is handled in a
-    /// task, as any effect's is (`handle`).
+    /// Runs work that cannot suspend at once, on this thread, without a task or a registration (it
+    /// is over before another thread could cancel it).
     @inlinable
     func runImmediately(
         _ work: @Sendable (Send<Action>) throws -> Void, of run: Effect<Action>.Run, origin: Action,
@@ -122,8 +119,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Runs `run`'s work, sending through `outlet`; then, with a `key`, ends the effect
-    /// registered under it.
+    /// Runs `run`'s work through `outlet`; with a `key`, then ends the effect registered under it.
     @inlinable
     nonisolated(nonsending) func perform(_ run: Effect<Action>.Run, through outlet: EffectOutlet<Action>, finishing key: UInt64? = nil) async {
         let send = Send<Action> { outlet.send($0) }
@@ -231,8 +227,7 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Counts the effect `outlet` sends for as running and starts its task, which runs
-    /// `operation(key)`; that work must end with `finished(key)`.
+    /// Counts the effect as running and starts its task, which must end with `finished(key)`.
     @inlinable
     func launch(
         _ outlet: EffectOutlet<Action>, ids: [EffectID], priority: TaskPriority?, startInline: Bool,

@@ -10,9 +10,8 @@ import Musl
 /// `Task.cancel(id:)` sees it from inside: the runner to cancel in, and the effect's own ids.
 @usableFromInline
 final class ImmediateEffect: @unchecked Sendable {
-    /// The thread-specific slot holding the effect running without a task on a thread: a
-    /// thread's, not a task's, since the work runs on the sending thread whatever task it is
-    /// in (and binding a task-local value takes the task's status lock).
+    /// The thread-specific slot of the effect running without a task on a thread: its work runs on
+    /// the sending thread whatever task it is in.
     private static let slot: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
@@ -29,8 +28,7 @@ final class ImmediateEffect: @unchecked Sendable {
     /// Set when one of the effect's ids is cancelled on its thread (by the effect itself, or by
     /// an action it sent); read and written on its thread only.
     @usableFromInline var isCancelled = false
-    /// The task-less work this work runs inside of on this thread (it sent an action whose
-    /// work started here), while `run` runs.
+    /// The task-less work this work runs inside of on this thread, while `run` runs.
     private var outer: ImmediateEffect?
 
     @inlinable
@@ -76,8 +74,7 @@ final class ImmediateEffect: @unchecked Sendable {
 @usableFromInline
 protocol EffectCancelling: AnyObject, Sendable {
     func cancel(id: EffectID)
-    /// Cancels the running effects of `lineage`; the caller marked it cancelled first, so none
-    /// of its effects starts after this.
+    /// Cancels the running effects of `lineage`, which the caller marked cancelled first.
     func cancelEffects(of lineage: Lineage)
 }
 

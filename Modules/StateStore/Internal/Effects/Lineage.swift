@@ -17,8 +17,7 @@ final class Lineage: Sendable {
 
     /// Outstanding work, counted without a lock: every effect and queued action counts here.
     private let outstanding = Atomic<Int>(0)
-    /// Made on first use: most work is never waited for and raises no diagnostic, and a send
-    /// should not pay for a lock it never takes.
+    /// Made on first use: most work is never waited for, and a send should not pay for a lock.
     private let rareStorage = AtomicLazyReference<Locked<Rare>>()
     /// Raised, after `rareStorage` is set, by a waiter before it reads the count; `leave` reads
     /// it after its decrement, so one of the two sees the other (both sequentially consistent).
@@ -33,8 +32,7 @@ final class Lineage: Sendable {
         self.canceller = canceller
     }
 
-    /// Cancels the work: every effect of it that runs, and every one its actions start from now
-    /// on (before it runs).
+    /// Cancels the work: the effects that run, and every one its actions start from now on.
     @usableFromInline
     func cancel() {
         cancelled.store(true, ordering: .sequentiallyConsistent)
@@ -99,8 +97,7 @@ final class Lineage: Sendable {
         rareStorage.load()?.withLock { $0.diagnostics } ?? []
     }
 
-    /// Returns once nothing is outstanding, when the calling task is cancelled, or when `timeout`
-    /// passed; returns whether nothing is outstanding.
+    /// Returns once nothing is outstanding, on cancellation, or after `timeout`; whether settled.
     nonisolated(nonsending) func waitUntilSettled(timeout: Duration) async -> Bool {
         let rare = rare
         mayHaveWaiters.store(true, ordering: .sequentiallyConsistent)

@@ -8,8 +8,7 @@ class SettlingNode: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
     /// The Observation subject standing for the store's `state`.
     @usableFromInline final let observation = StateObservation()
-    /// Where Observation is told, when the tree presents on the main actor; set when the
-    /// node joins the tree.
+    /// Where Observation is told when the tree presents on the main actor.
     @exclusivity(unchecked) @usableFromInline final var presenter: MainActorPresenter?
     /// Makes the value now the one presented to main-actor readers.
     @exclusivity(unchecked) @usableFromInline final var present: (SettlingNode) -> Void = { _ in }
@@ -45,8 +44,7 @@ class SettlingNode: @unchecked Sendable {
 }
 
 /// Tells Observation of a store tree's changes on the main actor, once for however many bursts
-/// happened since it last did, and moves the values main-actor readers see at that moment
-/// (``ObservationDelivery/mainActor``).
+/// happened since it last did (``ObservationDelivery/mainActor``).
 @usableFromInline
 final class MainActorPresenter: @unchecked Sendable {
     /// The tree's lock, under which presented values move.
@@ -73,8 +71,7 @@ final class MainActorPresenter: @unchecked Sendable {
         Task { @MainActor in self.presentPending() }
     }
 
-    /// On the main actor: each pending node's value moves to what it is now, between
-    /// Observation's will-change and did-change.
+    /// On the main actor: each pending node's value moves, within Observation's notification.
     @MainActor
     private func presentPending() {
         let nodes = lock.withLock { () -> [SettlingNode] in

@@ -1,5 +1,4 @@
-/// `==` of a state type that is `Equatable`, found at run time for a store generic over any
-/// state; `nil` for another type.
+/// `==` of a state type that is `Equatable`, found at run time; `nil` for another type.
 @usableFromInline
 struct StateEquality<State> {
     @usableFromInline let equal: (UnsafeRawPointer, UnsafeRawPointer) -> Bool
@@ -20,8 +19,7 @@ struct StateEquality<State> {
         }
     }
 
-    /// Whether the state at `before` and the one at `now` are equal: the same bytes (which the
-    /// caller vouches mean the same value), else `==`.
+    /// Whether the states at `before` and `now` are equal: the same bytes, else `==`.
     @inlinable
     func same(_ before: UnsafeRawPointer, _ now: UnsafeRawPointer) -> Bool {
         sameBytes(before, now, count: MemoryLayout<State>.size) || equal(before, now)

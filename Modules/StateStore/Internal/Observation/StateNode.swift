@@ -1,8 +1,7 @@
 import Observation
 import Synchronization
 
-/// Who is interested in one store's state: its subscribers, whether Observation tracks it, and
-/// the stores scoped from it.
+/// Who is interested in one store's state: subscribers, Observation, scoped stores.
 @usableFromInline
 class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
@@ -17,8 +16,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         }
     }
 
-    /// Updates one child from this node's new value, given by its address, recording what it
-    /// owes to its observers.
+    /// Updates one child from this node's new value, recording what it owes its observers.
     @usableFromInline
     typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
@@ -33,16 +31,13 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// The children that compare with the bytes before a change (by identity): a root keeps a
     /// copy of its state before each action only while there are some.
     @exclusivity(unchecked) @usableFromInline private(set) final var byteReadingChildIdentities: Set<ObjectIdentifier> = []
-    /// The collection nodes among `children`, by the key path of their collection, so element
-    /// stores of one collection share a node.
+    /// The collection nodes among `children`, by key path, shared by one collection's elements.
     @exclusivity(unchecked) @usableFromInline final var collections: [CollectionKey: AnyObject] = [:]
-    /// The scope nodes of stored properties, by key path, so stores scoped to one property
-    /// share a node (and its work after each action).
+    /// The scope nodes of stored properties, by key path: stores of one property share one.
     @exclusivity(unchecked) @usableFromInline final var sharedScopes: [CollectionKey: AnyObject] = [:]
     /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
     @exclusivity(unchecked) final var childStores: [ChildStoreKey: WeakStore] = [:]
-    /// The subscribers held weakly (`Store.subscribe(_:)`): each one's subscriber id, by the
-    /// object's identity.
+    /// The subscribers held weakly (`Store.subscribe(_:)`), by the object's identity.
     @exclusivity(unchecked) final var weakSubscribers: [ObjectIdentifier: UInt64] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) final var isObserved = false
@@ -53,9 +48,8 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
-    /// The value Observation readers on the main actor see, when the tree presents there
-    /// (``ObservationDelivery/mainActor``): it changes on the main actor only, with the
-    /// notification.
+    /// The value Observation readers on the main actor see, when the tree presents there: it
+    /// changes on the main actor only, with the notification.
     @exclusivity(unchecked) @usableFromInline final var presented: Value?
 
     @inlinable
@@ -83,8 +77,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         }
     }
 
-    /// The root's settling: its subscribers heard every action already, so only Observation
-    /// is owed a change.
+    /// The root's settling: its subscribers heard every action, so only Observation is owed.
     @inlinable
     final func settleRegistrar() {
         isOwed = false
@@ -111,8 +104,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         for subscriber in others { subscriber.callback(value) }
     }
 
-    /// Brings up to date a value left stale while nobody observed it; called, lock held,
-    /// before the node gets an observer.
+    /// Brings up a value left stale while unobserved; called, lock held, before it is observed.
     @usableFromInline
     func refreshIfStale() {}
 
@@ -146,8 +138,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         if presenter != nil, presented == nil { present(self) }
     }
 
-    /// Adds a child, or replaces its update; `readsBytesBefore` when the update compares the
-    /// bytes from before the change.
+    /// Adds a child, or replaces its update; `readsBytesBefore` when it compares older bytes.
     @usableFromInline
     final func addChild(_ identity: AnyObject, readsBytesBefore: Bool = false, update: @escaping ChildUpdate) {
         refreshIfStale()

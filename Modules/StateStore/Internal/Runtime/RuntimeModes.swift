@@ -4,8 +4,7 @@ extension StoreRuntime {
     /// What one change owes to whom; gathered under the lock, delivered after it.
     @usableFromInline
     struct Notification {
-        /// Whether anyone is handed the state: a state subscriber, or an action subscriber that
-        /// wants it.
+        /// Whether anyone is handed the state: a state subscriber, or an action one that wants it.
         @usableFromInline let handsOutState: Bool
         @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
         @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
@@ -23,8 +22,7 @@ extension StoreRuntime {
             self.actionSubscribers = actionSubscribers
         }
 
-        /// Delivers the change `action` made (`nil`: a state put in place) when nobody is
-        /// handed the state (so there are no state subscribers).
+        /// Delivers the change `action` made (`nil`: a state put in place) to those not handed it.
         @inlinable
         @inline(__always)
         func deliver(after action: Action?) {
@@ -120,8 +118,7 @@ enum SendOrigin {
     /// A caller outside the store (a view, a test): new work, whose task is returned; a send
     /// from the thread that is busy reducing (an observer's) is reported.
     case caller
-    /// The store's own machinery (the middleware's `send`, a reducer's queued send): new work,
-    /// expected while the store works.
+    /// The store's own machinery (middleware's `send`, a reducer's queued send): new work.
     case store
     /// An effect of the work `lineage` stands for: part of that work; nobody waits for the task.
     case effect(Lineage)
@@ -137,8 +134,7 @@ enum SendOrigin {
         }
     }
 
-    /// Whether the caller uses the returned task (effects do not, and their actions then skip
-    /// what only the task needs).
+    /// Whether the caller uses the returned task (an effect's send skips what only it needs).
     @inlinable
     var usesTask: Bool {
         if case .effect = self { return false }

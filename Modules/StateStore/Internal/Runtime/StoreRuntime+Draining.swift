@@ -10,9 +10,8 @@ extension StoreRuntime {
         }
     }
 
-    /// Calls `callback` after each action, with the state after it when `wantsState` said so
-    /// beforehand (`nil`: always), else with `nil`: copying the whole state for a subscriber
-    /// that seldom needs it costs more than the rest of a notification.
+    /// Calls `callback` after each action, with the state when `wantsState` said so beforehand
+    /// (`nil`: always): copying the whole state costs more than the rest of a notification.
     func observeActions(wantsState: (@Sendable () -> Bool)?, _ callback: @escaping @Sendable (Action, State?) -> Void) -> StoreSubscription {
         let id = StateNode<State>.nextSubscriberID()
         lock.withLock { core.pointee.actionSubscribers.append(ActionSubscriber(id: id, callback: callback, wantsState: wantsState)) }
@@ -60,17 +59,15 @@ extension StoreRuntime {
         }
     }
 
-    /// Puts `newState` in place and notifies; action observers hear about it only when an
-    /// action produced it.
+    /// Puts `newState` in place and notifies; action observers hear only of an action's state.
     func replaceState(_ newState: State, after action: Action?) {
         lock.lock()
         core.pointee.state = newState
         unlockAndNotify(after: action, bytesKept: false)
     }
 
-    /// Reduces what was queued while this thread was working, until the queue is empty; then
-    /// delivers what the burst owes scoped stores and Observation (and goes on if that queued
-    /// more).
+    /// Reduces what was queued while this thread worked until the queue is empty, then delivers
+    /// what the burst owes scoped stores and Observation.
     @inlinable
     func drain() {
         var reducedWhileOwing = 0
@@ -132,9 +129,7 @@ extension StoreRuntime {
         core.pointee.settling.removeAll(keepingCapacity: true)
     }
 
-    /// Copies the state aside before an action, when a derivation, or the subscribers or the
-    /// Observation readers of an `Equatable` state, will compare bytes with it; returns whether
-    /// it did.
+    /// Copies the state aside when anyone will compare bytes with it; returns whether it did.
     @inlinable
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.

@@ -27,9 +27,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// reducer itself must not wait for the lock its own thread holds.
     @usableFromInline let reducingThread = Atomic<UInt>(0)
     @usableFromInline let core: UnsafeMutablePointer<Core>
-    /// Where `core`'s state lies, and room for a copy of it taken before each action, for the
-    /// derivations that compare bytes with it (see `StateNode.ChildUpdate`) and the subscribers
-    /// of an `Equatable` state.
+    /// Where `core`'s state lies, and room for the copy taken before each action.
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBefore: UnsafeMutablePointer<State>
     @usableFromInline let rootNode = StateNode<State>()
@@ -50,16 +48,14 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         case async(@Sendable (State, Action) async -> State)
     }
 
-    /// The synchronous reducer, run on the sending thread; `nil` when an asynchronous one reduces
-    /// in order, in a task reading `asyncMailbox`.
+    /// The synchronous reducer; `nil` when an asynchronous one reads `asyncMailbox`.
     @usableFromInline let syncReduce: (@Sendable (inout State, Action) -> Effect<Action>)?
     /// Where actions go for the asynchronous reducer; set exactly when `syncReduce` is `nil`.
     @usableFromInline let asyncMailbox: AsyncStream<(Action, Completion)>.Continuation?
     @usableFromInline let middleware: ContiguousArray<AnyMiddleware<State, Action>>
     @usableFromInline let middlewareContext: MiddlewareContext<State, Action>
 
-    /// Inlinable so that the closures it gives the effect runner and the middleware call the
-    /// store's send specialised for the app's types.
+    /// Inlinable, so that the runtime's closures call the send specialised for the app's types.
     @inlinable
     init(
         initialState: State,
@@ -201,9 +197,8 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return task
     }
 
-    /// Starts `action`'s task-less `work` (its whole effect) now, with the store idle; or, when
-    /// another start is under way (up this thread's stack, or on another thread), keeps it
-    /// behind what that starts, which starts this too.
+    /// Starts `action`'s task-less `work` now, with the store idle; or, when another start is under
+    /// way, keeps it behind what that starts.
     @inlinable
     @inline(never)
     func startAtOnce(
@@ -282,8 +277,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         return StoreTask(completion, lineage: lineage)
     }
 
-    /// Runs a deferred middleware's operation off the store; its action continues with the next
-    /// middleware.
+    /// Runs a deferred middleware's operation off the store, then the rest of the pipeline.
     @usableFromInline
     func resumeLater(_ operation: @escaping @Sendable () async -> Action?, origin: Action, atMiddleware index: Int, lineage: Lineage?) -> StoreTask {
         let handle = handle
@@ -310,8 +304,7 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         drain()
     }
 
-    /// Replaces the state without reducing an action or running effects (time travel); observers
-    /// are notified, action observers are not.
+    /// Replaces the state without an action or effects (time travel); observers are notified.
     func restore(_ newState: State) {
         schedule { [self] in replaceState(newState, after: nil) }
     }
