@@ -62,6 +62,7 @@ public final class AppHost: Sendable {
     /// Listens for notes written by other writers (another process on the same database) and
     /// tells the app, which loads what changed; stopped on closing.
     private let externalWrites: Task<Void, Never>
+    private let timeInput: TimeInput
 
     /// Opens `storage` and starts the app, signed out.
     public init(storage: Storage, loginStyle requestedStyle: LoginStyle? = nil, options: Options = Options()) async throws(AppHostError) {
@@ -95,9 +96,11 @@ public final class AppHost: Sendable {
         let recording = Locked(options.journal == .restoreAndRecord ? journal.map { $0.record(store) { $0.carriesSecret } } : nil)
         self.recording = recording
         let screenCache = screenCache
+        let timeInput = TimeInput(store: store, now: environment.now)
+        self.timeInput = timeInput
         runner = IntentRunner(
             store: store, testClock: options.testClock, journal: journal, isRecording: { recording.withLock { $0 != nil } },
-            screens: { screenCache.screens })
+            screens: { screenCache.screens }, clockMoved: { [isReadOnly] in if !isReadOnly { timeInput.clockMoved() } })
         externalWrites = Task { [notes = environment.notes] in
             for await _ in notes.externalWrites() {
                 // Only a signed-in user has notes to update; the notice is journaled like any action.
@@ -110,6 +113,7 @@ public final class AppHost: Sendable {
             let outcome = await perform(actions: [.session(.restored)])
             resumedScreens.withLock { $0 = outcome.changed }
         }
+        if options.testClock == nil && !isReadOnly { timeInput.followRealTime() }
     }
 
     // MARK: - Intents
@@ -228,11 +232,13 @@ public final class AppHost: Sendable {
 
     deinit {
         externalWrites.cancel()
+        timeInput.stop()
     }
 
     private func closeOnce(timeout: Duration) async throws(AppHostError) {
         let deadline = ContinuousClock.now + timeout
         externalWrites.cancel()
+        timeInput.stop()
         await store.waitForEffects(timeout: timeout / 2)
         store.shutDown()
         recording.withLock { subscription in

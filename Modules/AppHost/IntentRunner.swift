@@ -11,19 +11,22 @@ final class IntentRunner: Sendable {
     /// Whether the journal still records (not once closing began).
     private let isRecording: @Sendable () -> Bool
     private let screens: @Sendable () -> Screens
+    /// Tells the app the time after the test clock moved (``TimeInput/clockMoved()``).
+    private let clockMoved: @Sendable () -> Void
     /// The unsettled work of the intents being performed, for ``cancelRunningIntents()``.
     private let performing = Locked<(nextKey: UInt64, tasks: [UInt64: [StoreTask]])>((0, [:]))
 
     init(
         store: RootStore<AppFeature.State, AppFeature.Action>, testClock: ManualClock?,
         journal: Journal<AppFeature.State, AppFeature.Action>?, isRecording: @escaping @Sendable () -> Bool,
-        screens: @escaping @Sendable () -> Screens
+        screens: @escaping @Sendable () -> Screens, clockMoved: @escaping @Sendable () -> Void
     ) {
         self.store = store
         self.testClock = testClock
         self.journal = journal
         self.isRecording = isRecording
         self.screens = screens
+        self.clockMoved = clockMoved
     }
 
     /// Sends `actions` in order and returns once their work settled (or `timeout` passed) and is
@@ -150,6 +153,7 @@ final class IntentRunner: Sendable {
             throw AppHostError("the clock cannot be moved: this host runs on real time (it was opened without a test clock)")
         }
         await testClock.advance(by: duration)
+        clockMoved()
         return await settle(timeout: timeout, movingClock: false) { [store] in !store.hasRunningEffects }
     }
 
@@ -179,6 +183,7 @@ final class IntentRunner: Sendable {
                 if sleepers > 0, store.runningEffectCount <= sleepers {
                     guard movingClock else { return true }
                     await testClock.run()
+                    clockMoved()
                     continue
                 }
             }

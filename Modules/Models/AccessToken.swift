@@ -43,10 +43,13 @@ public struct AuthSession: Hashable, Sendable, Codable {
     public var user: User
     /// What the clients must be shown on the user's behalf.
     public var token: AccessToken
+    /// When the token stops being accepted; `nil` when it does not expire.
+    public var expiresAt: Date?
 
-    /// Pairs a user with their token.
-    public init(user: User, token: AccessToken) {
+    /// Pairs a user with their token, valid until `expiresAt`.
+    public init(user: User, token: AccessToken, expiresAt: Date? = nil) {
         self.user = user
         self.token = token
+        self.expiresAt = expiresAt
     }
 }

@@ -1,4 +1,5 @@
 import AppEnvironment
+import Foundation
 import Models
 import StateStore
 
@@ -73,6 +74,11 @@ public struct AppFeature: Reducer {
         // Each of the user's parts below is read by a switch of its own, which copies only that
         // part: going through `user` would copy all of them.
 
+        /// The next instant at which time alone changes the state (the session's expiry): the host
+        /// sends `.session(.timePassed(_:))` once its clock reaches it. `nil` while nothing waits.
+        public var nextTimeChange: Date? {
+            if case .signedIn(let user) = account { user.session.expiresAt } else { nil }
+        }
         /// Who is signed in, or `nil`.
         public var signedInUser: User? {
             if case .signedIn(let user) = account { user.session.user } else { nil }
@@ -292,32 +298,43 @@ private struct Features: Reducer {
             // Whatever was in flight when the journal was written (a sign in, loads, saves) died
             // with the process that started it, and a token is never journaled: a signed-in user
             // comes back signed out, with only the password to type again.
-            let username: Username
             switch state.account {
             case .signedIn(let user):
                 guard user.token.isEmpty else { return .none }
-                username = user.username
-                state.session.error = .sessionExpired
-                state.session.signUp = .idle
-                // The text not stored yet waits for its owner's next sign in; a save or a
-                // delete in flight died with the process that started it.
-                let unsaved = user.notes.items.filter { $0.save != .saved || !$0.isStored || $0.isDeleting }.map { item in
-                    var kept = item
-                    kept.isDeleting = false
-                    if kept.save == .saved || kept.save == .saving { kept.save = .failed(.cancelled) }
-                    return kept
-                }
-                if !unsaved.isEmpty { state.session.unsavedNotes = Session.UnsavedNotes(owner: user.session.user.id, items: unsaved) }
+                return expire(user, in: &state)
             case .signedOut(let login):
-                username = login.status.username
+                return showSignIn(typing: login.status.username, in: &state)
             }
-            var login = Login.State(style: state.loginStyle)
-            let typing = username.rawValue.isEmpty ? .none : Login(auth: environment.auth).reduce(into: &login, action: .usernameChanged(username))
-            state.account = .signedOut(login)
-            return typing.map(Action.login)
+        case .session(.timePassed(let now)):
+            guard case .signedIn(let user) = state.account, let expiry = user.session.expiresAt, expiry <= now else { return .none }
+            return expire(user, in: &state)
         case .session, .profile, .posts, .notes, .counter:
             return .none
         }
+    }
+
+    /// Ends `user`'s session, which can no longer be used: the sign-in screen comes back with their
+    /// username typed, and their text not stored yet waits for their next sign in.
+    private func expire(_ user: SignedIn.State, in state: inout State) -> Effect<Action> {
+        state.session.error = .sessionExpired
+        state.session.signUp = .idle
+        // A save or a delete in flight is cancelled with the user's part.
+        let unsaved = user.notes.items.filter { $0.save != .saved || !$0.isStored || $0.isDeleting }.map { item in
+            var kept = item
+            kept.isDeleting = false
+            if kept.save == .saved || kept.save == .saving { kept.save = .failed(.cancelled) }
+            return kept
+        }
+        if !unsaved.isEmpty { state.session.unsavedNotes = Session.UnsavedNotes(owner: user.session.user.id, items: unsaved) }
+        return showSignIn(typing: user.username, in: &state)
+    }
+
+    /// The sign-in screen, in the app's login style, with `username` typed.
+    private func showSignIn(typing username: Username, in state: inout State) -> Effect<Action> {
+        var login = Login.State(style: state.loginStyle)
+        let typing = username.rawValue.isEmpty ? .none : Login(auth: environment.auth).reduce(into: &login, action: .usernameChanged(username))
+        state.account = .signedOut(login)
+        return typing.map(Action.login)
     }
 
     /// Signs `opened` in: the user's part replaces the sign-in screen, and starts loading.

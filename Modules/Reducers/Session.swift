@@ -1,4 +1,5 @@
 import AppEnvironment
+import Foundation
 import Models
 import StateStore
 
@@ -64,6 +65,9 @@ public struct Session: Reducer {
         case signOutResponse(Outcome<Done>)
         /// The app started again from saved state (a journal).
         case restored
+        /// The host's clock reads `now`: a session that expired by then ends. Sent by the host when
+        /// its clock passes ``AppFeature/State/nextTimeChange``, never by a reducer.
+        case timePassed(Date)
     }
 
     /// Creates accounts and ends sessions.
@@ -99,7 +103,7 @@ public struct Session: Reducer {
             case .failure(let error): state.signUp = .failed(error)
             }
             return .none
-        case .signedIn, .signOutTapped:
+        case .signedIn, .signOutTapped, .timePassed:
             // The app opens and ends the signed-in part, which holds the token (AppFeature).
             return .none
         case .signOutResponse(.success):
@@ -122,7 +126,7 @@ extension Session.Action: FeatureAction {
     public var failure: AppError? {
         switch self {
         case .signUpResponse(.failure(let error)), .signOutResponse(.failure(let error)): error
-        case .signUpTapped, .signUpResponse(.success), .signedIn, .signOutTapped, .signOutResponse(.success), .restored: nil
+        case .signUpTapped, .signUpResponse(.success), .signedIn, .signOutTapped, .signOutResponse(.success), .restored, .timePassed: nil
         }
     }
 

@@ -40,6 +40,22 @@ struct InMemoryBackendTests {
         #expect(session.user.username == "Alice.Liddell")
     }
 
+    /// Sessions expire as the live clients' do, and say when: the app ends one at that time.
+    @Test func aSessionExpiresAfterItsLifetimeAndSaysWhen() async throws {
+        let clock = TestClock()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let backend = InMemoryBackend(now: .following(clock, from: start), sessionLifetime: 60)
+        let environment = AppEnvironment.inMemory(backend: backend, clock: clock, start: start)
+        _ = try await environment.auth.signUp(credentials)
+        let session = try await environment.auth.authenticate(credentials)
+        #expect(session.expiresAt == start.addingTimeInterval(60))
+        await clock.advance(by: .seconds(59))
+        #expect(try await environment.profile.load(session.token).username == "Alice.Liddell")
+        await clock.advance(by: .seconds(1))
+        await #expect(throws: AppError.sessionExpired) { try await environment.profile.load(session.token) }
+        await #expect(throws: AppError.sessionExpired) { try await environment.notes.list(session.token) }
+    }
+
     @Test func signingOutInvalidatesTheToken() async throws {
         let session = try await signedIn()
         #expect(try await environment.profile.load(session.token).id == session.user.id)

@@ -164,11 +164,10 @@ struct UpdateFieldCoverageTests {
         every.use({ Note.ID(UUID(sequence: UInt64($0))) }, for: Note.ID.self)
         every.use({ Post.ID(UUID(sequence: UInt64($0))) }, for: Post.ID.self)
         every.use({ _ in .loaded }, for: ProfileViewModel.Status.self)
-        // Of the notes' rows, the status, and the profile's rows (which JSONEncoder writes).
-        every.caseNames = ["all", "changes", "completed", "rejected", "failed", "timedOut", "header", "post", "draft", "loading", "error"]
+        every.caseNames = EveryField.declaredCaseNames
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        for variant in 0..<5 {
+        for variant in 0..<64 {
             let update = try every.value(IntentOutcome.Update.self, variant: variant)
             let encoded = String(decoding: try encoder.encode(update), as: UTF8.self)
             let written = try update.jsonLine()

@@ -23,7 +23,7 @@ struct JournalFixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/journals")
     /// The fixture this version writes when asked to.
-    static let current = "schema-16.sqlite"
+    static let current = "schema-17.sqlite"
 
     /// A session of every kind of action, journaled with snapshots every 7 actions and no
     /// compaction, so the file holds both.
@@ -55,6 +55,8 @@ struct JournalFixtureTests {
         await store.send(.posts(.add("Hello"))).finish()
         await store.send(.notes(.searchQueryChanged("honey"))).finish()
         await store.waitForEffects()
+        // A time long before the session expires: journaled, and changing nothing.
+        await store.send(.session(.timePassed(Date(timeIntervalSince1970: 0)))).finish()
         recording.cancel()
         try journal.close()
         database.close()
@@ -90,6 +92,22 @@ struct JournalFixtureTests {
         }
         let (state, _) = try journal.restore(from: AppFeature.State(), using: AppFeature(environment: .noop()))
         collect(try JSONSerialization.jsonObject(with: try encoder.encode(state), options: .fragmentsAllowed), at: "state", into: &paths)
+        // Every field of every case too, which no session reaches: a conflict's payload, a failure.
+        var every = EveryField()
+        every.caseNames = EveryField.declaredCaseNames
+        every.use({ Note.ID(UUID(sequence: UInt64($0))) }, for: Note.ID.self)
+        every.use({ Post.ID(UUID(sequence: UInt64($0))) }, for: Post.ID.self)
+        every.use({ User.ID(UUID(sequence: UInt64($0))) }, for: User.ID.self)
+        every.use({ Username("user.\($0)") }, for: Username.self)
+        // Each enum takes its `variant`-th case, counting around: this many reach every case of each
+        // enum and of the enums its cases carry (a fixed count, so what is covered changes only
+        // with the journaled types).
+        for variant in 0..<1_024 {
+            let action = try every.value(AppFeature.Action.self, variant: variant)
+            collect(try JSONSerialization.jsonObject(with: try encoder.encode(action), options: .fragmentsAllowed), at: "action", into: &paths)
+            let state = try every.value(AppFeature.State.self, variant: variant)
+            collect(try JSONSerialization.jsonObject(with: try encoder.encode(state), options: .fragmentsAllowed), at: "state", into: &paths)
+        }
         return paths.sorted()
     }
 

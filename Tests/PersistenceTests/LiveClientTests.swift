@@ -214,6 +214,7 @@ struct LiveClientTests {
         let live = try environment(database, configuration: LiveConfiguration(passwordIterations: 1_000, tokenLifetime: 60))
         _ = try await live.auth.signUp(credentials)
         let session = try await live.auth.authenticate(credentials)
+        #expect(session.expiresAt == Date(timeIntervalSince1970: 1_800_000_060), "the session says when it expires")
         let stored = try database.read { db throws(DatabaseError) in try db.query("SELECT token_hash FROM sessions") { $0.blob(0) } }
         #expect(stored.count == 1 && stored[0] != Array(session.token.revealed.utf8))
         #expect(try await live.profile.load(session.token).username == "Alice.Liddell")

@@ -1,4 +1,5 @@
 import AppEnvironment
+import Foundation
 import Models
 import Reducers
 import StateStore
@@ -307,6 +308,34 @@ struct AppFeatureTests {
             $0.account = .signedOut(.finiteStates(.init(phase: .validatingCredentials, username: "alice.liddell")))
         }
         #expect(!store.state.loginStatus.isBusy)
+    }
+
+    /// Time is an input: a session ends when the host says its clock passed the expiry, the
+    /// same at every path to the action (a test clock moved, real time, a journal replayed).
+    @Test func aSessionEndsWhenTheTimeItExpiresAtPassesAndNotBefore() async {
+        let expiry = Date(timeIntervalSince1970: 1_800_000_060)
+        var state = AppFeature.State(loginStyle: .adHoc)
+        state.user = SignedIn.State(session: AuthSession(user: alice, token: aliceToken, expiresAt: expiry), loginStyle: .adHoc)
+        let unsaved = Notes.Item(note: note(9, "typed, not stored"), save: .saving, isStored: false, revision: 1)
+        state.user?.notes.items = [unsaved, Notes.Item(note: note(7, "milk"))]
+        #expect(state.nextTimeChange == expiry)
+        let store = RootStore(initialState: state, reducer: AppFeature(environment: Self.signedInEnvironment()))
+
+        store.send(.session(.timePassed(expiry.addingTimeInterval(-1))))
+        #expect(store.currentState.isSignedIn, "a second before its expiry the session stands")
+
+        store.send(.session(.timePassed(expiry)))
+        let ended = store.currentState
+        #expect(!ended.isSignedIn)
+        #expect(ended.session.error == .sessionExpired)
+        #expect(ended.loginStyle == .adHoc && ended.loginStatus.username == alice.username, "the username stays typed")
+        var kept = unsaved
+        kept.save = .failed(.cancelled)
+        #expect(ended.session.unsavedNotes == Session.UnsavedNotes(owner: alice.id, items: [kept]), "unsaved text waits for the next sign in")
+        #expect(ended.nextTimeChange == nil, "nothing waits on the clock while signed out")
+
+        store.send(.session(.timePassed(expiry.addingTimeInterval(3600))))
+        #expect(store.currentState == ended, "later times change nothing more")
     }
 }
 

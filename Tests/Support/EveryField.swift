@@ -5,10 +5,10 @@ import Foundation
 /// naming it. For tests that hold a hand-written codec or a table's columns to the type.
 ///
 /// Each field gets a value of its own (texts and numbers differ from field to field); an
-/// optional is never `nil`, an array holds one element. An enum with cases that carry values
-/// takes the case named `variant`-th among `caseNames` (synthesized coding keys cannot be
-/// listed); a `CaseIterable` enum takes one of its cases; a type whose decoding checks its text
-/// (an id) takes its value from ``use(_:for:)``.
+/// optional is never `nil`, an array holds one element. An enum takes its `variant`-th case
+/// among the names in `caseNames` it knows (synthesized coding keys cannot be listed:
+/// ``declaredCaseNames`` holds every name the modules declare); a `CaseIterable` enum takes one
+/// of its cases; a type whose decoding checks its text (an id) takes its value from ``use(_:for:)``.
 public struct EveryField {
     /// Values for types a text or number cannot make, by type.
     private var values: [ObjectIdentifier: @Sendable (Int) -> Any] = [:]
@@ -17,6 +17,43 @@ public struct EveryField {
 
     /// No values and no case names yet.
     public init() {}
+
+    /// Every case name the library modules' sources declare (`case name`, `case a(X), b`): the
+    /// names an enum's synthesized coding keys are among, found without a list kept by hand.
+    public static let declaredCaseNames: [String] = {
+        let modules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Modules")
+        let files = FileManager.default.enumerator(at: modules, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        var names = Set<String>()
+        for file in files where file.pathExtension == "swift" {
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                let code = line.drop { $0.isWhitespace }
+                guard code.hasPrefix("case "), let start = code.dropFirst(5).first, start.isLetter, !code.hasPrefix("case let "),
+                    !code.hasPrefix("case var ")
+                else { continue }
+                // The declared names: the identifier that starts each top-level comma-separated part.
+                var depth = 0
+                var atName = true
+                var name = ""
+                for character in code.dropFirst(5) {
+                    if character == "(" || character == "[" { depth += 1 }
+                    if character == ")" || character == "]" { depth -= 1 }
+                    if atName && (character.isLetter || character.isNumber || character == "_") {
+                        name.append(character)
+                        continue
+                    }
+                    if atName && name.isEmpty && character == " " { continue }
+                    if !name.isEmpty { names.insert(name) }
+                    name = ""
+                    atName = depth == 0 && character == ","
+                    if depth == 0 && (character == ":" || character == "=" || character == "/") { break }
+                }
+                if !name.isEmpty { names.insert(name) }
+            }
+        }
+        return names.sorted()
+    }()
 
     /// Makes values of `type` with `make`, given a number that differs from field to field.
     public mutating func use<Value>(_ make: @escaping @Sendable (Int) -> Value, for type: Value.Type) {
@@ -36,7 +73,16 @@ public struct EveryField {
         if let enumeration = type as? any CaseIterable.Type, let value = Self.case(of: enumeration, decoder.counter.next()) as? Value {
             return value
         }
+        // A case of an enum of texts, among the names it accepts (a text of its own would not be one).
+        if let enumeration = type as? any RawRepresentable.Type, let value = rawValueCase(of: enumeration, decoder.variant) as? Value {
+            return value
+        }
         return try Value(from: decoder)
+    }
+
+    private func rawValueCase<Enumeration: RawRepresentable>(of type: Enumeration.Type, _ variant: Int) -> Enumeration? {
+        let cases = caseNames.compactMap { ($0 as? Enumeration.RawValue).flatMap(Enumeration.init(rawValue:)) }
+        return cases.isEmpty ? nil : cases[variant % cases.count]
     }
 
     private static func `case`<Enumeration: CaseIterable>(of type: Enumeration.Type, _ number: Int) -> Enumeration? {

@@ -125,3 +125,26 @@ public final class Latch: @unchecked Sendable {
         return isOpen
     }
 }
+
+/// What `operation` returns, or `nil` once `timeout` passes on the continuous clock first.
+/// `operation` must end soon after it is cancelled.
+public func withTimeout<Value: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Value?) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await operation() }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Whether `operation` returned before `timeout` passed on the continuous clock.
+public func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTimeout(timeout) { () async -> Bool? in
+        await operation()
+        return Task.isCancelled ? nil : true
+    } ?? false
+}

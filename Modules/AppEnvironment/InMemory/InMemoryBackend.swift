@@ -12,7 +12,7 @@ public final class InMemoryBackend: Sendable {
     private struct Storage {
         var accounts: [User.ID: Account] = [:]
         var idsByUsername: [String: User.ID] = [:]
-        var sessions: [String: User.ID] = [:]
+        var sessions: [String: (owner: User.ID, expiresAt: Date)] = [:]
         var posts: [Post] = []
         var notes: [User.ID: [Note.ID: Note]] = [:]
         /// Each owner's count of note changes, and where each note and removal stands in it.
@@ -47,11 +47,14 @@ public final class InMemoryBackend: Sendable {
     private let storage = Mutex(Storage())
     private let uuid: UUIDGenerator
     private let now: DateGenerator
+    private let sessionLifetime: TimeInterval
 
-    /// A backend with no accounts that takes ids from `uuid` and dates from `now`.
-    public init(uuid: UUIDGenerator = .incrementing(), now: DateGenerator = .live) {
+    /// A backend with no accounts that takes ids from `uuid` and dates from `now`, whose sessions
+    /// last `sessionLifetime` seconds (30 days, as the live clients').
+    public init(uuid: UUIDGenerator = .incrementing(), now: DateGenerator = .live, sessionLifetime: TimeInterval = 30 * 24 * 3600) {
         self.uuid = uuid
         self.now = now
+        self.sessionLifetime = sessionLifetime
     }
 
     // MARK: - Auth
@@ -77,8 +80,9 @@ public final class InMemoryBackend: Sendable {
                 let account = storage.accounts[id],
                 account.password == credentials.password
             else { throw .invalidCredentials }
-            storage.sessions[token.revealed] = id
-            return AuthSession(user: account.user, token: token)
+            let expiresAt = now().addingTimeInterval(sessionLifetime)
+            storage.sessions[token.revealed] = (id, expiresAt)
+            return AuthSession(user: account.user, token: token, expiresAt: expiresAt)
         }
     }
 
@@ -92,7 +96,7 @@ public final class InMemoryBackend: Sendable {
     /// The profile of the token's owner.
     public func profile(_ token: AccessToken) throws(AppError) -> User {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             guard let account = storage.accounts[id] else { throw .notFound(.user, id: id.description) }
             return account.user
         }
@@ -101,7 +105,7 @@ public final class InMemoryBackend: Sendable {
     /// The token owner's posts, newest first.
     public func posts(_ token: AccessToken) throws(AppError) -> [Post] {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             return storage.posts.filter { $0.authorID == id }.reversed()
         }
     }
@@ -112,7 +116,7 @@ public final class InMemoryBackend: Sendable {
         let postID = Post.ID(uuid())
         let createdAt = now()
         return try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             let post = Post(id: postID, authorID: id, text: text, createdAt: createdAt)
             storage.posts.append(post)
             return post
@@ -124,7 +128,7 @@ public final class InMemoryBackend: Sendable {
     /// The token owner's notes, most recently updated first.
     public func notes(_ token: AccessToken, matching query: String = "") throws(AppError) -> [Note] {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             return (storage.notes[id] ?? [:]).values
                 .filter { $0.matches(query) }
                 .sorted { $0.isListed(before: $1) }
@@ -149,14 +153,14 @@ public final class InMemoryBackend: Sendable {
 
     func create(_ token: AccessToken, _ note: Note, by writer: UInt64) throws(AppError) -> Note {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             return Self.store(note, replacing: storage.notes[id]?[note.id], for: id, by: writer, in: &storage)
         }
     }
 
     func update(_ token: AccessToken, _ note: Note, by writer: UInt64) throws(AppError) -> Note {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             let existing = storage.notes[id]?[note.id]
             guard storage.versions[writer, default: NoteVersions()].allows(note.id, base: note.version, stored: existing?.version) else {
                 // No note: a deletion on record is a conflict; an id never the user's is not found.
@@ -174,7 +178,7 @@ public final class InMemoryBackend: Sendable {
 
     func delete(_ token: AccessToken, _ note: Note, by writer: UInt64) throws(AppError) {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             // Gone already: what the delete asked for is so.
             guard let existing = storage.notes[id]?[note.id] else { return }
             guard storage.versions[writer, default: NoteVersions()].allows(note.id, base: note.version, stored: existing.version) else {
@@ -199,7 +203,7 @@ public final class InMemoryBackend: Sendable {
     /// cursor of now).
     public func noteChanges(_ token: AccessToken, since cursor: NotesCursor?) throws(AppError) -> NoteChanges {
         try storage.withLock { storage throws(AppError) in
-            let id = try Self.owner(of: token, in: storage)
+            let id = try owner(of: token, in: storage)
             let log = storage.noteChanges[id] ?? NoteChangeLog()
             let now = NotesCursor(position: log.count)
             let notes = storage.notes[id] ?? [:]
@@ -241,9 +245,9 @@ public final class InMemoryBackend: Sendable {
 
     // MARK: - Rules
 
-    private static func owner(of token: AccessToken, in storage: Storage) throws(AppError) -> User.ID {
-        guard let id = storage.sessions[token.revealed] else { throw .sessionExpired }
-        return id
+    private func owner(of token: AccessToken, in storage: Storage) throws(AppError) -> User.ID {
+        guard let session = storage.sessions[token.revealed], session.expiresAt > now() else { throw .sessionExpired }
+        return session.owner
     }
 }
 

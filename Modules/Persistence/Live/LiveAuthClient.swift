@@ -130,7 +130,7 @@ extension LiveBackend {
                     [.blob(tokenHash), .text(account.user.id.description), .real(now + configuration.tokenLifetime)])
             }
         }
-        return AuthSession(user: account.user, token: token)
+        return AuthSession(user: account.user, token: token, expiresAt: Date(timeIntervalSinceReferenceDate: now + configuration.tokenLifetime))
     }
 
     func signOut(_ token: AccessToken) throws(AppError) {
