@@ -213,7 +213,9 @@ struct SearchParityTests {
             // The version is the store's to give.
             #expect(created.version != nil && listed.version == created.version)
             let fields = zip(Mirror(reflecting: note).children, Mirror(reflecting: listed).children)
-            let lost = fields.filter { $0.0.label != "version" && "\($0.0.value)" != "\($0.1.value)" }.compactMap(\.0.label)
+            // A wrapped property's storage is labelled `_name`: name the property.
+            let lost = fields.filter { $0.0.label != "version" && "\($0.0.value)" != "\($0.1.value)" }
+                .compactMap { $0.0.label.map { $0.hasPrefix("_") ? String($0.dropFirst()) : $0 } }
             #expect(lost.isEmpty, "the \(name) client does not keep \(lost)")
         }
     }

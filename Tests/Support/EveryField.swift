@@ -4,8 +4,8 @@ import Foundation
 /// through the type's own decoding: a field added to the type is set too, without a test
 /// naming it. For tests that hold a hand-written codec or a table's columns to the type.
 ///
-/// Each field gets a value of its own (texts and numbers differ from field to field); an
-/// optional is never `nil`, an array holds one element. An enum takes its `variant`-th case
+/// Each field gets a value of its own (texts and numbers differ from field to field, a flag is
+/// `true`, most flags' default being `false`); an optional is never `nil`, an array holds one element. An enum takes its `variant`-th case
 /// among the names in `caseNames` it knows (synthesized coding keys cannot be listed:
 /// ``declaredCaseNames`` holds every name the modules declare); a `CaseIterable` enum takes one
 /// of its cases; a type whose decoding checks its text (an id) takes its value from ``use(_:for:)``.
@@ -150,7 +150,7 @@ private struct Filling: Decoder {
         let made: Any? =
             switch type {
             case is String.Type: "text \(number) of \(codingPath.map(\.stringValue).joined(separator: "."))"
-            case is Bool.Type: number % 2 == 1
+            case is Bool.Type: true
             case is Double.Type: Double(number) + 0.5
             case is Float.Type: Float(number) + 0.5
             case is Int.Type: number + 1
