@@ -15,6 +15,7 @@ struct ServeOptions: ShellSettings {
     var live = true
     var inMemory = false
     var durability = Durability.processCrash
+    var printsSchema = false
 }
 
 let commandLine = ShellCommandLine<ServeOptions>(
@@ -23,13 +24,17 @@ let commandLine = ShellCommandLine<ServeOptions>(
     options: ShellOption.shared + [
         .flag("--in-memory", "no database: nothing is kept after quitting") { $0.inMemory = true },
         .durability { $0.durability = $1 },
+        .flag("--schema", "print the protocol's JSON Schema (IntentLine, ReplyLine) and stop") { $0.printsSchema = true },
     ],
     notes: [
         "Reads one JSON intent per line ({\"addNote\":{\"text\":\"milk\"}}) and answers each with one JSON outcome.",
+        "Speaks protocol \(ServeProtocol.version): {\"hello\":{\"protocol\":\"\(ServeProtocol.version)\"}} is answered with the versions,",
+        "or an error for a client of another major version.",
         "Without --db or PATH the database is appcore.sqlite in the user's data directory (said on standard error).",
         "Exits 0 at the end of input, 128 + N on signal N, 141 when its reader went away, 1 when standard output",
         "cannot be written, 2 on bad usage or a database that cannot be opened or closed.",
-    ]
+    ],
+    version: "\(AppCoreVersion.current) (protocol \(ServeProtocol.version))"
 )
 let options = commandLine.settings(from: CommandLine.arguments.dropFirst(), into: ServeOptions()) { options, path in
     guard options.databasePath == nil else { return "one database only (got \(path) after \(options.databasePath ?? ""))" }
@@ -54,6 +59,10 @@ func end(_ host: AppHost, status: Int32) async -> Never {
     ProcessExit.exit(status)
 }
 
+if options.printsSchema {
+    do { print(try ServeProtocol.schema(), terminator: "") } catch { fail("\(error)") }
+    ProcessExit.exit(0)
+}
 if options.inMemory, let path = options.databasePath { fail("--in-memory keeps no database; leave out \(path)") }
 let storage: AppHost.Storage
 if options.inMemory {
@@ -77,6 +86,13 @@ do {
     fail("\(error)")
 }
 TerminationSignals.catching { signal in Task { await end(host, status: 128 + signal) } }
+/// `value` as one line of JSON.
+func encoded(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
 /// Answers intents until the input ends, off the main actor (nothing here needs it).
 func serve(_ host: AppHost, _ input: InputLines) async -> Never {
     var shown: Screens? // what the reader holds: replies carry what changed since
@@ -84,18 +100,20 @@ func serve(_ host: AppHost, _ input: InputLines) async -> Never {
         if line.isEmpty { continue }
         let reply: String
         do {
-            let intent = try Intent(jsonLine: line) // never echoes the line: it may hold a password
-            // Returns once everything the intent started has finished and is kept: real work (a
-            // password hash, a disk shared with other processes) that a loaded machine can slow
-            // down, so given the shells' minute rather than the host's 10 s.
-            // Measured against what the reader holds: an edit is based on the version it was sent.
-            let outcome = await host.perform(intent, timeout: ConsoleSession.liveTimeout, since: shown)
-            reply = try outcome.update(since: shown).jsonLine() // sized by the change, not by the notes
-            shown = outcome.screens
+            switch try ServeProtocol.Line(jsonLine: line) { // never echoes the line: it may hold a password
+            case .hello(let hello):
+                reply = try encoded(["hello": try ServeProtocol.reply(to: hello).get()])
+            case .intent(let intent):
+                // Returns once everything the intent started has finished and is kept: real work (a
+                // password hash, a disk shared with other processes) that a loaded machine can slow
+                // down, so given the shells' minute rather than the host's 10 s.
+                // Measured against what the reader holds: an edit is based on the version it was sent.
+                let outcome = await host.perform(intent, timeout: ConsoleSession.liveTimeout, since: shown)
+                reply = try outcome.update(since: shown).jsonLine() // sized by the change, not by the notes
+                shown = outcome.screens
+            }
         } catch {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .withoutEscapingSlashes
-            reply = (try? encoder.encode(["error": "\(error)"])).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            reply = (try? encoded(["error": "\(error)"])) ?? ""
         }
         // Written now, unless the next line is already waiting: then with its reply (a reader
         // that waits for each reply before it sends the next line gets it at once).

@@ -122,14 +122,21 @@ public struct ShellCommandLine<Settings>: Sendable {
     /// Whether the words that are not options are files (the batch runner's scripts), which
     /// completion then offers.
     public let takesFiles: Bool
+    /// What `--version` prints after the tool's name: AppCore's version, and whatever else the
+    /// tool is versioned by (`0.1.0 (protocol 1.0)`).
+    public let version: String
 
     /// A command line of `tool` taking `options`, and files as its other words when `takesFiles`.
-    public init(tool: String, synopsis: [String], options: [ShellOption<Settings>], notes: [String] = [], takesFiles: Bool = false) {
+    public init(
+        tool: String, synopsis: [String], options: [ShellOption<Settings>], notes: [String] = [], takesFiles: Bool = false,
+        version: String = AppCoreVersion.current
+    ) {
         self.tool = tool
         self.synopsis = synopsis
         self.options = options
         self.notes = notes
         self.takesFiles = takesFiles
+        self.version = version
     }
 
     /// The usage text `--help` prints: the forms, then each option with its value and summary.
@@ -155,7 +162,7 @@ public struct ShellCommandLine<Settings>: Sendable {
             print(usage)
             exit(0)
         case .version:
-            print("\(tool) \(AppCoreVersion.current)")
+            print("\(tool) \(version)")
             exit(0)
         case .completionScript(let shell):
             print(completionScript(for: shell), terminator: "")

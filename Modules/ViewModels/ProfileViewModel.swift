@@ -6,7 +6,7 @@ import StateStore
 /// The profile screen.
 public final class ProfileViewModel: ViewModel {
     /// Where the screen as a whole stands.
-    public enum Status: String, Hashable, Sendable, Codable {
+    public enum Status: String, CaseIterable, Hashable, Sendable, Codable {
         /// Nothing requested yet.
         case initialized
         /// Something is loading.
