@@ -8,7 +8,7 @@ import Testing
 struct EffectOrderTests {
     struct Ordering: Reducer {
         struct State: Equatable, Sendable { var log: [String] = [] }
-        enum Action: Equatable, Sendable { case a, b1, b2, b3, c1, start, startInTask, cancelIt, next, startThenCancel, late }
+        enum Action: Equatable, Sendable { case a, ay, az, bz1, bz2, b1, b2, b3, c1, start, startInTask, cancelIt, next, startThenCancel, late }
         enum EffectKey: Hashable, Sendable { case body }
 
         func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -16,6 +16,24 @@ struct EffectOrderTests {
             switch action {
             case .a:
                 return .merge(.send(.b1), .run { send in send(.c1) })
+            case .ay:
+                return .merge(
+                    .send(.b1),
+                    .run { send async in
+                        await Task.yield()
+                        send(.c1)
+                    })
+            case .az:
+                return .merge(
+                    .send(.bz1),
+                    .run { send async in
+                        await Task.yield()
+                        send(.c1)
+                    })
+            case .bz1:
+                return .run { send in send(.bz2) }
+            case .bz2:
+                return .run { send async in send(.b3) }
             case .b1:
                 return .concatenate(.send(.b2), .send(.b3))
             case .start:
@@ -47,6 +65,17 @@ struct EffectOrderTests {
         let store = RootStore(initialState: Ordering.State(), reducer: Ordering())
         #expect(await store.send(.a).settle(timeout: .seconds(30)))
         #expect(store.currentState.log == ["a", "b1", "b2", "b3", "c1"])
+    }
+
+    /// TCA's order: every piece of work starts (runs to its first suspension) before any resumes,
+    /// so a send after an `await` comes after what the work started later sent at once.
+    @Test func workThatAwaitedSendsAfterTheWorkStartedBehindIt() async {
+        let store = RootStore(initialState: Ordering.State(), reducer: Ordering())
+        #expect(await store.send(.ay).settle(timeout: .seconds(30)))
+        #expect(store.currentState.log == ["ay", "b1", "b2", "b3", "c1"])
+        let cascading = RootStore(initialState: Ordering.State(), reducer: Ordering())
+        #expect(await cascading.send(.az).settle(timeout: .seconds(30)))
+        #expect(cascading.currentState.log == ["az", "bz1", "bz2", "b3", "c1"], "nested starts go behind the ones kept before")
     }
 
     @Test func aSendFromAnEffectIsReducedBeforeTheBodysNextLine() async {

@@ -119,9 +119,21 @@ extension EffectRunner {
         return true
     }
 
-    /// Starts the kept work until none is left, then stops being the starter.
+    /// Starts the kept work until none is left, then stops being the starter; the lock is held on
+    /// entry and released on return.
     @inlinable
     func startKeptAndStop() {
+        // Every piece starts (runs to its first suspension) before any resumes: the resumptions
+        // wait on this thread's drain of the executor, behind the starts, as TCA starts effects
+        // before their awaits return. Work they keep is started by whoever then sends.
+        _ = executor.drain { [self] in
+            startEachKept()
+            return nil
+        }
+    }
+
+    @inlinable
+    func startEachKept() {
         while let item = pending.popFirst() {
             pendingCount.store(pending.count, ordering: .relaxed)
             lock.unlock()
