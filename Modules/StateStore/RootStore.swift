@@ -1,13 +1,15 @@
 /// The store an app builds once: it owns the state, the reducer, the middleware and the effects.
 public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Action>, @unchecked Sendable {
 
-    /// Creates a store that reduces with `reducer`.
+    /// Creates a store that reduces with `reducer`; with `skipsRepeats` false, the subscribers of
+    /// an `Equatable` state hear every action, as ReSwift's with `automaticallySkipsRepeats: false`.
     @inlinable
     public convenience init<R: Reducer>(
         initialState: State,
         reducer: R,
         diagnostics: Diagnostics = .standardError,
         observation: ObservationDelivery = .reducingThread,
+        skipsRepeats: Bool = true,
         @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
         self.init(
@@ -16,7 +18,8 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
                 reducer: .sync { reducer.reduce(into: &$0, action: $1) },
                 middleware: middleware().middleware,
                 diagnostics: diagnostics,
-                observation: observation
+                observation: observation,
+                skippingRepeats: skipsRepeats
             ))
     }
 

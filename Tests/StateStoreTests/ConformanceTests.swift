@@ -444,6 +444,26 @@ struct ConformanceTests {
         subscription.cancel()
     }
 
+    /// ReSwift's `automaticallySkipsRepeats: false`: a store told not to skip repeats hands its
+    /// subscribers the state after every action, an `Equatable` one unchanged included.
+    @Test func aStoreThatKeepsRepeatsHandsEveryActionsStateToItsSubscribers() {
+        let reducer = Reduce<Int, Int> { state, delta in
+            state += delta
+            return .none
+        }
+        let keeping = RootStore(initialState: 0, reducer: reducer, skipsRepeats: false)
+        let skipping = RootStore(initialState: 0, reducer: reducer)
+        let (heard, heardSkipping) = (Collected<Int>(), Collected<Int>())
+        let subscriptions = [keeping.observe { heard.append($0) }, skipping.observe { heardSkipping.append($0) }]
+        for delta in [1, 0, 0, 2] {
+            keeping.send(delta)
+            skipping.send(delta)
+        }
+        #expect(heard.all == [0, 1, 1, 1, 3])
+        #expect(heardSkipping.all == [0, 1, 3])
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
     /// ReSwift compares states with `==`: an action that leaves an equal state in new memory (an
     /// array built again) is not heard either.
     @Test func aSubscriberOfAnEquatableStateDoesNotHearAnEqualStateInNewMemory() {

@@ -31,9 +31,9 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     @usableFromInline let stateBytes: UnsafeRawPointer
     @usableFromInline let stateBefore: UnsafeMutablePointer<State>
     @usableFromInline let rootNode = StateNode<State>()
-    /// `==` of the state, when it is `Equatable`: its subscribers then hear only actions that
-    /// changed it, as ReSwift's subscribers of an `Equatable` state do.
-    @usableFromInline let stateEquality = StateEquality<State>()
+    /// `==` of the state, when it is `Equatable` and repeats are skipped: its subscribers then hear
+    /// only actions that changed it, as ReSwift's subscribers of an `Equatable` state do.
+    @usableFromInline let stateEquality: StateEquality<State>?
     @inlinable var skipsRepeats: Bool { stateEquality != nil }
     @usableFromInline let effects: EffectRunner<Action>
     @usableFromInline let diagnostics: Diagnostics
@@ -62,8 +62,10 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
         reducer: ReducerKind,
         middleware: [AnyMiddleware<State, Action>],
         diagnostics: Diagnostics,
-        observation: ObservationDelivery = .reducingThread
+        observation: ObservationDelivery = .reducingThread,
+        skippingRepeats: Bool = true
     ) {
+        stateEquality = skippingRepeats ? StateEquality<State>() : nil
         let handle = RuntimeHandle<State, Action>()
         self.handle = handle
         // Sound: `core` is owned by the runtime alone (initialised here, freed in `deinit`) and
