@@ -72,6 +72,37 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
         return started
     }
 
+    /// Whether this thread may run the executor's jobs now, for ``startKeptAndStop()``'s loop.
+    @usableFromInline
+    enum DrainClaim {
+        /// This thread drains now: it runs the queued jobs (``runQueued()``), then lets go (``release()``).
+        case claimed
+        /// This thread drains already, further up its stack, and runs the jobs queued after it.
+        case heldAbove
+        /// Another thread drains, and runs the jobs.
+        case heldElsewhere
+    }
+
+    /// Makes this thread the drainer, when nobody is.
+    @usableFromInline
+    func claim() -> DrainClaim {
+        let thread = ThreadIdentity.current.raw
+        let current = drainer.load(ordering: .acquiring)
+        if current == thread { return .heldAbove }
+        guard current == 0, drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged else {
+            return .heldElsewhere
+        }
+        return .claimed
+    }
+
+    /// Runs the jobs queued so far, and those they queue; only after ``claim()`` said `.claimed`.
+    @usableFromInline
+    func runQueued() { runPending() }
+
+    /// Stops draining, after ``claim()`` said `.claimed`.
+    @usableFromInline
+    func release() { drainer.store(0, ordering: .releasing) }
+
     private func runPending() {
         var ran = 0
         while let job = pending.popFirst() {

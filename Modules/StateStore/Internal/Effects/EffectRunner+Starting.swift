@@ -123,15 +123,26 @@ extension EffectRunner {
     /// entry and released on return.
     @inlinable
     func startKeptAndStop() {
-        // Every piece starts (runs to its first suspension) before any resumes: the resumptions
-        // wait on this thread's drain of the executor, behind the starts, as TCA starts effects
-        // before their awaits return. Work they keep is started by whoever then sends.
-        _ = executor.drain { [self] in
-            startEachKept()
-            return nil
+        // Every piece starts (runs to its first suspension) before any resumes: the tasks' jobs
+        // wait in this thread's drain of the executor, behind the starts, as TCA starts effects
+        // before their awaits return. What the jobs keep, this loop starts next, still the
+        // starter: a chain of round trips stays a loop.
+        let claim = executor.claim()
+        startEachKept()
+        if claim == .claimed {
+            while true {
+                lock.unlock()
+                executor.runQueued()
+                lock.lock()
+                if pending.isEmpty { break }
+                startEachKept()
+            }
         }
+        stopStarting()
+        if claim == .claimed { executor.release() }
     }
 
+    /// Starts the kept work until none is left; the lock is held on entry and on return.
     @inlinable
     func startEachKept() {
         while let item = pending.popFirst() {
@@ -142,6 +153,11 @@ extension EffectRunner {
             // Started, the work counts as itself now (or has ended already).
             registry.pointee.liveCount -= 1
         }
+    }
+
+    /// Stops being the starter; the lock is held on entry and released on return.
+    @inlinable
+    func stopStarting() {
         let ended = Ended(waiters: registry.pointee.liveCount == 0 ? registry.pointee.idleWaiters.takeAll() : [])
         isStartingPending.store(false, ordering: .releasing)
         lock.unlock()
