@@ -8,7 +8,7 @@ import StateStore
 final class TimeInput: Sendable {
     private let store: RootStore<AppFeature.State, AppFeature.Action>
     private let now: DateGenerator
-    private let timer = Locked<(subscription: StoreSubscription?, sleeper: Task<Void, Never>?)>((nil, nil))
+    private let timer = Locked<(subscription: StoreSubscription?, sleeper: Task<Void, Never>?, isStopped: Bool)>((nil, nil, false))
 
     init(store: RootStore<AppFeature.State, AppFeature.Action>, now: DateGenerator) {
         self.store = store
@@ -34,24 +34,25 @@ final class TimeInput: Sendable {
         timer.withLock { timer in
             timer.subscription?.cancel()
             timer.sleeper?.cancel()
-            timer = (nil, nil)
+            timer = (nil, nil, true)
         }
     }
 
     private func sleep(until deadline: Date?) {
         let sleeper = deadline.map { deadline in
-            Task { [now] in
+            Task { [weak self, now] in
                 // The wall clock and the sleep's clock may drift apart: look again on waking.
                 while case let wait = deadline.timeIntervalSince(now()), wait > 0 {
                     try? await Task.sleep(for: .seconds(wait))
                     if Task.isCancelled { return }
                 }
-                self.clockMoved()
+                self?.clockMoved()
             }
         }
         timer.withLock { timer in
             timer.sleeper?.cancel()
-            timer.sleeper = sleeper
+            // A change heard as the host stopped following the clock starts nothing.
+            if timer.isStopped { sleeper?.cancel() } else { timer.sleeper = sleeper }
         }
     }
 }
