@@ -60,12 +60,14 @@ struct JSONSchemaBuilder {
         if String(reflecting: type).hasPrefix("Swift.") { return try decode(type) }
         let name = Self.name(of: type)
         let reference = Shape(fixed: ["$ref": "#/$defs/\(name)"])
-        if definitions[name] != nil {
-            // Defined, or being defined: a stand-in, recording nothing more.
+        if let defined = definitions[name] {
+            // A type that holds itself would be decoded without end.
+            guard defined.isComplete else { throw SchemaProblem("\(name) holds a value of its own type") }
+            // Defined: a stand-in, recording nothing more.
             var scratch = self
             return (try scratch.decode(type).value, reference)
         }
-        definitions[name] = Shape()
+        definitions[name] = Shape(fixed: [:], isComplete: false)
         let (value, shape) = try decode(type)
         definitions[name] = shape
         return (value, reference)
@@ -130,11 +132,14 @@ final class Shape {
     /// The case an enum's decoding is handed, when its cases are listed.
     let chosenCase: String?
     var askedForCases = false
+    /// Whether the shape is described whole (not a definition being made).
+    let isComplete: Bool
 
-    init(fixed: [String: Any]? = nil, chosenCase: String? = nil, alternatives: [Shape]? = nil) {
+    init(fixed: [String: Any]? = nil, chosenCase: String? = nil, alternatives: [Shape]? = nil, isComplete: Bool = true) {
         self.fixed = fixed
         self.chosenCase = chosenCase
         self.alternatives = alternatives
+        self.isComplete = isComplete
     }
 
     func add(_ key: String, _ shape: Shape, required isRequired: Bool) {
