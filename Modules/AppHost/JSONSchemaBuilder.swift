@@ -76,9 +76,7 @@ struct JSONSchemaBuilder {
     private mutating func decode<T: Decodable>(_ type: T.Type) throws -> (value: T, shape: Shape) {
         guard let enumeration = type as? any SchemaCases.Type else {
             let shape = Shape()
-            let stand = Stand(builder: self, shape: shape)
-            let value = try T(from: stand)
-            self = stand.box.builder
+            let value = try decode(type, into: shape)
             if shape.askedForCases { throw SchemaProblem("an enum whose cases no schema lists (make it SchemaCases)") }
             return (value, shape)
         }
@@ -86,14 +84,20 @@ struct JSONSchemaBuilder {
         var alternatives: [Shape] = []
         for caseName in enumeration.schemaCaseNames {
             let shape = Shape(chosenCase: caseName)
-            let stand = Stand(builder: self, shape: shape)
-            let value = try T(from: stand)
-            self = stand.box.builder
+            let value = try decode(type, into: shape)
             first = first ?? value
             alternatives.append(shape)
         }
         guard let first else { throw SchemaProblem("an enum with no case listed") }
         return (first, Shape(alternatives: alternatives))
+    }
+
+    /// `type` decoded from a recording into `shape`, keeping the definitions it met.
+    private mutating func decode<T: Decodable>(_ type: T.Type, into shape: Shape) throws -> T {
+        let stand = Stand(builder: self, shape: shape)
+        let value = try T(from: stand)
+        self = stand.box.builder
+        return value
     }
 
     private static var primitives: [ObjectIdentifier: [String: Any]] {
@@ -227,52 +231,37 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool { true }
     func decodeNil(forKey key: Key) throws -> Bool { false }
 
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let (value, shape) = try stand.box.value(of: type)
-        stand.shape.add(key.stringValue, shape, required: true)
-        return value
-    }
-
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let (value, shape) = try stand.box.value(of: type)
-        stand.shape.add(key.stringValue, shape, required: false)
-        return value
-    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try field(type, key, required: true) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try field(type, key, required: false) }
 
     // An optional field of a primitive type comes through these, not the generic one.
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(type, key) }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(type, key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(type, key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(type, key) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try field(type, key, required: false) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try field(type, key, required: false) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try field(type, key, required: false) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try field(type, key, required: false) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try field(type, key, required: false) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try field(type, key, required: false) }
 
-    private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+    private func field<T: Decodable>(_ type: T.Type, _ key: Key, required: Bool) throws -> T {
         let (value, shape) = try stand.box.value(of: type)
-        stand.shape.add(key.stringValue, shape, required: false)
+        stand.shape.add(key.stringValue, shape, required: required)
         return value
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        // An enum case's values: an object of their own, under the case's key.
-        let nested = Shape()
-        nested.isObject = true
-        stand.shape.add(key.stringValue, nested, required: true)
-        return KeyedDecodingContainer(Keyed<NestedKey>(stand: Stand(box: stand.box, shape: nested)))
-    }
-
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let nested = Shape()
-        stand.shape.add(key.stringValue, nested, required: true)
-        return Unkeyed(stand: Stand(box: stand.box, shape: nested))
-    }
-
-    func superDecoder() throws -> any Decoder { stand }
-    func superDecoder(forKey key: Key) throws -> any Decoder {
+    /// A decoder of the value under `key`, an object of its own (an enum case's values).
+    private func nested(_ key: Key) -> Stand {
         let nested = Shape()
         stand.shape.add(key.stringValue, nested, required: true)
         return Stand(box: stand.box, shape: nested)
     }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try nested(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try nested(key).unkeyedContainer() }
+    func superDecoder() throws -> any Decoder { stand }
+    func superDecoder(forKey key: Key) throws -> any Decoder { nested(key) }
 }
 
 /// An array: one element is decoded, and describes them all.
@@ -293,18 +282,17 @@ private struct Unkeyed: UnkeyedDecodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        defer { currentIndex += 1 }
-        let element = Shape()
-        element.isObject = true
-        stand.shape.items = element
-        return KeyedDecodingContainer(Keyed<NestedKey>(stand: Stand(box: stand.box, shape: element)))
+        try element().container(keyedBy: type)
     }
 
-    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try element().unkeyedContainer() }
+
+    /// A decoder of the one element, which describes them all.
+    private mutating func element() -> Stand {
         defer { currentIndex += 1 }
         let element = Shape()
         stand.shape.items = element
-        return Unkeyed(stand: Stand(box: stand.box, shape: element))
+        return Stand(box: stand.box, shape: element)
     }
 
     mutating func superDecoder() throws -> any Decoder { throw SchemaProblem("a super decoder in an array") }

@@ -48,8 +48,7 @@ public enum ServeProtocol {
 
         /// Reads one line: a hello by its key, anything else as an intent.
         public init(jsonLine bytes: some Collection<UInt8>) throws(IntentJSONError) {
-            let prefix = Array(bytes.prefix(16)).filter { $0 != UInt8(ascii: " ") }
-            if prefix.starts(with: Array(#"{"hello""#.utf8)) {
+            if bytes.lazy.filter({ $0 != UInt8(ascii: " ") }).starts(with: #"{"hello""#.utf8) {
                 guard let wrapper = try? JSONDecoder().decode([String: Hello].self, from: Data(bytes)), let hello = wrapper["hello"],
                     wrapper.count == 1
                 else {

@@ -11,25 +11,21 @@ struct EffectOrderTests {
         enum Action: Equatable, Sendable { case a, ay, az, bz1, bz2, b1, b2, b3, c1, start, startInTask, cancelIt, next, startThenCancel, late }
         enum EffectKey: Hashable, Sendable { case body }
 
+        /// Work that suspends once before it sends `c1`.
+        static let c1AfterAnAwait = Effect<Action>.run { send async in
+            await Task.yield()
+            send(.c1)
+        }
+
         func reduce(into state: inout State, action: Action) -> Effect<Action> {
             state.log.append("\(action)")
             switch action {
             case .a:
                 return .merge(.send(.b1), .run { send in send(.c1) })
             case .ay:
-                return .merge(
-                    .send(.b1),
-                    .run { send async in
-                        await Task.yield()
-                        send(.c1)
-                    })
+                return .merge(.send(.b1), Self.c1AfterAnAwait)
             case .az:
-                return .merge(
-                    .send(.bz1),
-                    .run { send async in
-                        await Task.yield()
-                        send(.c1)
-                    })
+                return .merge(.send(.bz1), Self.c1AfterAnAwait)
             case .bz1:
                 return .run { send in send(.bz2) }
             case .bz2:

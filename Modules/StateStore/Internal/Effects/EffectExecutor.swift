@@ -59,51 +59,29 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// drainer when nobody else is; then runs what they enqueued here until nothing is left.
     @usableFromInline
     func drain(after start: () -> Task<Void, Never>?) -> Task<Void, Never>? {
-        let thread = ThreadIdentity.current.raw
-        let current = drainer.load(ordering: .acquiring)
-        // Already draining up the stack: the outer drain runs the new jobs after the current one.
-        if current == thread { return start() }
-        guard current == 0,
-            drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged
-        else { return start() }
+        // Drained up the stack already, or by another thread: that drain runs the new jobs.
+        guard claim() else { return start() }
         let started = start()
-        runPending()
-        drainer.store(0, ordering: .releasing)
+        runQueued()
+        release()
         return started
     }
 
-    /// Whether this thread may run the executor's jobs now, for ``startKeptAndStop()``'s loop.
+    /// Makes this thread the drainer when nobody is (`true`); it then runs the queued jobs
+    /// (``runQueued()``) and lets go (``release()``).
     @usableFromInline
-    enum DrainClaim {
-        /// This thread drains now: it runs the queued jobs (``runQueued()``), then lets go (``release()``).
-        case claimed
-        /// This thread drains already, further up its stack, and runs the jobs queued after it.
-        case heldAbove
-        /// Another thread drains, and runs the jobs.
-        case heldElsewhere
+    func claim() -> Bool {
+        drainer.load(ordering: .acquiring) == 0
+            && drainer.compareExchange(expected: 0, desired: ThreadIdentity.current.raw, ordering: .acquiringAndReleasing).exchanged
     }
 
-    /// Makes this thread the drainer, when nobody is.
-    @usableFromInline
-    func claim() -> DrainClaim {
-        let thread = ThreadIdentity.current.raw
-        let current = drainer.load(ordering: .acquiring)
-        if current == thread { return .heldAbove }
-        guard current == 0, drainer.compareExchange(expected: 0, desired: thread, ordering: .acquiringAndReleasing).exchanged else {
-            return .heldElsewhere
-        }
-        return .claimed
-    }
-
-    /// Runs the jobs queued so far, and those they queue; only after ``claim()`` said `.claimed`.
-    @usableFromInline
-    func runQueued() { runPending() }
-
-    /// Stops draining, after ``claim()`` said `.claimed`.
+    /// Stops draining, after ``claim()``.
     @usableFromInline
     func release() { drainer.store(0, ordering: .releasing) }
 
-    private func runPending() {
+    /// Runs the jobs queued so far, and those they queue; by the drainer only.
+    @usableFromInline
+    func runQueued() {
         var ran = 0
         while let job = pending.popFirst() {
             guard ran < Self.jobsPerDrain else {

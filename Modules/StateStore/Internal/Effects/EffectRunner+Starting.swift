@@ -127,9 +127,9 @@ extension EffectRunner {
         // wait in this thread's drain of the executor, behind the starts, as TCA starts effects
         // before their awaits return. What the jobs keep, this loop starts next, still the
         // starter: a chain of round trips stays a loop.
-        let claim = executor.claim()
+        let claimed = executor.claim()
         startEachKept()
-        if claim == .claimed {
+        if claimed {
             while true {
                 lock.unlock()
                 executor.runQueued()
@@ -139,7 +139,7 @@ extension EffectRunner {
             }
         }
         stopStarting()
-        if claim == .claimed { executor.release() }
+        if claimed { executor.release() }
     }
 
     /// Starts the kept work until none is left; the lock is held on entry and on return.
