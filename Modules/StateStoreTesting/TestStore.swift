@@ -93,9 +93,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
             return task
         }
         let record = recorder.consume(index)
+        // Inside the assertion, `state` is still the state before the action, as in TCA.
         assertChange(
             by: "sending \(ValueRenderer.oneLine(action))", from: record.before, to: record.after,
             updateExpected, at: sourceLocation)
+        recorder.step(to: index)
         return task
     }
 
@@ -118,8 +120,10 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
                     assertChange(
                         by: "receiving \(ValueRenderer.oneLine(expected))", from: record.before,
                         to: record.after, updateExpected, at: sourceLocation)
+                    recorder.step(to: index)
                     return
                 }
+                recorder.step(to: index)
                 // An action a failure already named is not reported again.
                 if exhaustivity == .on, !record.isReported {
                     let diff = ValueDiff(old: expected, new: record.action)
@@ -373,9 +377,13 @@ private final class Recorder<State: Sendable, Action: Sendable>: Sendable {
     func consume(_ index: Int) -> Record {
         contents.withLock { contents in
             contents.records[index].isConsumed = true
-            contents.steppedIndex = max(contents.steppedIndex ?? index, index)
             return contents.records[index]
         }
+    }
+
+    /// Makes the state after the record at `index` the test's ``TestStore/state``.
+    func step(to index: Int) {
+        contents.withLock { $0.steppedIndex = max($0.steppedIndex ?? index, index) }
     }
 
     /// The actions received and neither asserted nor reported yet, now marked reported: a

@@ -285,6 +285,37 @@ struct TestStoreConformanceTests {
         #expect(failures.all.count == 1, "without a closure, no change is what was asserted")
     }
 
+    /// TCA's order: inside a step's assertion the test store's state is the one before that
+    /// step's action, and after the step the one it left, whatever the store has reduced since.
+    @Test func stateInsideAStepsAssertionIsTheStateBeforeItsAction() async {
+        enum Step: Equatable, Sendable { case a, b, c }
+        let counter = Reduce<Int, Step> { count, step in
+            count += 1
+            return step == .a ? .merge(.send(.b), .send(.c)) : .none
+        }
+        let failures = Failures()
+        let store = TestStore(initialState: 0, reducer: counter, reporter: failures.reporter)
+        var seen: [Int] = []
+        await store.send(.a) {
+            seen.append(store.state)
+            $0 = 1
+        }
+        seen.append(store.state)
+        await store.receive(.b) {
+            seen.append(store.state)
+            $0 = 2
+        }
+        seen.append(store.state)
+        await store.receive(.c) {
+            seen.append(store.state)
+            $0 = 3
+        }
+        seen.append(store.state)
+        #expect(seen == [0, 1, 1, 2, 2, 3], "inside, before; after, after: \(seen)")
+        await store.finish()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+    }
+
     @Test func anUnreceivedActionIsReportedOnceAndCanStillBeReceived() async {
         let clock = TestClock()
         let failures = Failures()

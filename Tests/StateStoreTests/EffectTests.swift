@@ -199,16 +199,27 @@ struct EffectTests {
         await store.finish()
     }
 
-    @Test func throttleLetsTheFirstThroughAndDropsTheRestOfTheWindow() async {
+    @Test func throttleWithoutLatestRunsTheFirstOfTheWindowWhenItCloses() async {
         let clock = TestClock()
         let store = TestStore(initialState: Lab.State(), reducer: Lab(clock: clock))
         await store.send(.throttled("a", latest: false))
         await store.receive(.logged("throttled a")) { $0.log = ["throttled a"] }
         await clock.advance(by: .milliseconds(500))
         await store.send(.throttled("b", latest: false))
-        await clock.advance(by: .milliseconds(600))
+        await clock.advance(by: .milliseconds(250))
         await store.send(.throttled("c", latest: false))
-        await store.receive(.logged("throttled c")) { $0.log = ["throttled a", "throttled c"] }
+        await clock.advance(by: .milliseconds(249))
+        #expect(store.state.log == ["throttled a"])
+        await clock.advance(by: .milliseconds(1))
+        await store.receive(.logged("throttled b")) { $0.log = ["throttled a", "throttled b"] }
+        // The window opened when b ran: d, inside it, waits for its end; e, after it, runs at once.
+        await clock.advance(by: .milliseconds(500))
+        await store.send(.throttled("d", latest: false))
+        await clock.advance(by: .milliseconds(500))
+        await store.receive(.logged("throttled d")) { $0.log = ["throttled a", "throttled b", "throttled d"] }
+        await clock.advance(by: .milliseconds(1_000))
+        await store.send(.throttled("e", latest: false))
+        await store.receive(.logged("throttled e")) { $0.log = ["throttled a", "throttled b", "throttled d", "throttled e"] }
         await store.finish()
     }
 

@@ -78,20 +78,78 @@ struct LentThreadTests {
         }
     }
 
+    /// The block that resumes goes on at once: the effect runs elsewhere while the block still
+    /// runs (once it has returned, its thread may run the effect's next job).
     @Test func withoutLendingTheWokenEffectGoesOnElsewhere() async throws {
         let (store, task, continuation) = try await waitingStore()
-        let resumer = Collected<UInt>()
+        let seen = Collected<(resumer: UInt, resumedOn: [UInt])>()
         DispatchQueue(label: "a client's queue").async {
-            resumer.append(UInt(pthread_self()))
             continuation.resume()
+            let deadline = Date().addingTimeInterval(30)
+            while store.currentState.resumedOn.count < 2, Date() < deadline { usleep(1_000) }
+            seen.append((UInt(pthread_self()), store.currentState.resumedOn))
         }
         #expect(await task.settle(timeout: .seconds(30)))
-        #expect(store.currentState.resumedOn.count == 2)
-        #expect(!store.currentState.resumedOn.contains(try #require(resumer.all.first)), "a thread that did not lend itself runs no effect")
+        #expect(await eventually { seen.count == 1 })
+        let (resumer, resumedOn) = try #require(seen.all.first)
+        #expect(resumedOn.count == 2, "the effect went on while the block that woke it still ran")
+        #expect(!resumedOn.contains(resumer), "a thread that did not lend itself runs no effect while its block runs")
     }
 }
 
 /// Stands for work that blocks its thread.
 private func slowHash(_ password: String) -> Int {
     password.unicodeScalars.reduce(5381) { ($0 &* 33) &+ Int($1.value) }
+}
+
+/// Effects whose waits end together, each then waiting for the others to be running.
+private struct Gathering: Reducer {
+    struct State: Equatable, Sendable {
+        var gathered = 0
+    }
+
+    enum Action: Equatable, Sendable {
+        case start
+        case gathered
+    }
+
+    let waiting: Collected<CheckedContinuation<Void, Never>>
+    let running: Locked<Int>
+    let expected: Int
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        switch action {
+        case .start:
+            let (waiting, running, expected) = (waiting, running, expected)
+            return .run { send in
+                await withCheckedContinuation { waiting.append($0) }
+                running.withLock { $0 += 1 }
+                // Blocks its thread on purpose: it goes on only once all are running at once.
+                let deadline = Date().addingTimeInterval(30)
+                while running.withLock({ $0 }) < expected, Date() < deadline { usleep(1_000) }
+                if running.withLock({ $0 }) >= expected { send(.gathered) }
+            }
+        case .gathered:
+            state.gathered += 1
+            return .none
+        }
+    }
+}
+
+extension LentThreadTests {
+    /// Woken by another thread, effects go to idle hand-off lanes, and past them to the pool: more
+    /// effects than there are lanes still run side by side.
+    @Test func effectsWokenTogetherRunSideBySideBeyondTheLanes() async throws {
+        let count = 3
+        let waiting = Collected<CheckedContinuation<Void, Never>>()
+        let store = RootStore(
+            initialState: Gathering.State(), reducer: Gathering(waiting: waiting, running: Locked(0), expected: count))
+        let tasks = (0..<count).map { _ in store.send(.start) }
+        #expect(await eventually { waiting.count == count })
+        DispatchQueue(label: "a client's queue").async {
+            for continuation in waiting.all { continuation.resume() }
+        }
+        for task in tasks { #expect(await task.settle(timeout: .seconds(60))) }
+        #expect(store.currentState.gathered == count, "every effect ran while the others did")
+    }
 }

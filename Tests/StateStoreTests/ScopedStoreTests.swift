@@ -601,3 +601,37 @@ struct ScopedStoreTests {
         subscription.cancel()
     }
 }
+
+@Suite("Scope call counts, as TCA's")
+struct ScopeCallCountTests {
+    /// A counter whose every action adds one.
+    private static let counting = Reduce<Int, Void> { count, _ in
+        count += 1
+        return .none
+    }
+
+    /// A scope of `store` deriving the count as it is, counting its derivations in `calls`.
+    private static func counted(_ store: Store<Int, Void>, _ calls: Locked<Int>) -> Store<Int, Void> {
+        store.scope(
+            deriving: { (count: Int) -> Int in
+                calls.withLock { $0 += 1 }
+                return count
+            }, action: { $0 })
+    }
+
+    @Test func aChainOfDerivedScopesDerivesOnceEachAtCreationAndOncePerAction() {
+        let calls = (Locked(0), Locked(0), Locked(0))
+        let store1 = RootStore(initialState: 0, reducer: Self.counting)
+        let store2 = Self.counted(store1, calls.0)
+        let store3 = Self.counted(store2, calls.1)
+        let store4 = Self.counted(store3, calls.2)
+        let observing = [store1.observe { _ in }, store2.observe { _ in }, store3.observe { _ in }, store4.observe { _ in }]
+        func counts() -> [Int] { [calls.0.withLock { $0 }, calls.1.withLock { $0 }, calls.2.withLock { $0 }] }
+        #expect(counts() == [1, 1, 1])
+        for sent in 1...4 {
+            store4.send(())
+            #expect(counts() == [sent + 1, sent + 1, sent + 1])
+        }
+        withExtendedLifetime(observing) {}
+    }
+}

@@ -116,18 +116,6 @@ struct ExternalChangeRig {
     }
 }
 
-/// User and system CPU time of this process so far.
-func processCPUNanoseconds() -> UInt64 {
-    var usage = rusage()
-    #if canImport(Glibc)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
-    let micros = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
-    return UInt64(micros) * 1_000
-}
-
 /// What one run of `appcore-serve` showed: the sign-in reply, then a stream of intents sent at
 /// once.
 struct ServeSample {

@@ -103,6 +103,31 @@ package func monotonicNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
+/// What this process has used so far (`getrusage`).
+private func processUsage() -> rusage {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return usage
+}
+
+/// How many times this process's threads have given up a core so far: a thread that waits for
+/// another and is woken counts one.
+package func contextSwitches() -> Int {
+    let usage = processUsage()
+    return usage.ru_nvcsw + usage.ru_nivcsw
+}
+
+/// User and system CPU time of this process so far.
+package func processCPUNanoseconds() -> UInt64 {
+    let usage = processUsage()
+    let micros = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    return UInt64(micros) * 1_000
+}
+
 /// Times `body`, which performs `operations` operations, and returns nanoseconds per operation.
 @inline(never)
 package func nanosecondsPerOperation(_ operations: Int, _ body: () -> Void) -> Double {

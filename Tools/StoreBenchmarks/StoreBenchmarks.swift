@@ -1,3 +1,4 @@
+import Dispatch
 import StateStore
 
 // MARK: - Fixtures
@@ -17,6 +18,9 @@ struct BenchCounter: Reducer {
         case chain(remaining: Int)
         /// `.chain`, with one `await Task.yield()` in each effect before it responds.
         case chainSuspending(remaining: Int)
+        /// `.chain`, each effect waiting for work on another thread (`otherThread`) before it
+        /// responds, as a live client's call to its database queue does.
+        case chainOtherThread(remaining: Int)
     }
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -41,6 +45,13 @@ struct BenchCounter: Reducer {
             return .run { send in
                 await Task.yield()
                 send(.chainSuspending(remaining: remaining - 1))
+            }
+        case .chainOtherThread(let remaining):
+            state.count &+= 1
+            guard remaining > 0 else { return .none }
+            return .run { send in
+                await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in otherThread.async { resumed.resume() } }
+                send(.chainOtherThread(remaining: remaining - 1))
             }
         }
     }
@@ -276,6 +287,55 @@ func effectChainSample(_ operations: Int, suspending: Bool) async -> Double {
     return Double(chains * effectBatch) / (Double(elapsed) / 1e9)
 }
 
+/// The queue the other-thread round trips do their work on.
+let otherThread = DispatchQueue(label: "bench.other-thread")
+
+/// Round trips per second, chained, each effect waiting on `otherThread` and its answer reduced
+/// back in the store.
+func effectChainOtherThreadSample(_ operations: Int) async -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
+    let chains = max(1, operations / effectBatch)
+    let start = monotonicNanoseconds()
+    for _ in 0..<chains {
+        store.send(.chainOtherThread(remaining: effectBatch))
+        await store.waitForEffects()
+    }
+    let elapsed = monotonicNanoseconds() - start
+    precondition(store.currentState.count == chains * (effectBatch + 1), "round trips lost responses")
+    return Double(chains * effectBatch) / (Double(elapsed) / 1e9)
+}
+
+/// The same chains without a store: each trip hops to `otherThread` and back to a serial home
+/// queue, where a counter stands for the reducer (two `DispatchQueue.async` calls, as the peers'
+/// round trip does).
+func dispatchChainOtherThreadSample(_ operations: Int) -> Double {
+    final class Chain: @unchecked Sendable {
+        // Touched on `home` only.
+        var count = 0
+        let home = DispatchQueue(label: "bench.home")
+        let done = DispatchSemaphore(value: 0)
+
+        func trip(_ remaining: Int) {
+            count &+= 1
+            guard remaining > 0 else {
+                done.signal()
+                return
+            }
+            otherThread.async { self.home.async { self.trip(remaining - 1) } }
+        }
+    }
+    let chain = Chain()
+    let chains = max(1, operations / effectBatch)
+    let start = monotonicNanoseconds()
+    for _ in 0..<chains {
+        chain.home.async { chain.trip(effectBatch) }
+        chain.done.wait()
+    }
+    let elapsed = monotonicNanoseconds() - start
+    precondition(chain.home.sync { chain.count } == chains * (effectBatch + 1), "round trips lost answers")
+    return Double(chains * effectBatch) / (Double(elapsed) / 1e9)
+}
+
 /// Round trips per second when `effectBatch` effects are started in a loop and all their
 /// responses are received.
 func effectBurstSample(_ operations: Int) async -> Double {
@@ -352,6 +412,31 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
     if selected("effect-round-trip-suspending") {
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(100_000), suspending: true) }
         results.append(CaseResult(name: "effect-round-trip-suspending", unit: .perSecond, samples: samples, target: .atLeast(400_000)))
+    }
+    if selected("effect-round-trip-other-thread") || selected("dispatch-round-trip-other-thread") {
+        var store: [Double] = []
+        var dispatch: [Double] = []
+        for _ in 0..<plan.warmUps {
+            _ = dispatchChainOtherThreadSample(plan.iterations(50_000))
+            _ = await effectChainOtherThreadSample(plan.iterations(50_000))
+        }
+        var switches: [Double] = []
+        var dispatchSwitches: [Double] = []
+        let trips = plan.iterations(50_000)
+        for _ in 0..<plan.runs {
+            let before = contextSwitches()
+            dispatch.append(dispatchChainOtherThreadSample(trips))
+            let between = contextSwitches()
+            store.append(await effectChainOtherThreadSample(trips))
+            dispatchSwitches.append(Double(between - before) / Double(trips))
+            switches.append(Double(contextSwitches() - between) / Double(trips))
+        }
+        results.append(CaseResult(name: "dispatch-round-trip-other-thread", unit: .perSecond, samples: dispatch, target: nil))
+        results.append(CaseResult(name: "dispatch-round-trip-other-thread switches/trip", unit: .ratio, samples: dispatchSwitches, target: nil))
+        results.append(CaseResult(name: "effect-round-trip-other-thread", unit: .perSecond, samples: store, target: nil))
+        results.append(CaseResult(name: "effect-round-trip-other-thread switches/trip", unit: .ratio, samples: switches, target: nil))
+        results.append(
+            CaseResult(name: "effect-round-trip-other-thread/dispatch", unit: .ratio, samples: zip(store, dispatch).map { $0 / $1 }, target: nil))
     }
     if selected("effect-burst") {
         let samples = await repeated(plan) { await effectBurstSample(plan.iterations(200_000)) }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 #if canImport(Darwin)
@@ -9,7 +10,7 @@ import Musl
 #endif
 
 /// Where a store's effects run: on the thread that starts them for as long as they do not wait
-/// for another thread, on the global pool otherwise.
+/// for another thread; woken by another thread, on an idle ``HandOffLane`` (else the global pool).
 @usableFromInline
 final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// The runner whose effects these are, for `Task.cancel(id:)`.
@@ -94,8 +95,10 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs `job` on the global concurrent executor, its thread draining what the job enqueues.
+    /// Runs `job` on another thread, which drains what the job enqueues: an idle lane's, else one
+    /// of the global concurrent executor's.
     private func handOff(_ job: UnownedJob) {
+        if HandOffLane.runOnIdleLane({ [self] in runHere(job) }) { return }
         Task.detached(executorPreference: globalConcurrentExecutor) { [self] in runHere(job) }
     }
 
@@ -105,6 +108,32 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
             job.runSynchronously(on: asUnownedTaskExecutor())
             return nil
         }
+    }
+}
+
+/// A serial Dispatch queue that runs one woken effect job at a time. A job woken by a block on
+/// another serial queue (a client's) is handed to a lane rather than to the concurrency pool: both
+/// are served by Dispatch's pool for serial queues, so the thread whose block woke the job, once
+/// that block returns, usually runs it, where the pool would wake a thread of its own.
+enum HandOffLane {
+    private final class Lane: Sendable {
+        let queue = DispatchQueue(label: "appcore.effects.hand-off")
+        let isBusy = Atomic(false)
+    }
+
+    /// As many lanes as the pool has threads: effects woken together still run side by side.
+    private static let lanes: [Lane] = (0..<max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))).map { _ in Lane() }
+
+    /// Runs `body` on a lane that runs nothing else now (`true`), or nowhere when none is idle.
+    static func runOnIdleLane(_ body: @escaping @Sendable () -> Void) -> Bool {
+        for lane in lanes where lane.isBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            lane.queue.async {
+                body()
+                lane.isBusy.store(false, ordering: .releasing)
+            }
+            return true
+        }
+        return false
     }
 }
 

@@ -171,11 +171,15 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
 
     private func execute(_ throttle: Effect<Action>.Throttle, origin: Action, ids: [EffectID], lineage: Lineage) async {
         let clock = throttle.clock
+        let trailingID = EffectID(ThrottleTrailing(id: throttle.id))
         let decision = withRegistry { registry -> ThrottleDecision in
             if let windowStart = registry.throttleWindows[throttle.id],
                 let elapsed = clock.elapsed(windowStart), elapsed < throttle.interval
             {
-                return throttle.latest ? .trailing(windowStart: windowStart) : .drop
+                // The window's end runs one effect: its last (`latest`) or its first, as Combine's
+                // and TCA's throttles deliver.
+                let isOneWaiting = registry.keysByID[trailingID].map { !$0.isEmpty } ?? false
+                return !throttle.latest && isOneWaiting ? .drop : .trailing(windowStart: windowStart)
             }
             registry.throttleWindows[throttle.id] = clock.now()
             return .now
@@ -186,7 +190,6 @@ final class EffectRunner<Action: Sendable>: @unchecked Sendable {
         case .drop:
             return
         case .trailing(let windowStart):
-            let trailingID = EffectID(ThrottleTrailing(id: throttle.id))
             cancel(id: trailingID)
             let ids = ids + [trailingID]
             await awaitChild(
