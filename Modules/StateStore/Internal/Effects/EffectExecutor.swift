@@ -98,12 +98,12 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// Runs `job` on another thread, which drains what the job enqueues: an idle lane's, else one
     /// of the global concurrent executor's.
     private func handOff(_ job: UnownedJob) {
-        if HandOffLane.runOnIdleLane({ [self] in runHere(job) }) { return }
+        if HandOffLane.runOnIdleLane(job, on: self) { return }
         Task.detached(executorPreference: globalConcurrentExecutor) { [self] in runHere(job) }
     }
 
     /// Runs `job` on this thread, which drains what the job enqueues.
-    fileprivate func runHere(_ job: UnownedJob) {
+    func runHere(_ job: UnownedJob) {
         _ = drain {
             job.runSynchronously(on: asUnownedTaskExecutor())
             return nil
@@ -124,11 +124,12 @@ enum HandOffLane {
     /// As many lanes as the pool has threads: effects woken together still run side by side.
     private static let lanes: [Lane] = (0..<max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))).map { _ in Lane() }
 
-    /// Runs `body` on a lane that runs nothing else now (`true`), or nowhere when none is idle.
-    static func runOnIdleLane(_ body: @escaping @Sendable () -> Void) -> Bool {
+    /// Runs `job` on `executor` on a lane that runs nothing else now (`true`), or nowhere when
+    /// none is idle.
+    static func runOnIdleLane(_ job: UnownedJob, on executor: EffectExecutor) -> Bool {
         for lane in lanes where lane.isBusy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
             lane.queue.async {
-                body()
+                executor.runHere(job)
                 lane.isBusy.store(false, ordering: .releasing)
             }
             return true
