@@ -23,12 +23,14 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
             ))
     }
 
-    /// Creates a store whose reducer is asynchronous (``AsyncReducer``).
+    /// Creates a store whose reducer is asynchronous (``AsyncReducer``); `skipsRepeats` as for a
+    /// synchronous reducer.
     public convenience init<R: AsyncReducer>(
         initialState: State,
         asyncReducer reducer: R,
         diagnostics: Diagnostics = .standardError,
         observation: ObservationDelivery = .reducingThread,
+        skipsRepeats: Bool = true,
         @MiddlewareBuilder<State, Action> middleware: () -> MiddlewarePipeline<State, Action> = { MiddlewarePipeline() }
     ) where R.State == State, R.Action == Action {
         self.init(
@@ -37,7 +39,8 @@ public final class RootStore<State: Sendable, Action: Sendable>: Store<State, Ac
                 reducer: .async { await reducer.reduce($0, $1) },
                 middleware: middleware().middleware,
                 diagnostics: diagnostics,
-                observation: observation
+                observation: observation,
+                skippingRepeats: skipsRepeats
             ))
     }
 

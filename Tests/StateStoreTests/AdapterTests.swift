@@ -44,6 +44,14 @@ private struct SlowValidator: AsyncReducer {
     }
 }
 
+/// An async reducer that adds a word it has not seen, and leaves the state equal otherwise.
+private struct Deduplicating: AsyncReducer {
+    func reduce(_ state: [String], _ action: String) async -> [String] {
+        await Task.yield()
+        return state.contains(action) ? state : state + [action]
+    }
+}
+
 @Suite("Adapters for the other seed styles")
 struct AdapterTests {
     @Test func aTransducerRunsOnTheStoreAndItsInteractorFeedsResponsesBack() async {
@@ -95,6 +103,21 @@ struct AdapterTests {
         await store.send("b").finish()
         #expect(seen.all == [0, 1, 2])
         subscription.cancel()
+    }
+
+    /// An action the async reducer answers with an equal state is heard only when the store keeps repeats.
+    @Test func anAsyncReducerStoreCanKeepRepeats() async {
+        let keeping = RootStore(initialState: [String](), asyncReducer: Deduplicating(), skipsRepeats: false)
+        let skipping = RootStore(initialState: [String](), asyncReducer: Deduplicating())
+        let (heard, heardSkipping) = (Collected<Int>(), Collected<Int>())
+        let subscriptions = [keeping.observe { heard.append($0.count) }, skipping.observe { heardSkipping.append($0.count) }]
+        for word in ["a", "a", "b"] {
+            await keeping.send(word).finish()
+            await skipping.send(word).finish()
+        }
+        #expect(heard.all == [0, 1, 1, 2])
+        #expect(heardSkipping.all == [0, 1, 2])
+        for subscription in subscriptions { subscription.cancel() }
     }
 
     @Test func anAsyncSequenceIsDispatchedInOrder() async {

@@ -21,6 +21,9 @@ struct BenchCounter: Reducer {
         /// `.chain`, each effect waiting for work on another thread (`otherThread`) before it
         /// responds, as a live client's call to its database queue does.
         case chainOtherThread(remaining: Int)
+        /// `.chainOtherThread`, the work awaited through ``result(of:on:)``, which lends the queue's
+        /// thread to the effect it wakes (as the live clients' calls do).
+        case chainLentThread(remaining: Int)
     }
 
     func reduce(into state: inout State, action: Action) -> Effect<Action> {
@@ -52,6 +55,13 @@ struct BenchCounter: Reducer {
             return .run { send in
                 await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in otherThread.async { resumed.resume() } }
                 send(.chainOtherThread(remaining: remaining - 1))
+            }
+        case .chainLentThread(let remaining):
+            state.count &+= 1
+            guard remaining > 0 else { return .none }
+            return .run { send in
+                await result(of: {}, on: otherThread)
+                send(.chainLentThread(remaining: remaining - 1))
             }
         }
     }
@@ -290,14 +300,14 @@ func effectChainSample(_ operations: Int, suspending: Bool) async -> Double {
 /// The queue the other-thread round trips do their work on.
 let otherThread = DispatchQueue(label: "bench.other-thread")
 
-/// Round trips per second, chained, each effect waiting on `otherThread` and its answer reduced
-/// back in the store.
-func effectChainOtherThreadSample(_ operations: Int) async -> Double {
+/// Round trips per second, chained, each effect waiting on `otherThread` (through a bare
+/// continuation, or lending it with `lending`) and its answer reduced back in the store.
+func effectChainOtherThreadSample(_ operations: Int, lending: Bool = false) async -> Double {
     let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
     let chains = max(1, operations / effectBatch)
     let start = monotonicNanoseconds()
     for _ in 0..<chains {
-        store.send(.chainOtherThread(remaining: effectBatch))
+        store.send(lending ? .chainLentThread(remaining: effectBatch) : .chainOtherThread(remaining: effectBatch))
         await store.waitForEffects()
     }
     let elapsed = monotonicNanoseconds() - start
@@ -413,30 +423,33 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(100_000), suspending: true) }
         results.append(CaseResult(name: "effect-round-trip-suspending", unit: .perSecond, samples: samples, target: .atLeast(400_000)))
     }
-    if selected("effect-round-trip-other-thread") || selected("dispatch-round-trip-other-thread") {
-        var store: [Double] = []
-        var dispatch: [Double] = []
-        for _ in 0..<plan.warmUps {
-            _ = dispatchChainOtherThreadSample(plan.iterations(50_000))
-            _ = await effectChainOtherThreadSample(plan.iterations(50_000))
-        }
-        var switches: [Double] = []
-        var dispatchSwitches: [Double] = []
+    if selected("effect-round-trip-other-thread") || selected("dispatch-round-trip-other-thread") || selected("effect-round-trip-lent-thread") {
+        // The three interleaved, each with the context switches of its trips.
         let trips = plan.iterations(50_000)
-        for _ in 0..<plan.runs {
-            let before = contextSwitches()
-            dispatch.append(dispatchChainOtherThreadSample(trips))
-            let between = contextSwitches()
-            store.append(await effectChainOtherThreadSample(trips))
-            dispatchSwitches.append(Double(between - before) / Double(trips))
-            switches.append(Double(contextSwitches() - between) / Double(trips))
+        let kinds: [(name: String, sample: () async -> Double)] = [
+            ("dispatch-round-trip-other-thread", { dispatchChainOtherThreadSample(trips) }),
+            ("effect-round-trip-other-thread", { await effectChainOtherThreadSample(trips) }),
+            ("effect-round-trip-lent-thread", { await effectChainOtherThreadSample(trips, lending: true) }),
+        ]
+        for _ in 0..<plan.warmUps {
+            for kind in kinds { _ = await kind.sample() }
         }
-        results.append(CaseResult(name: "dispatch-round-trip-other-thread", unit: .perSecond, samples: dispatch, target: nil))
-        results.append(CaseResult(name: "dispatch-round-trip-other-thread switches/trip", unit: .ratio, samples: dispatchSwitches, target: nil))
-        results.append(CaseResult(name: "effect-round-trip-other-thread", unit: .perSecond, samples: store, target: nil))
-        results.append(CaseResult(name: "effect-round-trip-other-thread switches/trip", unit: .ratio, samples: switches, target: nil))
+        var rates = kinds.map { _ in [Double]() }
+        var switches = kinds.map { _ in [Double]() }
+        for _ in 0..<plan.runs {
+            for (index, kind) in kinds.enumerated() {
+                let before = contextSwitches()
+                rates[index].append(await kind.sample())
+                switches[index].append(Double(contextSwitches() - before) / Double(trips))
+            }
+        }
+        for (index, kind) in kinds.enumerated() {
+            results.append(CaseResult(name: kind.name, unit: .perSecond, samples: rates[index], target: nil))
+            results.append(CaseResult(name: kind.name + " switches/trip", unit: .ratio, samples: switches[index], target: nil))
+        }
         results.append(
-            CaseResult(name: "effect-round-trip-other-thread/dispatch", unit: .ratio, samples: zip(store, dispatch).map { $0 / $1 }, target: nil))
+            CaseResult(
+                name: "effect-round-trip-other-thread/dispatch", unit: .ratio, samples: zip(rates[1], rates[0]).map { $0 / $1 }, target: nil))
     }
     if selected("effect-burst") {
         let samples = await repeated(plan) { await effectBurstSample(plan.iterations(200_000)) }

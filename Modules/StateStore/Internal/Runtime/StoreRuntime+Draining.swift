@@ -59,11 +59,13 @@ extension StoreRuntime {
         }
     }
 
-    /// Puts `newState` in place and notifies; action observers hear only of an action's state.
+    /// Puts `newState` in place and notifies; action observers hear only of an action's state. An
+    /// equal state is no change, as after a synchronous reducer.
     func replaceState(_ newState: State, after action: Action?) {
         lock.lock()
+        let bytesKept = rememberBytesBefore()
         core.pointee.state = newState
-        unlockAndNotify(after: action, bytesKept: false)
+        unlockAndNotify(after: action, bytesKept: bytesKept)
     }
 
     /// Reduces what was queued while this thread worked until the queue is empty, then delivers
