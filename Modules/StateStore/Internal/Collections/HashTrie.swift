@@ -21,15 +21,14 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
         while shift < 64 {
             let bit = Node.bit(hash, shift)
             if node.dataMap & bit != 0 {
-                let index = Node.index(node.dataMap, bit)
-                return node.keys[index] == key ? node.values[index] : nil
+                let entry = node.entries[Node.index(node.dataMap, bit)]
+                return entry.key == key ? entry.value : nil
             }
             guard node.nodeMap & bit != 0 else { return nil }
             node = node.children[Node.index(node.nodeMap, bit)]
             shift += 5
         }
-        guard let index = node.keys.firstIndex(of: key) else { return nil }
-        return node.values[index]
+        return node.entries.first { $0.key == key }?.value
     }
 
     @inlinable
@@ -49,35 +48,31 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         guard shift < 64 else {
             // Every bit of the hash is used up: a list of colliding keys.
-            if let index = node.keys.firstIndex(of: key) {
-                node.values[index] = value
+            if let index = node.entries.firstIndex(where: { $0.key == key }) {
+                node.entries[index].value = value
             } else {
-                node.keys.append(key)
-                node.values.append(value)
+                node.entries.append(Node.Entry(key: key, value: value))
             }
             return
         }
         let bit = Node.bit(hash, shift)
         if node.dataMap & bit != 0 {
             let index = Node.index(node.dataMap, bit)
-            if node.keys[index] == key {
-                node.values[index] = value
+            if node.entries[index].key == key {
+                node.entries[index].value = value
                 return
             }
             // Two keys share this slot: push both one level down.
-            let otherKey = node.keys.remove(at: index)
-            let otherValue = node.values.remove(at: index)
+            let other = node.entries.remove(at: index)
             node.dataMap &= ~bit
-            let pair = Node.pair(otherKey, otherValue, Self.hash(otherKey), key, value, hash, shift: shift + 5)
+            let pair = Node.pair(other.key, other.value, Self.hash(other.key), key, value, hash, shift: shift + 5)
             node.nodeMap |= bit
             node.children.insert(pair, at: Node.index(node.nodeMap, bit))
         } else if node.nodeMap & bit != 0 {
             set(value, for: key, hash: hash, shift: shift + 5, in: &node.children[Node.index(node.nodeMap, bit)])
         } else {
             node.dataMap |= bit
-            let index = Node.index(node.dataMap, bit)
-            node.keys.insert(key, at: index)
-            node.values.insert(value, at: index)
+            node.entries.insert(Node.Entry(key: key, value: value), at: Node.index(node.dataMap, bit))
         }
     }
 
@@ -86,31 +81,27 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
     static func remove(_ key: Key, hash: UInt64, shift: UInt64, from node: inout Node) -> Value? {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         guard shift < 64 else {
-            guard let index = node.keys.firstIndex(of: key) else { return nil }
-            node.keys.remove(at: index)
-            return node.values.remove(at: index)
+            guard let index = node.entries.firstIndex(where: { $0.key == key }) else { return nil }
+            return node.entries.remove(at: index).value
         }
         let bit = Node.bit(hash, shift)
         if node.dataMap & bit != 0 {
             let index = Node.index(node.dataMap, bit)
-            guard node.keys[index] == key else { return nil }
+            guard node.entries[index].key == key else { return nil }
             node.dataMap &= ~bit
-            node.keys.remove(at: index)
-            return node.values.remove(at: index)
+            return node.entries.remove(at: index).value
         }
         guard node.nodeMap & bit != 0 else { return nil }
         let childIndex = Node.index(node.nodeMap, bit)
         let removed = remove(key, hash: hash, shift: shift + 5, from: &node.children[childIndex])
         let child = node.children[childIndex]
-        if child.children.isEmpty, child.keys.count <= 1 {
+        if child.children.isEmpty, child.entries.count <= 1 {
             // A child left with one entry (or none) moves it back up, keeping the trie shallow.
             node.nodeMap &= ~bit
             node.children.remove(at: childIndex)
-            if let onlyKey = child.keys.first, let onlyValue = child.values.first {
+            if let only = child.entries.first {
                 node.dataMap |= bit
-                let index = Node.index(node.dataMap, bit)
-                node.keys.insert(onlyKey, at: index)
-                node.values.insert(onlyValue, at: index)
+                node.entries.insert(only, at: Node.index(node.dataMap, bit))
             }
         }
         return removed
@@ -122,8 +113,20 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
 final class HashTrieNode<Key: Hashable, Value>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var dataMap: UInt32 = 0
     @exclusivity(unchecked) @usableFromInline var nodeMap: UInt32 = 0
-    @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Key> = []
-    @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<Value> = []
+    /// A key with its value, side by side: a lookup reads one buffer.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline let key: Key
+        @usableFromInline var value: Value
+
+        @inlinable
+        init(key: Key, value: Value) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    @exclusivity(unchecked) @usableFromInline var entries: ContiguousArray<Entry> = []
     @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<HashTrieNode> = []
 
     @inlinable
@@ -134,8 +137,7 @@ final class HashTrieNode<Key: Hashable, Value>: @unchecked Sendable {
         let node = HashTrieNode()
         node.dataMap = dataMap
         node.nodeMap = nodeMap
-        node.keys = keys
-        node.values = values
+        node.entries = entries
         node.children = children
         return node
     }
@@ -154,9 +156,9 @@ final class HashTrieNode<Key: Hashable, Value>: @unchecked Sendable {
     @inlinable
     static func pair(_ key1: Key, _ value1: Value, _ hash1: UInt64, _ key2: Key, _ value2: Value, _ hash2: UInt64, shift: UInt64) -> HashTrieNode {
         let node = HashTrieNode()
+        let (entry1, entry2) = (Entry(key: key1, value: value1), Entry(key: key2, value: value2))
         guard shift < 64 else {
-            node.keys = [key1, key2]
-            node.values = [value1, value2]
+            node.entries = [entry1, entry2]
             return node
         }
         let bit1 = bit(hash1, shift)
@@ -166,8 +168,7 @@ final class HashTrieNode<Key: Hashable, Value>: @unchecked Sendable {
             node.children = [pair(key1, value1, hash1, key2, value2, hash2, shift: shift + 5)]
         } else {
             node.dataMap = bit1 | bit2
-            node.keys = bit1 < bit2 ? [key1, key2] : [key2, key1]
-            node.values = bit1 < bit2 ? [value1, value2] : [value2, value1]
+            node.entries = bit1 < bit2 ? [entry1, entry2] : [entry2, entry1]
         }
         return node
     }
