@@ -140,7 +140,7 @@ extension LentThreadTests {
     /// Woken by another thread, effects go to idle hand-off lanes, and past them to the pool: more
     /// effects than there are lanes still run side by side.
     @Test func effectsWokenTogetherRunSideBySideBeyondTheLanes() async throws {
-        let count = 3
+        let count = HandOffLane.count + 1
         let waiting = Collected<CheckedContinuation<Void, Never>>()
         let store = RootStore(
             initialState: Gathering.State(), reducer: Gathering(waiting: waiting, running: Locked(0), expected: count))

@@ -124,6 +124,8 @@ enum HandOffLane {
     /// As many lanes as the pool has threads: effects woken together still run side by side.
     private static let lanes: [Lane] = (0..<max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))).map { _ in Lane() }
 
+    static var count: Int { lanes.count }
+
     /// Runs `job` on `executor` on a lane that runs nothing else now (`true`), or nowhere when
     /// none is idle.
     static func runOnIdleLane(_ job: UnownedJob, on executor: EffectExecutor) -> Bool {
