@@ -18,8 +18,8 @@ struct BenchCounter: Reducer {
         case chain(remaining: Int)
         /// `.chain`, with one `await Task.yield()` in each effect before it responds.
         case chainSuspending(remaining: Int)
-        /// `.chain`, each effect waiting for work on another thread (`otherThread`) before it
-        /// responds, as a live client's call to its database queue does.
+        /// `.chain`, each effect waiting for a continuation resumed in a block on another queue
+        /// (`otherThread`) before it responds: a client that does not lend its thread.
         case chainOtherThread(remaining: Int)
         /// `.chainOtherThread`, the work awaited through ``result(of:on:)``, which lends the queue's
         /// thread to the effect it wakes (as the live clients' calls do).
