@@ -283,13 +283,14 @@ func observersSelectingSample(_ operations: Int, scopes: Int) -> Double {
 /// How deep each chain of effect round trips goes, and how many effects each burst starts.
 let effectBatch = 10_000
 
-/// Round trips per second, chained: each response starts the next effect, `effectBatch` deep.
-func effectChainSample(_ operations: Int, suspending: Bool) async -> Double {
+/// Round trips per second, chained: `chain(effectBatch)` starts an effect whose response starts
+/// the next, `effectBatch` deep.
+func effectChainSample(_ operations: Int, chain: (Int) -> BenchCounter.Action) async -> Double {
     let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
     let chains = max(1, operations / effectBatch)
     let start = monotonicNanoseconds()
     for _ in 0..<chains {
-        store.send(suspending ? .chainSuspending(remaining: effectBatch) : .chain(remaining: effectBatch))
+        store.send(chain(effectBatch))
         await store.waitForEffects()
     }
     let elapsed = monotonicNanoseconds() - start
@@ -299,21 +300,6 @@ func effectChainSample(_ operations: Int, suspending: Bool) async -> Double {
 
 /// The queue the other-thread round trips do their work on.
 let otherThread = DispatchQueue(label: "bench.other-thread")
-
-/// Round trips per second, chained, each effect waiting on `otherThread` (through a bare
-/// continuation, or lending it with `lending`) and its answer reduced back in the store.
-func effectChainOtherThreadSample(_ operations: Int, lending: Bool = false) async -> Double {
-    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
-    let chains = max(1, operations / effectBatch)
-    let start = monotonicNanoseconds()
-    for _ in 0..<chains {
-        store.send(lending ? .chainLentThread(remaining: effectBatch) : .chainOtherThread(remaining: effectBatch))
-        await store.waitForEffects()
-    }
-    let elapsed = monotonicNanoseconds() - start
-    precondition(store.currentState.count == chains * (effectBatch + 1), "round trips lost responses")
-    return Double(chains * effectBatch) / (Double(elapsed) / 1e9)
-}
 
 /// The same chains without a store: each trip hops to `otherThread` and back to a serial home
 /// queue, where a counter stands for the reducer (two `DispatchQueue.async` calls, as the peers'
@@ -416,11 +402,11 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
         results.append(CaseResult(name: "observers-selecting", unit: .nanoseconds, samples: samples, target: .atMost(3_000)))
     }
     if selected("effect-round-trip") {
-        let samples = await repeated(plan) { await effectChainSample(plan.iterations(200_000), suspending: false) }
+        let samples = await repeated(plan) { await effectChainSample(plan.iterations(200_000), chain: BenchCounter.Action.chain) }
         results.append(CaseResult(name: "effect-round-trip", unit: .perSecond, samples: samples, target: .atLeast(1_500_000)))
     }
     if selected("effect-round-trip-suspending") {
-        let samples = await repeated(plan) { await effectChainSample(plan.iterations(100_000), suspending: true) }
+        let samples = await repeated(plan) { await effectChainSample(plan.iterations(100_000), chain: BenchCounter.Action.chainSuspending) }
         results.append(CaseResult(name: "effect-round-trip-suspending", unit: .perSecond, samples: samples, target: .atLeast(400_000)))
     }
     if selected("effect-round-trip-other-thread") || selected("dispatch-round-trip-other-thread") || selected("effect-round-trip-lent-thread") {
@@ -428,8 +414,8 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
         let trips = plan.iterations(50_000)
         let kinds: [(name: String, sample: () async -> Double)] = [
             ("dispatch-round-trip-other-thread", { dispatchChainOtherThreadSample(trips) }),
-            ("effect-round-trip-other-thread", { await effectChainOtherThreadSample(trips) }),
-            ("effect-round-trip-lent-thread", { await effectChainOtherThreadSample(trips, lending: true) }),
+            ("effect-round-trip-other-thread", { await effectChainSample(trips, chain: BenchCounter.Action.chainOtherThread) }),
+            ("effect-round-trip-lent-thread", { await effectChainSample(trips, chain: BenchCounter.Action.chainLentThread) }),
         ]
         for _ in 0..<plan.warmUps {
             for kind in kinds { _ = await kind.sample() }
