@@ -411,7 +411,8 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
     }
     if selected("effect-round-trip-other-thread") || selected("dispatch-round-trip-other-thread") || selected("effect-round-trip-lent-thread") {
         // The three interleaved, each with the context switches of its trips.
-        let trips = plan.iterations(50_000)
+        // Whole chains: the samples run this many trips, whatever the plan's scale.
+        let trips = max(1, plan.iterations(50_000) / effectBatch) * effectBatch
         let kinds: [(name: String, sample: () async -> Double)] = [
             ("dispatch-round-trip-other-thread", { dispatchChainOtherThreadSample(trips) }),
             ("effect-round-trip-other-thread", { await effectChainSample(trips, chain: BenchCounter.Action.chainOtherThread) }),
