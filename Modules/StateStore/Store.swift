@@ -42,8 +42,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
 
     /// The current state, tracked by Observation.
     public var state: State {
-        node.accessObservedState()
-        return lock.withLock {
+        lock.withLock {
             node.markTracked()
             return node.presented ?? readWhileLocked()
         }
@@ -127,20 +126,21 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
                 // Gone: called outside the lock, so it can be taken here.
                 lock.withLock {
                     node.removeSubscriber(id: id)
-                    if node.weakSubscribers[key] == id { node.weakSubscribers[key] = nil }
+                    if node.branches?.weakSubscribers[key] == id { node.branches?.weakSubscribers[key] = nil }
                 }
                 return
             }
             subscriber.newState(state)
         }
         lock.withLock {
-            if let earlier = node.weakSubscribers[key] { node.removeSubscriber(id: earlier) }
-            node.weakSubscribers[key] = id
+            let branches = node.madeBranches
+            if let earlier = branches.weakSubscribers[key] { node.removeSubscriber(id: earlier) }
+            branches.weakSubscribers[key] = id
         }
         schedule {
             let current: State? = lock.withLock {
                 // Unsubscribed, or subscribed again, before this ran: the newer call decides.
-                guard node.weakSubscribers[key] == id else { return nil }
+                guard node.branches?.weakSubscribers[key] == id else { return nil }
                 node.addSubscriber(StateNode<State>.Subscriber(id: id, callback: newState))
                 return read()
             }
@@ -153,7 +153,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         let key = ObjectIdentifier(subscriber)
         let node = node
         lock.withLock {
-            guard let id = node.weakSubscribers.removeValue(forKey: key) else { return }
+            guard let id = node.branches?.weakSubscribers.removeValue(forKey: key) else { return }
             node.removeSubscriber(id: id)
         }
     }
@@ -191,15 +191,16 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         action path: ActionPath<Action, ChildAction>
     ) -> Store<ChildState, ChildAction> {
         let key = ChildStoreKey(state: CollectionKey(toChildState), path: path.token)
-        if let alive = lock.withLock({ node.childStores[key]?.store }) as? Store<ChildState, ChildAction> {
+        if let alive = lock.withLock({ node.branches?.childStores[key]?.store }) as? Store<ChildState, ChildAction> {
             return alive
         }
         let made = scope(state: toChildState, action: path.embed)
         return lock.withLock {
             // Another thread may have made it meanwhile: theirs is kept.
-            if let alive = node.childStores[key]?.store as? Store<ChildState, ChildAction> { return alive }
-            node.childStores = node.childStores.filter { $0.value.store != nil }
-            node.childStores[key] = WeakStore(made)
+            let branches = node.madeBranches
+            if let alive = branches.childStores[key]?.store as? Store<ChildState, ChildAction> { return alive }
+            branches.childStores = branches.childStores.filter { $0.value.store != nil }
+            branches.childStores[key] = WeakStore(made)
             return made
         }
     }
@@ -244,7 +245,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
         let lock = lock
         lock.lock()
         let scopeNode: ScopeNode<State, ChildState>
-        if let key, let shared = parent.sharedScopes[key] as? ScopeNode<State, ChildState> {
+        if let key, let shared = parent.branches?.sharedScopes[key] as? ScopeNode<State, ChildState> {
             scopeNode = shared
         } else {
             // A root store's state stays where it is while the lock is held (and the runtime
@@ -257,7 +258,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
                 scopeNode.update(from: address, bytesBefore: before, deliveries: &deliveries)
             }
             scopeNode.presenter = parent.presenter
-            if let key { parent.sharedScopes[key] = scopeNode }
+            if let key { parent.madeBranches.sharedScopes[key] = scopeNode }
         }
         scopeNode.storeCount += 1
         lock.unlock()
@@ -274,7 +275,7 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
                     scopeNode.storeCount -= 1
                     guard scopeNode.storeCount == 0 else { return }
                     parent.removeChild(scopeNode)
-                    if let key, parent.sharedScopes[key] === scopeNode { parent.sharedScopes[key] = nil }
+                    if let key, parent.branches?.sharedScopes[key] === scopeNode { parent.branches?.sharedScopes[key] = nil }
                 }
             }
         )
@@ -298,11 +299,11 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             return nil
         }
         let collectionNode: CollectionNode<State, Element>
-        if let existing = parent.collections[key] as? CollectionNode<State, Element> {
+        if let existing = parent.branches?.collections[key] as? CollectionNode<State, Element> {
             collectionNode = existing
         } else {
             collectionNode = CollectionNode(collection: collection, initialParent: state)
-            parent.collections[key] = collectionNode
+            parent.madeBranches.collections[key] = collectionNode
             parent.addChild(collectionNode) { address, _, deliveries in collectionNode.update(from: address, deliveries: &deliveries) }
         }
         let elementNode = ElementNode(element: element)
@@ -320,8 +321,8 @@ public class Store<State: Sendable, Action: Sendable>: @unchecked Sendable, Obse
             detach: {
                 lock.withLock {
                     collectionNode.remove(elementNode)
-                    if collectionNode.isEmpty, parent.collections[key] === collectionNode {
-                        parent.collections[key] = nil
+                    if collectionNode.isEmpty, parent.branches?.collections[key] === collectionNode {
+                        parent.branches?.collections[key] = nil
                         parent.removeChild(collectionNode)
                     }
                 }

@@ -6,10 +6,15 @@ class SettlingNode: @unchecked Sendable {
     /// Whether `settle` found Observation owed a change; the runtime tells it (where the tree
     /// says: here, or on the main actor through `presenter`).
     @exclusivity(unchecked) @usableFromInline final var settledTellsRegistrar = false
-    /// The Observation subject standing for the store's `state`.
-    @usableFromInline final let observation = StateObservation()
     /// Where Observation is told when the tree presents on the main actor.
     @exclusivity(unchecked) @usableFromInline final var presenter: MainActorPresenter?
+    /// The Observation subject standing for the store's `state`, made at its first tracked read
+    /// (lock held): most scoped stores are never read that way.
+    @exclusivity(unchecked) @usableFromInline final var observation: StateObservation?
+
+    // Closures rather than overridden methods: made in the subclasses' inlinable initializers,
+    // they run code specialized for the app's state, where a vtable entry runs the generic code.
+
     /// Makes the value now the one presented to main-actor readers.
     @exclusivity(unchecked) @usableFromInline final var present: (SettlingNode) -> Void = { _ in }
     /// Takes what the burst owes the observers there are now, for `deliverSettled`.
@@ -20,14 +25,16 @@ class SettlingNode: @unchecked Sendable {
     @inlinable
     init() {}
 
+    /// Registers a tracked read of the store's `state` with Observation (lock held).
     @inlinable
     final func accessObservedState() {
-        observation.access()
+        if observation == nil { observation = StateObservation() }
+        observation?.access()
     }
 
     @inlinable
     final func notifyRegistrar() {
-        observation.notifyChange()
+        observation?.notifyChange()
     }
 
     /// Tells Observation what `settle` found owed: here, or on the main actor.
@@ -82,9 +89,9 @@ final class MainActorPresenter: @unchecked Sendable {
             return pending
         }
         for node in nodes {
-            node.observation.willChange()
+            node.observation?.willChange()
             treeLock.withLock { node.present(node) }
-            node.observation.didChange()
+            node.observation?.didChange()
         }
     }
 }

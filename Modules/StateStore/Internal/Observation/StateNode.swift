@@ -20,37 +20,29 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     typealias ChildUpdate = (_ now: UnsafeRawPointer, _ bytesBefore: UnsafeRawPointer?, inout [Delivery]) -> Void
 
+    // The fields a change reads and writes come first, so that they share few cache lines.
+
     /// The first subscriber, kept inline: most scoped stores have exactly one.
     @exclusivity(unchecked) @usableFromInline private(set) final var firstSubscriber: Subscriber?
-    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers: ContiguousArray<Subscriber> = []
     /// Set once a tracked read of `state` happened; from then on Observation is notified.
     @exclusivity(unchecked) @usableFromInline private(set) final var isTracked = false
-    /// Stores scoped from this one, by the identity of their node.
-    @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
-    @exclusivity(unchecked) @usableFromInline private(set) final var childPositions: [ObjectIdentifier: Int] = [:]
-    /// The children that compare with the bytes before a change (by identity): a root keeps a
-    /// copy of its state before each action only while there are some.
-    @exclusivity(unchecked) @usableFromInline private(set) final var byteReadingChildIdentities: Set<ObjectIdentifier> = []
-    /// The collection nodes among `children`, by key path, shared by one collection's elements.
-    @exclusivity(unchecked) @usableFromInline final var collections: [CollectionKey: AnyObject] = [:]
-    /// The scope nodes of stored properties, by key path: stores of one property share one.
-    @exclusivity(unchecked) @usableFromInline final var sharedScopes: [CollectionKey: AnyObject] = [:]
-    /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
-    @exclusivity(unchecked) final var childStores: [ChildStoreKey: WeakStore] = [:]
-    /// The subscribers held weakly (`Store.subscribe(_:)`), by the object's identity.
-    @exclusivity(unchecked) final var weakSubscribers: [ObjectIdentifier: UInt64] = [:]
     /// Whether a change of the value has anything to do; kept current by the mutators below.
     @exclusivity(unchecked) @usableFromInline private(set) final var isObserved = false
     /// Moves on whenever the value may have changed (lock held): equal revisions of one node
     /// mean an equal value, so a reader can tell what changed without comparing values.
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
+    /// Stores scoped from this one, by the identity of their node.
+    @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
+    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers: ContiguousArray<Subscriber> = []
     /// What `settle` took for delivery: the value and who hears it.
-    @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
+    @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     /// The value Observation readers on the main actor see, when the tree presents there: it
     /// changes on the main actor only, with the notification.
     @exclusivity(unchecked) @usableFromInline final var presented: Value?
+    /// How the node's scoped stores and weak subscribers are found; made for the first of them.
+    @exclusivity(unchecked) @usableFromInline final var branches: Branches?
 
     @inlinable
     override init() {
@@ -58,6 +50,43 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         // Sound: each closure is called with the node that holds it (see `SettlingNode`).
         settle = { unsafeDowncast($0, to: StateNode<Value>.self).settleRegistrar() }
         deliverSettled = { unsafeDowncast($0, to: StateNode<Value>.self).deliverTaken() }
+    }
+
+    /// The indexes a node keeps of what hangs off it, apart: most nodes (an element's, a
+    /// leaf's) have none, and a change never reads them.
+    @usableFromInline
+    final class Branches {
+        var childPositions: [ObjectIdentifier: Int] = [:]
+        /// The children that compare with the bytes before a change (by identity): a root keeps
+        /// a copy of its state before each action only while there are some.
+        @usableFromInline var byteReadingChildIdentities: Set<ObjectIdentifier> = []
+        /// The collection nodes among `children`, by key path, shared by one collection's elements.
+        @usableFromInline var collections: [CollectionKey: AnyObject] = [:]
+        /// The scope nodes of stored properties, by key path: stores of one property share one.
+        @usableFromInline var sharedScopes: [CollectionKey: AnyObject] = [:]
+        /// The child stores made through an `ActionPath`, while they live (see `Store.scope(state:action:)`).
+        var childStores: [ChildStoreKey: WeakStore] = [:]
+        /// The subscribers held weakly (`Store.subscribe(_:)`), by the object's identity.
+        var weakSubscribers: [ObjectIdentifier: UInt64] = [:]
+
+        @usableFromInline
+        init() {}
+    }
+
+    /// The node's branches, made when first needed (lock held).
+    @usableFromInline
+    final var madeBranches: Branches {
+        if let branches { return branches }
+        let made = Branches()
+        branches = made
+        return made
+    }
+
+    /// Whether a child compares with the bytes before a change (see `Branches`).
+    @inlinable
+    final var hasByteReadingChildren: Bool {
+        guard let branches else { return false }
+        return !branches.byteReadingChildIdentities.isEmpty
     }
 
     /// Records that a change to `value` is owed to this node's observers (once per burst of
@@ -129,9 +158,11 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         refreshObserved()
     }
 
+    /// Registers a tracked read of `state` with Observation; from then on, changes tell it.
     @usableFromInline
     final func markTracked() {
         refreshIfStale()
+        accessObservedState()
         isTracked = true
         isObserved = true
         // From its first tracked read, a presented value changes only on the main actor.
@@ -143,15 +174,16 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     final func addChild(_ identity: AnyObject, readsBytesBefore: Bool = false, update: @escaping ChildUpdate) {
         refreshIfStale()
         let identity = ObjectIdentifier(identity)
+        let branches = madeBranches
         if readsBytesBefore {
-            byteReadingChildIdentities.insert(identity)
+            branches.byteReadingChildIdentities.insert(identity)
         } else {
-            byteReadingChildIdentities.remove(identity)
+            branches.byteReadingChildIdentities.remove(identity)
         }
-        if let position = childPositions[identity] {
+        if let position = branches.childPositions[identity] {
             children[position].update = update
         } else {
-            childPositions[identity] = children.count
+            branches.childPositions[identity] = children.count
             children.append((identity, update))
         }
         isObserved = true
@@ -160,13 +192,15 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     final func removeChild(_ identity: AnyObject) {
         let identity = ObjectIdentifier(identity)
-        byteReadingChildIdentities.remove(identity)
-        if let position = childPositions.removeValue(forKey: identity) {
-            // The last child takes the leaving one's place.
-            let last = children.removeLast()
-            if position < children.count {
-                children[position] = last
-                childPositions[last.identity] = position
+        if let branches {
+            branches.byteReadingChildIdentities.remove(identity)
+            if let position = branches.childPositions.removeValue(forKey: identity) {
+                // The last child takes the leaving one's place.
+                let last = children.removeLast()
+                if position < children.count {
+                    children[position] = last
+                    branches.childPositions[last.identity] = position
+                }
             }
         }
         refreshObserved()

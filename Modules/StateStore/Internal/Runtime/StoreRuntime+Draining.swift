@@ -136,7 +136,7 @@ extension StoreRuntime {
     func rememberBytesBefore() -> Bool {
         // `isObserved` first: one load on the path of a store nobody observes.
         guard rootNode.isObserved,
-            !rootNode.byteReadingChildIdentities.isEmpty || (skipsRepeats && (rootNode.firstSubscriber != nil || rootNode.isTracked))
+            rootNode.hasByteReadingChildren || (skipsRepeats && (rootNode.firstSubscriber != nil || rootNode.isTracked))
         else { return false }
         // Sound: `stateBefore` is uninitialized here, and initialized until `collectNotification`.
         stateBefore.initialize(to: core.pointee.state)
