@@ -49,7 +49,7 @@ struct HashTrieTests {
         var trie = HashTrie<Int, Int>()
         for key in 0..<5_000 { trie.set(key * 2, for: key) }
         for key in 0..<5_000 { #expect(trie.remove(key) == key * 2) }
-        #expect(trie.root.entries.isEmpty && trie.root.children.isEmpty)
+        #expect(trie.root.header.count == 0 && trie.root.header.dataMap | trie.root.header.nodeMap == 0)
         #expect(trie[7] == nil)
         trie.set(1, for: 7)
         #expect(trie[7] == 1)
