@@ -252,6 +252,42 @@ final class FanOutFloor {
     }
 }
 
+/// What a long list does, on an identified array of `count` rows that no store holds: append
+/// a row, read one at a position, find another's position by id, remove the appended row.
+final class ListOperations {
+    private var rows: IdentifiedArray<Rows.Row>
+    private let count: Int
+    private var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    init(rows count: Int) {
+        self.count = count
+        rows = IdentifiedArray(uniqueElements: (0..<count).map { Rows.Row(id: $0) })
+    }
+
+    /// Nanoseconds per round of the four operations.
+    func sample(_ operations: Int) -> Double {
+        var found = 0
+        let result = nanosecondsPerOperation(operations) {
+            for round in 0..<operations {
+                let id = count + round
+                rows.append(Rows.Row(id: id))
+                found &+= rows[nextRandom(below: count)].id
+                found &+= rows.index(id: nextRandom(below: count)) ?? 0
+                rows.remove(id: id)
+            }
+        }
+        blackHole(found)
+        precondition(rows.count == count, "the list must end as long as it began")
+        return result
+    }
+
+    private func nextRandom(below bound: Int) -> Int {
+        // A linear congruential step: the same positions in every run, no system call.
+        seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int(truncatingIfNeeded: seed >> 33) % bound
+    }
+}
+
 func observersSample(_ operations: Int, observers: Int) -> Double {
     let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
     let calls = CallCounter()
@@ -392,6 +428,16 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
             plan, base: { small.sample(plan.iterations(2_000_000)) },
             variant: { large.sample(plan.iterations(2_000_000)) })
         results.append(CaseResult(name: "fan-out-growth-floor", unit: .ratio, samples: ratios, target: nil))
+    }
+    if selected("list-operations") {
+        let small = ListOperations(rows: 1_000)
+        let large = ListOperations(rows: 100_000)
+        let (ratios, _) = pairedRatios(
+            plan, base: { small.sample(plan.iterations(200_000)) },
+            variant: { large.sample(plan.iterations(200_000)) })
+        let samples = repeated(plan) { large.sample(plan.iterations(200_000)) }
+        results.append(CaseResult(name: "list-operations-100k", unit: .nanoseconds, samples: samples, target: nil))
+        results.append(CaseResult(name: "list-operations-growth", unit: .ratio, samples: ratios, target: nil))
     }
     if selected("observers") {
         let samples = repeated(plan) { observersSample(plan.iterations(200_000), observers: 100) }

@@ -60,10 +60,13 @@ struct OrderedTree<Element>: @unchecked Sendable {
         unowned(unsafe) var node = root
         var offset = position
         while !node.isLeaf {
-            var child = 0
-            while offset >= node.children[child].count {
-                offset -= node.children[child].count
-                child += 1
+            let child = node.childCounts.withUnsafeBufferPointer { counts in
+                var child = 0
+                while offset >= counts[child] {
+                    offset -= counts[child]
+                    child += 1
+                }
+                return child
             }
             node = node.children[child]
         }
@@ -98,7 +101,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
         var position = 0
         while !node.isLeaf {
             let child = node.childIndex(for: key)
-            for earlier in 0..<child { position += node.children[earlier].count }
+            position += node.childCounts.withUnsafeBufferPointer { $0[..<child].reduce(0, +) }
             node = node.children[child]
         }
         guard let offset = node.keys.exactIndex(of: key) else { return nil }
@@ -145,9 +148,12 @@ struct OrderedTree<Element>: @unchecked Sendable {
         }
         let child = node.childIndex(for: key)
         if key < node.keys[child] { node.keys[child] = key }
+        node.childCounts[child] += 1
         guard let sibling = insert(element, key: key, into: &node.children[child]) else { return nil }
+        node.childCounts[child] -= sibling.count
         node.keys.insert(sibling.keys[0], at: child + 1)
         node.children.insert(sibling, at: child + 1)
+        node.childCounts.insert(sibling.count, at: child + 1)
         return node.children.count > capacity ? node.split() : nil
     }
 
@@ -170,6 +176,7 @@ struct OrderedTree<Element>: @unchecked Sendable {
             return node.elements.remove(at: offset)
         }
         let child = node.childIndex(for: key)
+        node.childCounts[child] -= 1
         let removed = remove(key: key, from: &node.children[child])
         node.rebalance(child: child)
         return removed
@@ -236,9 +243,7 @@ extension OrderedTree {
         if lhs.isLeaf, rhs.isLeaf {
             return try lhs.elements.elementsEqual(rhs.elements, by: areEquivalent)
         }
-        if !lhs.isLeaf, !rhs.isLeaf, lhs.children.count == rhs.children.count,
-            zip(lhs.children, rhs.children).allSatisfy({ $0.count == $1.count })
-        {
+        if !lhs.isLeaf, !rhs.isLeaf, lhs.childCounts == rhs.childCounts {
             for (left, right) in zip(lhs.children, rhs.children) where try !elementsEqual(left, right, by: areEquivalent) {
                 return false
             }

@@ -5,6 +5,9 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var keys: ContiguousArray<Int64>
     @exclusivity(unchecked) @usableFromInline var elements: ContiguousArray<Element>
     @exclusivity(unchecked) @usableFromInline var children: ContiguousArray<OrderedTreeNode>
+    /// A branch's count of each child, beside `children`: finding a position reads this one
+    /// array, not every child before it.
+    @exclusivity(unchecked) @usableFromInline var childCounts: ContiguousArray<Int>
     @exclusivity(unchecked) @usableFromInline var count: Int
     @usableFromInline let isLeaf: Bool
 
@@ -13,6 +16,7 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
         self.keys = keys
         self.elements = elements
         children = []
+        childCounts = []
         count = keys.count
         isLeaf = true
     }
@@ -22,7 +26,8 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
         keys = ContiguousArray(children.map { $0.keys[0] })
         elements = []
         self.children = children
-        count = children.reduce(0) { $0 + $1.count }
+        childCounts = ContiguousArray(children.map(\.count))
+        count = childCounts.reduce(0, +)
         isLeaf = false
     }
 
@@ -31,6 +36,7 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
         keys = node.keys
         elements = node.elements
         children = node.children
+        childCounts = node.childCounts
         count = node.count
         isLeaf = node.isLeaf
     }
@@ -60,6 +66,7 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
             sibling = OrderedTreeNode(children: moved)
             sibling.keys = ContiguousArray(keys[middle...])
             children.removeSubrange(middle...)
+            childCounts.removeSubrange(middle...)
         }
         keys.removeSubrange(middle...)
         count -= sibling.count
@@ -73,6 +80,7 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
         if size == 0 {
             keys.remove(at: child)
             children.remove(at: child)
+            childCounts.remove(at: child)
             return
         }
         guard size < OrderedTree<Element>.minimumFill else { return }
@@ -97,10 +105,13 @@ final class OrderedTreeNode<Element>: @unchecked Sendable {
             bounds[0] = Swift.max(bounds[0], keys[right])
             target.keys.append(contentsOf: bounds)
             target.children.append(contentsOf: source.children)
+            target.childCounts.append(contentsOf: source.childCounts)
         }
         target.count += source.count
+        childCounts[left] += childCounts[right]
         keys.remove(at: right)
         children.remove(at: right)
+        childCounts.remove(at: right)
     }
 }
 
