@@ -119,12 +119,21 @@ enum HandOffLane {
     private final class Lane: Sendable {
         let queue = DispatchQueue(label: "appcore.effects.hand-off")
         let isBusy = Atomic(false)
+
+        init() {
+            queue.setSpecific(key: HandOffLane.marker, value: true)
+        }
     }
+
+    private static let marker = DispatchSpecificKey<Bool>()
 
     /// As many lanes as the pool has threads: effects woken together still run side by side.
     private static let lanes: [Lane] = (0..<max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))).map { _ in Lane() }
 
     static var count: Int { lanes.count }
+
+    /// Whether this code runs on a lane.
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: marker) == true }
 
     /// Runs `job` on `executor` on a lane that runs nothing else now (`true`), or nowhere when
     /// none is idle.
