@@ -288,6 +288,20 @@ final class ListOperations {
     }
 }
 
+/// Nanoseconds per cancellation when `observers` observers of one store are cancelled in the
+/// order they subscribed, as a screen of rows each observing the store is torn down.
+func observerCancellationSample(observers: Int) -> Double {
+    let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
+    let calls = CallCounter()
+    let subscriptions = (0..<observers).map { _ in store.observe { calls.calls &+= $0.count & 1 } }
+    let result = nanosecondsPerOperation(observers) {
+        for subscription in subscriptions { subscription.cancel() }
+    }
+    store.send(.increment)
+    precondition(calls.calls == 0, "a cancelled observer was called")
+    return result
+}
+
 func observersSample(_ operations: Int, observers: Int) -> Double {
     let store = RootStore(initialState: BenchCounter.State(), reducer: BenchCounter())
     let calls = CallCounter()
@@ -446,6 +460,12 @@ package func storeBenchmarks(_ plan: RunPlan, selected: @Sendable (String) -> Bo
     if selected("observers-selecting") {
         let samples = repeated(plan) { observersSelectingSample(plan.iterations(50_000), scopes: 100) }
         results.append(CaseResult(name: "observers-selecting", unit: .nanoseconds, samples: samples, target: .atMost(3_000)))
+    }
+    if selected("observers-cancel-growth") {
+        let (ratios, _) = pairedRatios(
+            plan, base: { observerCancellationSample(observers: 100) },
+            variant: { observerCancellationSample(observers: 10_000) })
+        results.append(CaseResult(name: "observers-cancel-growth", unit: .ratio, samples: ratios, target: .atMost(2)))
     }
     if selected("effect-round-trip") {
         let samples = await repeated(plan) { await effectChainSample(plan.iterations(200_000), chain: BenchCounter.Action.chain) }

@@ -33,10 +33,11 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline final var revision: UInt64 = 0
     /// Stores scoped from this one, by the identity of their node.
     @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
-    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers: ContiguousArray<Subscriber> = []
+    /// The subscribers after the first, in the order they subscribed.
+    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers = SubscriberList(gap: Subscriber(id: 0, callback: { _ in }))
     /// What `settle` took for delivery: the value and who hears it.
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
-    @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<Subscriber> = []
+    @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<SubscriberList<Subscriber>.Entry> = []
     @exclusivity(unchecked) @usableFromInline final var settledValue: Value?
     /// The value Observation readers on the main actor see, when the tree presents there: it
     /// changes on the main actor only, with the notification.
@@ -118,7 +119,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     final func owe(_ value: Value) {
         settledTellsRegistrar = isTracked
         settledFirst = firstSubscriber
-        settledOthers = otherSubscribers
+        settledOthers = otherSubscribers.entries
         if settledFirst != nil { settledValue = value }
     }
 
@@ -130,7 +131,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
         let others = settledOthers
         settledOthers = []
         first?.callback(value)
-        for subscriber in others { subscriber.callback(value) }
+        for entry in others { entry.subscriber.callback(value) }
     }
 
     /// Brings up a value left stale while unobserved; called, lock held, before it is observed.
@@ -140,10 +141,16 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     final func addSubscriber(_ subscriber: Subscriber) {
         refreshIfStale()
-        if firstSubscriber == nil {
-            firstSubscriber = subscriber
+        if let first = firstSubscriber {
+            if subscriber.id < first.id {
+                // Subscribed first, though it arrived second (another thread's `observe`).
+                otherSubscribers.insert(first, id: first.id)
+                firstSubscriber = subscriber
+            } else {
+                otherSubscribers.insert(subscriber, id: subscriber.id)
+            }
         } else {
-            otherSubscribers.append(subscriber)
+            firstSubscriber = subscriber
         }
         isObserved = true
     }
@@ -151,9 +158,9 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
     final func removeSubscriber(id: UInt64) {
         if firstSubscriber?.id == id {
-            firstSubscriber = otherSubscribers.isEmpty ? nil : otherSubscribers.removeFirst()
+            firstSubscriber = otherSubscribers.removeFirst()?.subscriber
         } else {
-            otherSubscribers.removeAll { $0.id == id }
+            otherSubscribers.remove(id: id)
         }
         refreshObserved()
     }

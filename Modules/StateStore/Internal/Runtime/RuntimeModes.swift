@@ -7,14 +7,14 @@ extension StoreRuntime {
         /// Whether anyone is handed the state: a state subscriber, or an action one that wants it.
         @usableFromInline let handsOutState: Bool
         @usableFromInline let firstSubscriber: StateNode<State>.Subscriber?
-        @usableFromInline let otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>
-        @usableFromInline let actionSubscribers: ContiguousArray<ActionSubscriber>
+        @usableFromInline let otherSubscribers: ContiguousArray<SubscriberList<StateNode<State>.Subscriber>.Entry>
+        @usableFromInline let actionSubscribers: ContiguousArray<SubscriberList<ActionSubscriber>.Entry>
 
         @inlinable
         init(
             handsOutState: Bool, firstSubscriber: StateNode<State>.Subscriber?,
-            otherSubscribers: ContiguousArray<StateNode<State>.Subscriber>,
-            actionSubscribers: ContiguousArray<ActionSubscriber>
+            otherSubscribers: ContiguousArray<SubscriberList<StateNode<State>.Subscriber>.Entry>,
+            actionSubscribers: ContiguousArray<SubscriberList<ActionSubscriber>.Entry>
         ) {
             self.handsOutState = handsOutState
             self.firstSubscriber = firstSubscriber
@@ -27,7 +27,7 @@ extension StoreRuntime {
         @inline(__always)
         func deliver(after action: Action?) {
             if !actionSubscribers.isEmpty, let action {
-                for subscriber in actionSubscribers { subscriber.callback(action, nil) }
+                for entry in actionSubscribers { entry.subscriber.callback(action, nil) }
             }
         }
 
@@ -36,9 +36,9 @@ extension StoreRuntime {
         @inline(__always)
         func deliver(after action: Action?, handing state: State) {
             firstSubscriber?.callback(state)
-            for subscriber in otherSubscribers { subscriber.callback(state) }
+            for entry in otherSubscribers { entry.subscriber.callback(state) }
             if !actionSubscribers.isEmpty, let action {
-                for subscriber in actionSubscribers { subscriber.callback(action, state) }
+                for entry in actionSubscribers { entry.subscriber.callback(action, state) }
             }
         }
     }
@@ -49,7 +49,7 @@ extension StoreRuntime {
         @usableFromInline var state: State
         @usableFromInline var queue = RingBuffer<QueueItem>()
         @usableFromInline var mode = Mode.idle
-        @usableFromInline var actionSubscribers: ContiguousArray<ActionSubscriber> = []
+        @usableFromInline var actionSubscribers = SubscriberList(gap: ActionSubscriber(callback: { _, _ in }, wantsState: { false }))
         /// The nodes whose observers the current burst owes a notification, settled when the
         /// queue runs empty; and the list being delivered (two, so neither is reallocated).
         @usableFromInline var owed: [Delivery] = []

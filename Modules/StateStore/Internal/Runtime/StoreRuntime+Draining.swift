@@ -14,11 +14,11 @@ extension StoreRuntime {
     /// (`nil`: always): copying the whole state costs more than the rest of a notification.
     func observeActions(wantsState: (@Sendable () -> Bool)?, _ callback: @escaping @Sendable (Action, State?) -> Void) -> StoreSubscription {
         let id = StateNode<State>.nextSubscriberID()
-        lock.withLock { core.pointee.actionSubscribers.append(ActionSubscriber(id: id, callback: callback, wantsState: wantsState)) }
+        lock.withLock { core.pointee.actionSubscribers.insert(ActionSubscriber(callback: callback, wantsState: wantsState), id: id) }
         let handle = handle
         return StoreSubscription {
             guard let runtime = handle.runtime else { return }
-            runtime.lock.withLock { runtime.core.pointee.actionSubscribers.removeAll { $0.id == id } }
+            runtime.lock.withLock { _ = runtime.core.pointee.actionSubscribers.remove(id: id) }
         }
     }
 
@@ -195,12 +195,12 @@ extension StoreRuntime {
         // The state is copied out only when someone is handed it.
         let isStateHandedOut =
             subscribersHear
-            || (action != nil && core.pointee.actionSubscribers.contains { $0.wantsState?() ?? true })
+            || (action != nil && core.pointee.actionSubscribers.entries.contains { !$0.isGap && $0.subscriber.wantsState?() ?? true })
         return Notification(
             handsOutState: isStateHandedOut,
             firstSubscriber: subscribersHear ? node.firstSubscriber : nil,
-            otherSubscribers: subscribersHear ? node.otherSubscribers : [],
-            actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers
+            otherSubscribers: subscribersHear ? node.otherSubscribers.entries : [],
+            actionSubscribers: action == nil ? [] : core.pointee.actionSubscribers.entries
         )
     }
 }

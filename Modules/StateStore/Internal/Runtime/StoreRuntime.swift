@@ -14,7 +14,6 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
 
     @usableFromInline
     struct ActionSubscriber {
-        @usableFromInline let id: UInt64
         /// Called with the state after the action when some subscriber wants it, else `nil`.
         @usableFromInline let callback: @Sendable (Action, State?) -> Void
         /// Whether the subscriber wants the state after the next action (asked under the lock,
