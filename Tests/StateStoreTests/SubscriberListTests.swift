@@ -5,27 +5,33 @@ import Testing
 
 @Suite("Subscriber list")
 struct SubscriberListTests {
+    /// A subscriber standing for its number; its gap is 0.
+    struct Probe: ListedSubscriber, Equatable {
+        let value: Int
+        static var gap: Probe { Probe(value: 0) }
+    }
+
     /// The subscribers of `list` not cancelled, in delivery order.
-    func live(_ list: SubscriberList<Int>) -> [Int] {
-        list.entries.filter { !$0.isGap }.map(\.subscriber)
+    func live(_ list: SubscriberList<Probe>) -> [Int] {
+        list.entries.filter { !$0.isGap }.map(\.subscriber.value)
     }
 
     @Test func itAgreesWithAnOrderedModelThroughInsertsCancelsAndTakingTheFirst() {
         var random = SeededRandom(seed: 59)
-        var list = SubscriberList(gap: 0)
+        var list = SubscriberList<Probe>()
         var model: [(id: UInt64, value: Int)] = []
         var nextID: UInt64 = 1
         for step in 0..<20_000 {
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<4:
-                list.insert(step, id: nextID)
+                list.insert(Probe(value: step), id: nextID)
                 model.append((nextID, step))
                 nextID += 1
             case 4:
                 // An id taken earlier arriving late, as from two threads subscribing at once.
                 nextID += 2
-                list.insert(step, id: nextID - 1)
-                list.insert(-step, id: nextID - 2)
+                list.insert(Probe(value: step), id: nextID - 1)
+                list.insert(Probe(value: -step), id: nextID - 2)
                 model.append((nextID - 2, -step))
                 model.append((nextID - 1, step))
             case 5..<8 where !model.isEmpty:
@@ -37,7 +43,7 @@ struct SubscriberListTests {
                 model.remove(at: index)
             case 8 where !model.isEmpty:
                 let first = list.removeFirst()
-                #expect(first?.id == model[0].id && first?.subscriber == model[0].value)
+                #expect(first?.id == model[0].id && first?.subscriber.value == model[0].value)
                 model.removeFirst()
             default:
                 let removed = list.remove(id: nextID + 1_000)
@@ -46,7 +52,7 @@ struct SubscriberListTests {
             #expect(list.count == model.count)
             if step % 1_000 == 0 {
                 #expect(live(list) == model.map(\.value))
-                #expect(list.entries.allSatisfy { !$0.isGap || $0.subscriber == 0 }, "a gap keeps nothing of its subscriber")
+                #expect(list.entries.allSatisfy { !$0.isGap || $0.subscriber == .gap }, "a gap keeps nothing of its subscriber")
             }
         }
         #expect(live(list) == model.map(\.value))
@@ -55,8 +61,8 @@ struct SubscriberListTests {
     }
 
     @Test func cancellingMostSubscribersLetsTheirGapsGo() {
-        var list = SubscriberList(gap: 0)
-        for id in 1...1_000 { list.insert(id, id: UInt64(id)) }
+        var list = SubscriberList<Probe>()
+        for id in 1...1_000 { list.insert(Probe(value: id), id: UInt64(id)) }
         for id in 1...900 where id % 10 != 0 { list.remove(id: UInt64(id)) }
         #expect(list.count == 190)
         #expect(list.entries.count < 2 * 190, "gaps are dropped once they outnumber subscribers")

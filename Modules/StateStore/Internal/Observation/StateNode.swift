@@ -5,7 +5,7 @@ import Synchronization
 @usableFromInline
 class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     @usableFromInline
-    struct Subscriber {
+    struct Subscriber: ListedSubscriber {
         @usableFromInline let id: UInt64
         @usableFromInline let callback: @Sendable (Value) -> Void
 
@@ -14,6 +14,9 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
             self.id = id
             self.callback = callback
         }
+
+        @inlinable
+        static var gap: Subscriber { Subscriber(id: 0, callback: { _ in }) }
     }
 
     /// Updates one child from this node's new value, recording what it owes its observers.
@@ -34,7 +37,7 @@ class StateNode<Value: Sendable>: SettlingNode, @unchecked Sendable {
     /// Stores scoped from this one, by the identity of their node.
     @exclusivity(unchecked) @usableFromInline private(set) final var children: ContiguousArray<(identity: ObjectIdentifier, update: ChildUpdate)> = []
     /// The subscribers after the first, in the order they subscribed.
-    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers = SubscriberList(gap: Subscriber(id: 0, callback: { _ in }))
+    @exclusivity(unchecked) @usableFromInline private(set) final var otherSubscribers = SubscriberList<Subscriber>()
     /// What `settle` took for delivery: the value and who hears it.
     @exclusivity(unchecked) @usableFromInline final var settledFirst: Subscriber?
     @exclusivity(unchecked) @usableFromInline final var settledOthers: ContiguousArray<SubscriberList<Subscriber>.Entry> = []

@@ -1,8 +1,16 @@
-/// Subscribers in the order they subscribed (by id), each cancelled in O(log n): a cancelled
-/// entry stays as a gap holding `gap` (which does nothing and keeps nothing alive) until gaps are
-/// most of the list, so that delivery calls every entry without asking which are gaps.
+/// What a ``SubscriberList`` holds: a struct around the callback (a bare function type would be
+/// reabstracted on every call), with a value that does nothing for cancelled entries.
 @usableFromInline
-struct SubscriberList<Subscriber> {
+protocol ListedSubscriber {
+    /// Does nothing when called, and keeps nothing alive.
+    static var gap: Self { get }
+}
+
+/// Subscribers in the order they subscribed (by id), each cancelled in O(log n): a cancelled
+/// entry stays as a gap holding `Subscriber.gap` until gaps are most of the list, so that
+/// delivery calls every entry without asking which are gaps.
+@usableFromInline
+struct SubscriberList<Subscriber: ListedSubscriber> {
     @usableFromInline
     struct Entry {
         @usableFromInline let id: UInt64
@@ -23,13 +31,9 @@ struct SubscriberList<Subscriber> {
     @usableFromInline private(set) var count = 0
     /// Every entry before it is a gap: taking the first subscriber over and over stays O(1).
     @usableFromInline var head = 0
-    /// What a cancelled entry holds.
-    @usableFromInline let gap: Subscriber
 
     @inlinable
-    init(gap: Subscriber) {
-        self.gap = gap
-    }
+    init() {}
 
     @inlinable
     var isEmpty: Bool { count == 0 }
@@ -75,7 +79,7 @@ struct SubscriberList<Subscriber> {
     @inlinable
     mutating func makeGap(at index: Int) {
         entries[index].isGap = true
-        entries[index].subscriber = gap
+        entries[index].subscriber = .gap
         count -= 1
         let gaps = entries.count - count
         if count == 0 {

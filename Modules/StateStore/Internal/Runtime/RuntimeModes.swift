@@ -49,7 +49,7 @@ extension StoreRuntime {
         @usableFromInline var state: State
         @usableFromInline var queue = RingBuffer<QueueItem>()
         @usableFromInline var mode = Mode.idle
-        @usableFromInline var actionSubscribers = SubscriberList(gap: ActionSubscriber(callback: { _, _ in }, wantsState: { false }))
+        @usableFromInline var actionSubscribers = SubscriberList<ActionSubscriber>()
         /// The nodes whose observers the current burst owes a notification, settled when the
         /// queue runs empty; and the list being delivered (two, so neither is reallocated).
         @usableFromInline var owed: [Delivery] = []

@@ -13,12 +13,21 @@ final class StoreRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
 
     @usableFromInline
-    struct ActionSubscriber {
+    struct ActionSubscriber: ListedSubscriber {
         /// Called with the state after the action when some subscriber wants it, else `nil`.
         @usableFromInline let callback: @Sendable (Action, State?) -> Void
         /// Whether the subscriber wants the state after the next action (asked under the lock,
         /// so it must be quick and must not touch the store); `nil`: always.
         @usableFromInline let wantsState: (@Sendable () -> Bool)?
+
+        @inlinable
+        init(callback: @escaping @Sendable (Action, State?) -> Void, wantsState: (@Sendable () -> Bool)?) {
+            self.callback = callback
+            self.wantsState = wantsState
+        }
+
+        @inlinable
+        static var gap: ActionSubscriber { ActionSubscriber(callback: { _, _ in }, wantsState: { false }) }
     }
 
     @usableFromInline let lock = Lock()
