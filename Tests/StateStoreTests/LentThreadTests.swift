@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StateStoreTesting
 import TestSupport
 import Testing
 
@@ -154,5 +155,58 @@ extension LentThreadTests {
         }
         for task in tasks { #expect(await task.settle(timeout: .seconds(60))) }
         #expect(store.currentState.gathered == count, "every effect ran; those on lanes while all had started")
+    }
+}
+
+/// An effect that holds its thread once woken, and one that sleeps on a clock.
+private struct Holding: Reducer {
+    enum Action: Equatable, Sendable {
+        case hold
+        case sleep
+    }
+
+    let waiting: Collected<CheckedContinuation<Void, Never>>
+    let holding: DispatchSemaphore
+    let released: DispatchSemaphore
+    let clock: TestClock
+
+    func reduce(into state: inout Int, action: Action) -> Effect<Action> {
+        switch action {
+        case .hold:
+            let (waiting, holding, released) = (waiting, holding, released)
+            return .run { _ in
+                await withCheckedContinuation { waiting.append($0) }
+                holding.signal()
+                _ = released.wait(timeout: .now() + 30)
+            }
+        case .sleep:
+            let clock = clock
+            return .run { _ in try? await clock.sleep(for: .seconds(1)) }
+        }
+    }
+}
+
+extension LentThreadTests {
+    /// While another thread runs the store's effects (one woken by a client's queue, still
+    /// running there), a new effect still starts before `send` returns, as a test that moves a
+    /// clock next expects of it.
+    @Test func anEffectStartedWhileAnotherThreadRunsEffectsStartsBeforeSendReturns() async throws {
+        let waiting = Collected<CheckedContinuation<Void, Never>>()
+        let (holding, released) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let clock = TestClock()
+        let store = RootStore(
+            initialState: 0, reducer: Holding(waiting: waiting, holding: holding, released: released, clock: clock))
+        let held = store.send(.hold)
+        #expect(await eventually { waiting.count == 1 })
+        let continuation = try #require(waiting.all.first)
+        DispatchQueue(label: "a client's queue").async { continuation.resume() }
+        // Until the woken effect holds the thread that runs it.
+        #expect(await Task.detached { holding.wait(timeout: .now() + 30) == .success }.value)
+        let slept = store.send(.sleep)
+        #expect(clock.sleeperCount == 1, "the new effect reached its sleep before send returned")
+        released.signal()
+        await clock.advance(by: .seconds(1))
+        #expect(await held.settle(timeout: .seconds(30)))
+        #expect(await slept.settle(timeout: .seconds(30)))
     }
 }

@@ -60,8 +60,15 @@ final class EffectExecutor: TaskExecutor, @unchecked Sendable {
     /// drainer when nobody else is; then runs what they enqueued here until nothing is left.
     @usableFromInline
     func drain(after start: () -> Task<Void, Never>?) -> Task<Void, Never>? {
-        // Drained up the stack already, or by another thread: that drain runs the new jobs.
-        guard claim() else { return start() }
+        guard claim() else {
+            // Drained up the stack already: that drain runs the new jobs, in order.
+            if drainer.load(ordering: .acquiring) == ThreadIdentity.current.raw { return start() }
+            // Drained by another thread: the new effects start here before `send` returns, as
+            // with nobody draining, rather than later on a thread of their own.
+            var started: Task<Void, Never>?
+            runningWokenEffectsHere { started = start() }
+            return started
+        }
         let started = start()
         runQueued()
         release()
