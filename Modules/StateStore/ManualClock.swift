@@ -117,7 +117,11 @@ public final class ManualClock: Clock, Sendable {
                 return due
             }
             if woken.isEmpty { break }
-            for sleeper in woken { sleeper.continuation.resume() }
+            // A store's effects woken here run here, to their next suspension, before time moves
+            // on (other tasks get the yields below).
+            runningWokenEffectsHere {
+                for sleeper in woken { sleeper.continuation.resume() }
+            }
             await Self.letOthersRun()
         }
         await Self.letOthersRun()
