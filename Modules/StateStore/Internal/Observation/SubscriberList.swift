@@ -43,9 +43,7 @@ struct SubscriberList<Subscriber: ListedSubscriber> {
         let entry = Entry(id: id, subscriber: subscriber)
         if let last = entries.last, last.id > id {
             // Its id was taken before another thread's, whose subscription arrived first.
-            let index = position(of: id)
-            entries.insert(entry, at: index)
-            head = Swift.min(head, index)
+            entries.insert(entry, at: position(of: id))
         } else {
             entries.append(entry)
         }
