@@ -120,24 +120,17 @@ struct HashTrie<Key: Hashable, Value>: @unchecked Sendable {
         }
         guard header.nodeMap & bit != 0 else { return nil }
         var removed: Value?
-        // A child left with one entry (or none) gives it back up, keeping the trie shallow.
-        var left: Node.Slot??
+        // A subtrie holds two keys or more: one left with a single entry gives it back up,
+        // keeping the trie shallow.
+        var onlyEntry: Node.Slot?
         node.modifyChild(at: index) { child in
             removed = remove(key, hash: hash, shift: shift + 5, from: &child)
-            if child.header.nodeMap == 0, child.header.count <= 1 {
-                left = child.header.count == 1 ? .some(child.slot(at: 0)) : .some(nil)
-            }
+            if child.header.nodeMap == 0, child.header.count == 1 { onlyEntry = child.slot(at: 0) }
         }
-        switch left {
-        case .some(.some(let only)):
+        if let onlyEntry {
             node.header.nodeMap &= ~bit
             node.header.dataMap |= bit
-            node.replace(at: index, with: only)
-        case .some(.none):
-            node.header.nodeMap &= ~bit
-            node = node.removing(at: index)
-        case .none:
-            break
+            node.replace(at: index, with: onlyEntry)
         }
         return removed
     }

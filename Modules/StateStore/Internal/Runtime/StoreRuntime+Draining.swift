@@ -195,7 +195,7 @@ extension StoreRuntime {
         // The state is copied out only when someone is handed it.
         let isStateHandedOut =
             subscribersHear
-            || (action != nil && core.pointee.actionSubscribers.entries.contains { !$0.isGap && $0.subscriber.wantsState?() ?? true })
+            || (action != nil && core.pointee.actionSubscribers.entries.contains { $0.subscriber.wantsState?() ?? true })
         return Notification(
             handsOutState: isStateHandedOut,
             firstSubscriber: subscribersHear ? node.firstSubscriber : nil,
